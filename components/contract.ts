@@ -1,0 +1,135 @@
+/**
+ * The runtime contract of the Metal3 Ironic image (quay.io/metal3-io/ironic) and its
+ * companion images: entrypoints, environment variable names, fixed paths and ports.
+ *
+ * Every other module takes these names from here, so a change of the image contract is a
+ * change of this one file. Facts come from ../shared/reference/ironic-image-contract.md
+ * (ironic-image main as of 2026-08; IrSO v0.11 for the deployer conventions).
+ */
+
+/** Entrypoint scripts: the image has no ENTRYPOINT/CMD, every container sets `command`. */
+export const COMMANDS = {
+    ironic: "/bin/runironic",
+    httpd: "/bin/runhttpd",
+    ramdiskLogs: "/bin/runlogwatch.sh",
+    dbUpgrade: "/bin/rundatabase-upgrade",
+    onlineDataMigrations: "/bin/runonline-data-migrations",
+    readiness: "/bin/ironic-readiness",
+    liveness: "/bin/ironic-liveness",
+    /** The dnsmasq binary; we run it on our own rendered config instead of /bin/rundnsmasq. */
+    dnsmasqBinary: "/usr/sbin/dnsmasq",
+    /** The image's shell (scripts are bash). */
+    shell: "/bin/bash",
+} as const;
+
+/** uid/gid of the `ironic` user baked into the image. */
+export const IRONIC_UID = 997;
+export const IRONIC_GID = 994;
+
+/** Linux capabilities the dnsmasq binary carries as file capabilities in the image. */
+export const DNSMASQ_CAPABILITIES = ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"] as const;
+
+/** Ports. Defaults follow BMO/IrSO where they differ from the image's own defaults. */
+export const PORTS = {
+    api: 6385,
+    jsonRpc: 6189,
+    /** httpd plain port (image default 80; BMO and IrSO use 6180). */
+    http: 6180,
+    /** httpd virtual-media TLS port (image default 8083; IrSO and CBO use 6183). */
+    vmediaTls: 6183,
+    dhcp: 67,
+    tftp: 69,
+} as const;
+
+/** Fixed paths inside the ironic image. */
+export const PATHS = {
+    shared: "/shared",
+    sharedHtml: "/shared/html",
+    sharedImages: "/shared/html/images",
+    tftpRoot: "/shared/tftpboot",
+    deployLogs: "/shared/log/ironic/deploy",
+    conf: "/conf",
+    data: "/data",
+    tmp: "/tmp",
+    dnsmasqLeaseFile: "/data/dnsmasq/dnsmasq.leases",
+    /** Where the image keeps its iPXE binaries. */
+    ipxeFirmware: "/tftpboot",
+    /** Optional user-provided iPXE binaries (preferred when readable). */
+    ipxeCustomFirmware: "/shared/custom_ipxe_firmware",
+    /** API and JSON-RPC server certificate: tls.crt + tls.key. */
+    certsIronic: "/certs/ironic",
+    /** CA for Ironic's own TLS clients: tls.crt. Its presence switches TLS mode on. */
+    certsIronicCa: "/certs/ca/ironic",
+    /** Virtual-media HTTPS vhost certificate: tls.crt + tls.key. */
+    certsVmedia: "/certs/vmedia",
+    /** Database CA: key must be tls.crt. */
+    certsMariadbCa: "/certs/ca/mariadb",
+    /** API htpasswd (file `htpasswd`). */
+    authIronic: "/auth/ironic",
+    /** JSON-RPC client credentials and server htpasswd (username, password, htpasswd). */
+    authIronicRpc: "/auth/ironic-rpc",
+    /** Database credentials (username, password). */
+    authMariadb: "/auth/mariadb",
+} as const;
+
+/** Where our own rendered dnsmasq configuration is mounted in the dnsmasq container. */
+export const DNSMASQ_CONFIG_DIR = "/etc/metal3-ironic/dnsmasq";
+export const DNSMASQ_CONFIG_FILE = "dnsmasq.conf";
+export const DNSMASQ_START_SCRIPT = "start-dnsmasq.sh";
+
+/** iPXE firmware file names the image ships (SNP_BASENAME=snponly). */
+export const IPXE_FILES = {
+    bios: "undionly.kpxe",
+    efiX86_64: "snponly-x86_64.efi",
+    efiArm64: "snponly-arm64.efi",
+} as const;
+
+/** Environment variable names read by the image's scripts. */
+export const ENV = {
+    provisioningIp: "PROVISIONING_IP",
+    provisioningInterface: "PROVISIONING_INTERFACE",
+    ironicIp: "IRONIC_IP",
+    listenAllInterfaces: "LISTEN_ALL_INTERFACES",
+    httpPort: "HTTP_PORT",
+    accessPort: "IRONIC_ACCESS_PORT",
+    listenPort: "IRONIC_LISTEN_PORT",
+    privatePort: "IRONIC_PRIVATE_PORT",
+    reverseProxySetup: "IRONIC_REVERSE_PROXY_SETUP",
+    vmediaTlsPort: "VMEDIA_TLS_PORT",
+    jsonRpcPort: "IRONIC_JSON_RPC_PORT",
+    exposeJsonRpc: "IRONIC_EXPOSE_JSON_RPC",
+    conductorHost: "IRONIC_CONDUCTOR_HOST",
+    useMariadb: "IRONIC_USE_MARIADB",
+    mariadbHost: "MARIADB_HOST",
+    mariadbDatabase: "MARIADB_DATABASE",
+    skipDbsync: "IRONIC_SKIP_DBSYNC",
+    kernelParams: "IRONIC_KERNEL_PARAMS",
+    ramdiskSshKey: "IRONIC_RAMDISK_SSH_KEY",
+    externalIp: "IRONIC_EXTERNAL_IP",
+    enableVlanInterfaces: "IRONIC_ENABLE_VLAN_INTERFACES",
+    ipWaitTimeout: "IRONIC_IP_WAIT_TIMEOUT",
+    restartOnCertUpdate: "RESTART_CONTAINER_CERTIFICATE_UPDATED",
+    automatedClean: "IRONIC_AUTOMATED_CLEAN",
+    keepalivedVirtualIps: "KEEPALIVED_VIRTUAL_IPS",
+    // ironic-ipa-downloader
+    ipaBaseUri: "IPA_BASEURI",
+    ipaBranch: "IPA_BRANCH",
+    ipaFlavor: "IPA_FLAVOR",
+    sharedDir: "SHARED_DIR",
+} as const;
+
+/** Prefix of oslo.config environment overrides: OS_<GROUP>__<OPTION>. */
+export const OSLO_ENV_PREFIX = "OS_";
+
+/** Name of an oslo.config environment override for `[group]option`. */
+export function osloEnvName(group: string, option: string): string {
+    return `${OSLO_ENV_PREFIX}${group.toUpperCase()}__${option.toUpperCase()}`;
+}
+
+/** Default images, pinned to a real release tag (Ironic 38.0; see the contract §18). */
+export const DEFAULT_IMAGES = {
+    ironic: "quay.io/metal3-io/ironic:release-38.0",
+    ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader:latest",
+    keepalived: "quay.io/metal3-io/keepalived:v0.8.0",
+    mariadb: "docker.io/library/mariadb:11.4.5",
+} as const;

@@ -1,0 +1,50 @@
+/**
+ * The single-topology Ironic workload: dnsmasq ConfigMap, Deployment and API Service.
+ * A thin shell: every object body comes from the pure functions in manifests.ts.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+import { ANNOTATIONS, dnsmasqConfigMapData, ironicDeployment, ironicService, sha256 } from "./manifests";
+import { IronicPlan } from "./plan";
+
+export interface IronicArgs {
+    plan: IronicPlan;
+    /** Namespace the objects go into (an Output so that they depend on its creation). */
+    namespace: pulumi.Input<string>;
+    /** Server certificate PEM: its hash rolls the pod when the certificate is re-issued. */
+    tlsCertPem: pulumi.Input<string>;
+    /** Objects the pod mounts; the Deployment waits for them. */
+    dependsOn: pulumi.Input<pulumi.Resource>[];
+}
+
+export class Ironic extends pulumi.ComponentResource {
+    public readonly deployment: k8s.apps.v1.Deployment;
+    public readonly service: k8s.core.v1.Service;
+    public readonly dnsmasqConfig?: k8s.core.v1.ConfigMap;
+
+    constructor(name: string, args: IronicArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("metal3:ironic:Ironic", name, {}, opts);
+        const { plan } = args;
+        const withNs = <T extends { metadata?: any }>(o: T): T => ({ ...o, metadata: { ...o.metadata, namespace: args.namespace } });
+
+        const data = dnsmasqConfigMapData(plan);
+        const dependsOn = [...args.dependsOn];
+        if (data) {
+            this.dnsmasqConfig = new k8s.core.v1.ConfigMap(
+                `${name}-dnsmasq`,
+                { metadata: { name: plan.names.dnsmasqConfigMap, namespace: args.namespace, labels: plan.labels }, data },
+                { parent: this },
+            );
+            dependsOn.push(this.dnsmasqConfig);
+        }
+        const certHash = pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem));
+        this.deployment = new k8s.apps.v1.Deployment(
+            `${name}-deployment`,
+            withNs(ironicDeployment(plan, { [ANNOTATIONS.tlsCert]: certHash })),
+            { parent: this, dependsOn },
+        );
+        this.service = new k8s.core.v1.Service(`${name}-service`, withNs(ironicService(plan)), { parent: this });
+        this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service.metadata.name });
+    }
+}

@@ -1,0 +1,89 @@
+/**
+ * Stack PKI: a CA made with @pulumi/tls and server certificates it signs.
+ *
+ * Renewal: tls certificates are re-issued when they enter their early-renewal window, which
+ * the engine notices only on a refresh (`pulumi up --refresh`). `earlyRenewalHours` is validated
+ * to be below the validity, so a normal run never regenerates anything.
+ */
+import * as pulumi from "@pulumi/pulumi";
+import * as tls from "@pulumi/tls";
+
+export interface StackPkiArgs {
+    /** Common name of the CA, e.g. "metal3-ironic dev CA". */
+    commonName: pulumi.Input<string>;
+    /** CA validity in hours. */
+    validityHours: number;
+    /** Re-issue the CA this many hours before it expires (on a refresh). */
+    earlyRenewalHours: number;
+}
+
+export interface CertificateArgs {
+    commonName: pulumi.Input<string>;
+    dnsNames: pulumi.Input<pulumi.Input<string>[]>;
+    ipAddresses: pulumi.Input<pulumi.Input<string>[]>;
+    validityHours: number;
+    earlyRenewalHours: number;
+}
+
+const KEY = { algorithm: "RSA", rsaBits: 3072 } as const;
+
+export class StackPki extends pulumi.ComponentResource {
+    public readonly caKey: tls.PrivateKey;
+    public readonly caCert: tls.SelfSignedCert;
+    /** The CA certificate (PEM); public. */
+    public readonly caCertPem: pulumi.Output<string>;
+
+    constructor(name: string, args: StackPkiArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("metal3:tls:StackPki", name, {}, opts);
+        // Protected: losing the CA key means re-issuing every certificate and re-distributing the CA.
+        this.caKey = new tls.PrivateKey(`${name}-ca-key`, KEY, { parent: this, protect: true });
+        this.caCert = new tls.SelfSignedCert(
+            `${name}-ca`,
+            {
+                privateKeyPem: this.caKey.privateKeyPem,
+                subject: { commonName: args.commonName, organization: "metal3-ironic" },
+                isCaCertificate: true,
+                validityPeriodHours: args.validityHours,
+                earlyRenewalHours: args.earlyRenewalHours,
+                allowedUses: ["cert_signing", "crl_signing", "digital_signature"],
+            },
+            { parent: this },
+        );
+        this.caCertPem = this.caCert.certPem;
+        this.registerOutputs({ caCertPem: this.caCertPem });
+    }
+
+    /** Issue a server (and client) certificate signed by this CA, as children of `parent`. */
+    issue(name: string, args: CertificateArgs, parent: pulumi.Resource): IssuedCertificate {
+        const key = new tls.PrivateKey(`${name}-key`, KEY, { parent });
+        const csr = new tls.CertRequest(
+            `${name}-csr`,
+            {
+                privateKeyPem: key.privateKeyPem,
+                subject: { commonName: args.commonName, organization: "metal3-ironic" },
+                dnsNames: args.dnsNames,
+                ipAddresses: args.ipAddresses,
+            },
+            { parent },
+        );
+        const cert = new tls.LocallySignedCert(
+            `${name}-cert`,
+            {
+                certRequestPem: csr.certRequestPem,
+                caCertPem: this.caCert.certPem,
+                caPrivateKeyPem: this.caKey.privateKeyPem,
+                validityPeriodHours: args.validityHours,
+                earlyRenewalHours: args.earlyRenewalHours,
+                allowedUses: ["digital_signature", "key_encipherment", "server_auth", "client_auth"],
+            },
+            { parent },
+        );
+        return { certPem: cert.certPem, keyPem: pulumi.secret(key.privateKeyPem), request: csr };
+    }
+}
+
+export interface IssuedCertificate {
+    certPem: pulumi.Output<string>;
+    keyPem: pulumi.Output<string>;
+    request: tls.CertRequest;
+}

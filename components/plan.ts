@@ -1,0 +1,212 @@
+/**
+ * Validated config → deployment plan: every derived value (names, labels, URLs, SANs, DHCP
+ * ranges, environment of each container) as plain data. Pure; tested without Pulumi.
+ */
+import * as ipaddr from "ipaddr.js";
+
+import { ConductorConfig, StackConfig, ipToNumber } from "./config";
+import { DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, PATHS, osloEnvName } from "./contract";
+import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "./dnsmasq";
+
+export type EnvMap = Record<string, string>;
+
+export interface ConductorPlan {
+    /** Kubernetes node name ("" for the single topology, which is not pinned to a node). */
+    node: string;
+    ip: string;
+    interface?: string;
+    /** DHCP slice this conductor's dnsmasq hands out. */
+    range?: DhcpRange & { size: number };
+    dnsmasqConf?: string;
+}
+
+export interface IronicPlan {
+    config: StackConfig;
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    selector: Record<string, string>;
+    names: {
+        deployment: string;
+        service: string;
+        dnsmasqConfigMap: string;
+        tlsSecret: string;
+        caSecret: string;
+        credentialsSecret: string;
+        bmoConfigMap: string;
+    };
+    /** In-cluster DNS names of the API Service, shortest first. */
+    serviceDnsNames: string[];
+    urls: {
+        /** What BMO and in-cluster clients use. */
+        apiInCluster: string;
+        /** What hosts, IPA and BMCs use on the provisioning network. */
+        apiProvisioning: string;
+        http: string;
+        vmediaTls: string;
+    };
+    certificate: { dnsNames: string[]; ipAddresses: string[] };
+    conductors: ConductorPlan[];
+    dhcpEnabled: boolean;
+    /** Environment common to the ironic and httpd containers. */
+    commonEnv: EnvMap;
+    /** Extra environment of the ironic container: the image variables and OS_* overrides. */
+    ironicEnv: EnvMap;
+    /** The OS_* overrides alone (a subset of ironicEnv), as [group, option, value]. */
+    osloSettings: [string, string, string][];
+    ipaDownloaderEnv: EnvMap;
+    dnsmasqStartScript: string;
+    keepalivedVirtualIps?: string;
+}
+
+/** Sorted copy of an env map: stable order in manifests regardless of insertion order. */
+export function sortedEnv(env: EnvMap): { name: string; value: string }[] {
+    return Object.keys(env)
+        .sort()
+        .map((name) => ({ name, value: env[name] }));
+}
+
+export function cidrParts(cidr: string): { network: string; prefixLength: number } {
+    const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
+    return { network: addr.toString(), prefixLength };
+}
+
+function osloValue(v: string | number | boolean): string {
+    return typeof v === "boolean" ? (v ? "True" : "False") : String(v);
+}
+
+export function buildPlan(config: StackConfig): IronicPlan {
+    const { name, namespace, ports, provisioning } = config;
+    const labels = {
+        "app.kubernetes.io/name": "ironic",
+        "app.kubernetes.io/instance": name,
+        "app.kubernetes.io/part-of": "metal3",
+        "app.kubernetes.io/managed-by": "metal3-ironic",
+    };
+    const selector = { "app.kubernetes.io/name": "ironic", "app.kubernetes.io/instance": name };
+    const serviceDnsNames = [
+        name,
+        `${name}.${namespace}`,
+        `${name}.${namespace}.svc`,
+        `${name}.${namespace}.svc.${config.clusterDomain}`,
+    ];
+    const ip = provisioning.ip;
+    const { prefixLength } = cidrParts(provisioning.cidr);
+    const dhcp = provisioning.dhcp;
+
+    const conductors: ConductorPlan[] = [];
+    if (config.topology === "single") {
+        const range = dhcp
+            ? {
+                  start: dhcp.rangeStart,
+                  end: dhcp.rangeEnd,
+                  prefixLength,
+                  leaseTime: dhcp.leaseTime,
+                  size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
+              }
+            : undefined;
+        const opts: DnsmasqOptions = {
+            header: `dnsmasq for ${namespace}/${name} (topology single)`,
+            interface: provisioning.interface,
+            serverIp: ip,
+            httpUrl: `http://${ip}:${ports.http}`,
+            range,
+            gateway: dhcp?.gateway,
+            dns: dhcp?.dns,
+        };
+        conductors.push({ node: "", ip, interface: provisioning.interface, range, dnsmasqConf: range ? renderDnsmasqConf(opts) : undefined });
+    } else {
+        for (const c of config.conductors as ConductorConfig[]) {
+            conductors.push({ node: c.name, ip: c.ip, interface: c.interface });
+        }
+    }
+
+    const certIps = uniqueSorted([ip, ...config.tls.extraIps], compareIps);
+    const certDns = uniq([...serviceDnsNames, ...config.tls.extraDnsNames]);
+
+    const commonEnv: EnvMap = {
+        [ENV.provisioningIp]: ip,
+        [ENV.listenAllInterfaces]: "true",
+        [ENV.httpPort]: String(ports.http),
+        [ENV.accessPort]: String(ports.api),
+        [ENV.listenPort]: String(ports.api),
+        // httpd terminates TLS on the API port and proxies to Ironic's unix socket (as IrSO and
+        // BMO's tls component do); Ironic itself is not reachable from the network.
+        [ENV.reverseProxySetup]: "true",
+        [ENV.privatePort]: "unix",
+        [ENV.vmediaTlsPort]: String(ports.vmediaTls),
+        // Only defaulted in configure-ironic: pass it to httpd too or inspector.ipxe gets an empty value.
+        [ENV.enableVlanInterfaces]: "all",
+        // Roll Ironic and httpd when a mounted certificate Secret is updated in place.
+        [ENV.restartOnCertUpdate]: "true",
+    };
+    if (provisioning.interface) commonEnv[ENV.provisioningInterface] = provisioning.interface;
+    if (config.ironic.kernelParams) commonEnv[ENV.kernelParams] = config.ironic.kernelParams;
+    if (config.ironic.ramdiskSshKey) commonEnv[ENV.ramdiskSshKey] = config.ironic.ramdiskSshKey;
+
+    const ironicEnv: EnvMap = {
+        [ENV.automatedClean]: config.ironic.automatedClean ? "true" : "false",
+        [ENV.useMariadb]: config.database.kind === "sqlite" ? "false" : "true",
+    };
+    if (config.database.kind === "external") {
+        ironicEnv[ENV.mariadbHost] = config.database.port ? `${config.database.host}:${config.database.port}` : config.database.host!;
+        ironicEnv[ENV.mariadbDatabase] = config.database.name ?? "ironic";
+    }
+    const osloSettings: [string, string, string][] = Object.keys(config.ironic.config)
+        .sort()
+        .map((k) => {
+            const [group, option] = k.split(".");
+            return [group, option, osloValue(config.ironic.config[k])];
+        });
+    for (const [group, option, value] of osloSettings) ironicEnv[osloEnvName(group, option)] = value;
+
+    const ipaDownloaderEnv: EnvMap = { [ENV.sharedDir]: PATHS.shared };
+    if (config.ironic.ipa.baseUri) ipaDownloaderEnv[ENV.ipaBaseUri] = config.ironic.ipa.baseUri;
+    if (config.ironic.ipa.branch) ipaDownloaderEnv[ENV.ipaBranch] = config.ironic.ipa.branch;
+    if (config.ironic.ipa.flavor) ipaDownloaderEnv[ENV.ipaFlavor] = config.ironic.ipa.flavor;
+
+    return {
+        config,
+        name,
+        namespace,
+        labels,
+        selector,
+        names: {
+            deployment: name,
+            service: name,
+            dnsmasqConfigMap: `${name}-dnsmasq`,
+            tlsSecret: config.tls.mode === "existing" ? config.tls.existingSecret! : `${name}-tls`,
+            caSecret: `${name}-cacert`,
+            credentialsSecret: `${name}-credentials`,
+            bmoConfigMap: `${name}-bmo`,
+        },
+        serviceDnsNames,
+        urls: {
+            apiInCluster: `https://${name}.${namespace}.svc:${ports.api}`,
+            apiProvisioning: `https://${ip}:${ports.api}`,
+            http: `http://${ip}:${ports.http}`,
+            vmediaTls: `https://${ip}:${ports.vmediaTls}`,
+        },
+        certificate: { dnsNames: certDns, ipAddresses: certIps },
+        conductors,
+        dhcpEnabled: dhcp !== undefined,
+        commonEnv,
+        ironicEnv,
+        osloSettings,
+        ipaDownloaderEnv,
+        dnsmasqStartScript: renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`),
+        keepalivedVirtualIps: provisioning.keepalived ? `${ip},${provisioning.interface},${prefixLength}` : undefined,
+    };
+}
+
+function uniq<T>(xs: T[]): T[] {
+    return [...new Set(xs)];
+}
+
+function compareIps(a: string, b: string): number {
+    return ipToNumber(a) - ipToNumber(b);
+}
+
+function uniqueSorted(xs: string[], cmp: (a: string, b: string) => number): string[] {
+    return uniq(xs).sort(cmp);
+}

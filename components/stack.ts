@@ -1,0 +1,130 @@
+/**
+ * The whole deployment as one component: namespace, PKI, credentials, the Ironic workload and
+ * the objects baremetal-operator consumes. Takes a validated plan; registers nothing else.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+import { Credentials } from "./credentials";
+import { Ironic } from "./ironic";
+import { bmoConfigMapData } from "./manifests";
+import { IronicPlan } from "./plan";
+import { StackPki } from "./pki";
+
+export interface Metal3IronicArgs {
+    plan: IronicPlan;
+}
+
+export interface TopologySummary {
+    topology: "single" | "multi";
+    namespace: string;
+    conductors: { node: string; ip: string; dhcpRange: string | null }[];
+}
+
+export function topologySummary(plan: IronicPlan): TopologySummary {
+    return {
+        topology: plan.config.topology,
+        namespace: plan.namespace,
+        conductors: plan.conductors.map((c) => ({
+            node: c.node || "(any node)",
+            ip: c.ip,
+            dhcpRange: c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : null,
+        })),
+    };
+}
+
+export class Metal3Ironic extends pulumi.ComponentResource {
+    public readonly apiUrl: pulumi.Output<string>;
+    public readonly apiProvisioningUrl: pulumi.Output<string>;
+    public readonly caCertificate: pulumi.Output<string>;
+    public readonly credentialsSecretName: pulumi.Output<string>;
+    public readonly credentials: pulumi.Output<{ username: string; password: string }>;
+    public readonly topology: pulumi.Output<TopologySummary>;
+
+    constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("metal3:index:Metal3Ironic", name, {}, opts);
+        const { plan } = args;
+        const c = plan.config;
+
+        let namespace: pulumi.Output<string>;
+        if (c.createNamespace) {
+            const ns = new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: plan.namespace, labels: plan.labels } }, { parent: this });
+            namespace = ns.metadata.name;
+        } else {
+            namespace = pulumi.output(plan.namespace);
+        }
+
+        const creds = new Credentials(
+            `${name}-credentials`,
+            { namespace, secretName: plan.names.credentialsSecret, username: c.ironic.apiUsername, labels: plan.labels },
+            { parent: this },
+        );
+
+        const mounted: pulumi.Resource[] = [creds.secret];
+        let caPem: pulumi.Output<string>;
+        let tlsCertPem: pulumi.Output<string>;
+        if (c.tls.mode === "generate") {
+            const hours = (days: number) => days * 24;
+            const pki = new StackPki(
+                `${name}-pki`,
+                { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, validityHours: hours(c.tls.caValidityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
+                { parent: this },
+            );
+            const server = pki.issue(
+                `${name}-api`,
+                {
+                    commonName: `${plan.name}.${plan.namespace}.svc`,
+                    dnsNames: plan.certificate.dnsNames,
+                    ipAddresses: plan.certificate.ipAddresses,
+                    validityHours: hours(c.tls.validityDays),
+                    earlyRenewalHours: hours(c.tls.renewBeforeDays),
+                },
+                pki,
+            );
+            const tlsSecret = new k8s.core.v1.Secret(
+                `${name}-tls`,
+                {
+                    metadata: { name: plan.names.tlsSecret, namespace, labels: plan.labels },
+                    type: "kubernetes.io/tls",
+                    stringData: { "tls.crt": server.certPem, "tls.key": server.keyPem, "ca.crt": pki.caCertPem },
+                },
+                { parent: this },
+            );
+            // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca.
+            new k8s.core.v1.Secret(
+                `${name}-cacert`,
+                { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": pki.caCertPem } },
+                { parent: this },
+            );
+            mounted.push(tlsSecret);
+            caPem = pki.caCertPem;
+            tlsCertPem = server.certPem;
+        } else {
+            caPem = pulumi.output(`(from Secret ${plan.namespace}/${plan.names.tlsSecret}, key ca.crt)`);
+            tlsCertPem = pulumi.output(`existing:${plan.names.tlsSecret}`);
+        }
+
+        const ironic = new Ironic(`${name}-ironic`, { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
+
+        new k8s.core.v1.ConfigMap(
+            `${name}-bmo`,
+            { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
+            { parent: this, dependsOn: [ironic] },
+        );
+
+        this.apiUrl = pulumi.output(plan.urls.apiInCluster);
+        this.apiProvisioningUrl = pulumi.output(plan.urls.apiProvisioning);
+        this.caCertificate = caPem;
+        this.credentialsSecretName = creds.secretName;
+        this.credentials = pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password })));
+        this.topology = pulumi.output(topologySummary(plan));
+        this.registerOutputs({
+            apiUrl: this.apiUrl,
+            apiProvisioningUrl: this.apiProvisioningUrl,
+            caCertificate: this.caCertificate,
+            credentialsSecretName: this.credentialsSecretName,
+            credentials: this.credentials,
+            topology: this.topology,
+        });
+    }
+}
