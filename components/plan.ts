@@ -17,6 +17,8 @@ export interface ConductorPlan {
     interface?: string;
     /** DHCP slice this conductor's dnsmasq hands out. */
     range?: DhcpRange & { size: number };
+    /** Inputs of the dnsmasq renderer and its output (absent without DHCP). */
+    dnsmasqOptions?: DnsmasqOptions;
     dnsmasqConf?: string;
 }
 
@@ -114,7 +116,14 @@ export function buildPlan(config: StackConfig): IronicPlan {
             gateway: dhcp?.gateway,
             dns: dhcp?.dns,
         };
-        conductors.push({ node: "", ip, interface: provisioning.interface, range, dnsmasqConf: range ? renderDnsmasqConf(opts) : undefined });
+        conductors.push({
+            node: "",
+            ip,
+            interface: provisioning.interface,
+            range,
+            dnsmasqOptions: range ? opts : undefined,
+            dnsmasqConf: range ? renderDnsmasqConf(opts) : undefined,
+        });
     } else {
         for (const c of config.conductors as ConductorConfig[]) {
             conductors.push({ node: c.name, ip: c.ip, interface: c.interface });

@@ -1,0 +1,155 @@
+/**
+ * Helpers for tests that run real programs: process handling by PID, network namespaces the
+ * test creates and deletes itself, and prerequisites. In CI (CI=true) a missing prerequisite is
+ * a failure, not a skip.
+ */
+import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+export function which(cmd: string): string | undefined {
+    const r = spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" });
+    return r.status === 0 ? r.stdout.trim() : undefined;
+}
+
+export function isRoot(): boolean {
+    return typeof process.getuid === "function" && process.getuid() === 0;
+}
+
+/** Skip (locally) or fail (in CI) when a prerequisite is missing. */
+export function requireOrSkip(ctx: Mocha.Context, ok: boolean, what: string): void {
+    if (ok) return;
+    if (process.env.CI === "true") throw new Error(`prerequisite missing in CI: ${what} (.ci/run must install it)`);
+    ctx.skip();
+}
+
+export function tmpDir(prefix: string): string {
+    return fs.mkdtempSync(path.join(os.tmpdir(), `m3i-${prefix}-`));
+}
+
+export function run(cmd: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; allowFail?: boolean; timeout?: number } = {}) {
+    const r = spawnSync(cmd, args, { encoding: "utf8", input: opts.input, env: opts.env ?? process.env, timeout: opts.timeout ?? 60000 });
+    if (!opts.allowFail && r.status !== 0) {
+        throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${r.stderr || r.stdout}`);
+    }
+    return { status: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+/** A daemon started in its own session (setsid), stopped by its PID. */
+export class Daemon {
+    readonly proc: ChildProcess;
+    constructor(cmd: string, args: string[], logFile: string) {
+        const out = fs.openSync(logFile, "a");
+        this.proc = spawn("setsid", [cmd, ...args], { stdio: ["ignore", out, out], detached: false });
+        fs.closeSync(out);
+    }
+    get pid(): number {
+        return this.proc.pid!;
+    }
+    async stop(): Promise<void> {
+        if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
+        const done = new Promise<void>((r) => this.proc.once("exit", () => r()));
+        try {
+            process.kill(this.pid, "SIGTERM");
+        } catch {
+            return;
+        }
+        const timer = setTimeout(() => {
+            try {
+                process.kill(this.pid, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }, 5000);
+        await done;
+        clearTimeout(timer);
+    }
+}
+
+/** Network namespaces and links created by one test, deleted by `destroy`. */
+export class NetnsLab {
+    private readonly namespaces: string[] = [];
+    private readonly links: string[] = [];
+    private readonly tag = `${process.pid % 100000}`;
+
+    /** A unique name with this lab's tag (Linux interface names: max 15 characters). */
+    name(base: string): string {
+        const n = `${base}${this.tag}`;
+        if (n.length > 15) throw new Error(`name too long: ${n}`);
+        return n;
+    }
+
+    addNamespace(base: string): string {
+        const ns = `m3i-${this.name(base)}`;
+        execFileSync("ip", ["netns", "add", ns]);
+        this.namespaces.push(ns);
+        execFileSync("ip", ["-n", ns, "link", "set", "lo", "up"]);
+        return ns;
+    }
+
+    /** A bridge in namespace `ns` (the "switch" of the provisioning network). */
+    addBridge(ns: string, base: string): string {
+        const br = this.name(base);
+        execFileSync("ip", ["-n", ns, "link", "add", br, "type", "bridge"]);
+        execFileSync("ip", ["-n", ns, "link", "set", br, "up"]);
+        return br;
+    }
+
+    /**
+     * A veth pair: one end `inside` in namespace `ns` (optionally with an address and MAC), the
+     * other end attached to `bridge` in `bridgeNs`.
+     */
+    plug(ns: string, inside: string, bridgeNs: string, bridge: string, opts: { cidr?: string; mac?: string; rename?: string } = {}): string {
+        let ifname = this.name(inside);
+        const peer = this.name(`${inside.slice(0, 3)}p`);
+        execFileSync("ip", ["link", "add", ifname, "netns", ns, "type", "veth", "peer", "name", peer, "netns", bridgeNs]);
+        if (opts.rename) {
+            // Names are per namespace: inside its own namespace the end may carry the name the
+            // stack config uses (e.g. eth1) without touching the host's interfaces.
+            execFileSync("ip", ["-n", ns, "link", "set", ifname, "name", opts.rename]);
+            ifname = opts.rename;
+        }
+        if (opts.mac) execFileSync("ip", ["-n", ns, "link", "set", ifname, "address", opts.mac]);
+        if (opts.cidr) execFileSync("ip", ["-n", ns, "addr", "add", opts.cidr, "dev", ifname]);
+        execFileSync("ip", ["-n", ns, "link", "set", ifname, "up"]);
+        execFileSync("ip", ["-n", bridgeNs, "link", "set", peer, "master", bridge]);
+        execFileSync("ip", ["-n", bridgeNs, "link", "set", peer, "up"]);
+        return ifname;
+    }
+
+    destroy(): void {
+        for (const ns of this.namespaces.reverse()) spawnSync("ip", ["netns", "del", ns]);
+        this.namespaces.length = 0;
+        this.links.length = 0;
+    }
+}
+
+export function canUseNetns(): boolean {
+    if (!isRoot() || !which("ip")) return false;
+    const probe = `m3i-probe${process.pid}`;
+    const r = spawnSync("ip", ["netns", "add", probe]);
+    if (r.status !== 0) return false;
+    spawnSync("ip", ["netns", "del", probe]);
+    return true;
+}
+
+/**
+ * Run busybox udhcpc once in `ns` on `ifname`; returns the lease variables the client's script
+ * saw (empty object when no lease was offered).
+ */
+export function dhcpClient(ns: string, ifname: string, workdir: string, sendOptions: string[] = []): Record<string, string> {
+    const script = path.join(workdir, "udhcpc-script.sh");
+    if (!fs.existsSync(script)) {
+        fs.writeFileSync(script, '#!/bin/sh\nif [ "$1" = bound ]; then env | grep -E "^(ip|subnet|router|dns|siaddr|boot_file|serverid|lease|bootfile|sname|mask)=" ; fi\n', { mode: 0o755 });
+    }
+    const args = ["netns", "exec", ns, "busybox", "udhcpc", "-i", ifname, "-f", "-q", "-n", "-t", "3", "-T", "2", "-s", script, "-O", "66", "-O", "67"];
+    for (const x of sendOptions) args.push("-x", x);
+    const r = spawnSync("ip", args, { encoding: "utf8", timeout: 30000 });
+    const lease: Record<string, string> = {};
+    for (const line of (r.stdout ?? "").split("\n")) {
+        const m = /^([a-z_0-9]+)=(.*)$/.exec(line);
+        if (m) lease[m[1]] = m[2];
+    }
+    return lease;
+}
