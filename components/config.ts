@@ -383,7 +383,7 @@ function applyDefaults(p: Partial<Sections>): StackConfig {
             automatedClean: p.ironic?.automatedClean ?? true,
             ipa: p.ironic?.ipa ?? {},
         },
-        database: p.database ?? { kind: p.topology === "multi" ? "external" : "sqlite" },
+        database: p.database ?? { kind: "sqlite" },
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
     };
