@@ -102,7 +102,7 @@ export interface OfflineRun<T> {
 export async function runOffline<T>(
     raw: RawConfig,
     program: () => T,
-    opts: { stack?: string; preview?: boolean; hook?: StateHook } = {},
+    opts: { stack?: string; preview?: boolean; hook?: StateHook; onRegister?: (args: pulumi.ResourceTransformationArgs) => void } = {},
 ): Promise<OfflineRun<T>> {
     const resources: RecordedResource[] = [];
     await pulumi.runtime.setMocks(
@@ -133,6 +133,14 @@ export async function runOffline<T>(
     pulumi.runtime.setAllConfig(entries);
     let outputs!: T;
     await pulumi.runtime.runInPulumiStack(async () => {
+        if (opts.onRegister) {
+            const cb = opts.onRegister;
+            // Sees resource options (parent, protect, dependsOn) that mocks are not given.
+            pulumi.runtime.registerStackTransformation((args) => {
+                cb(args);
+                return undefined;
+            });
+        }
         outputs = program();
         return undefined;
     });

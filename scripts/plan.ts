@@ -12,20 +12,25 @@ import { formatIssues, validateConfig } from "../components/config";
 import { buildPlan } from "../components/plan";
 import { renderOffline, readStackConfig } from "./render";
 
-function parseArgs(argv: string[]): { stack: string; out?: string } {
+const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR]";
+
+function parseArgs(argv: string[]): { stack: string; out?: string; file?: string } {
     let stack = "dev";
     let out: string | undefined;
+    let file: string | undefined;
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === "--stack" || a === "-s") stack = argv[++i] ?? "";
         else if (a.startsWith("--stack=")) stack = a.slice("--stack=".length);
         else if (a === "--out") out = argv[++i];
         else if (a.startsWith("--out=")) out = a.slice("--out=".length);
+        else if (a === "--file") file = argv[++i];
+        else if (a.startsWith("--file=")) file = a.slice("--file=".length);
         else if (a === "--help" || a === "-h") {
-            console.log("usage: npm run plan [-- --stack NAME] [--out DIR]");
+            console.log(USAGE);
             process.exit(0);
         } else {
-            console.error(`plan: unknown argument "${a}" (usage: npm run plan [-- --stack NAME] [--out DIR])`);
+            console.error(`plan: unknown argument "${a}" (${USAGE})`);
             process.exit(2);
         }
     }
@@ -33,13 +38,14 @@ function parseArgs(argv: string[]): { stack: string; out?: string } {
         console.error(`plan: invalid stack name "${stack}"`);
         process.exit(2);
     }
-    return { stack, out };
+    return { stack, out, file };
 }
 
 async function main(): Promise<number> {
-    const { stack, out } = parseArgs(process.argv.slice(2));
+    const args = parseArgs(process.argv.slice(2));
+    const { stack, out } = args;
     const root = path.resolve(__dirname, "..");
-    const file = path.join(root, `Pulumi.${stack}.yaml`);
+    const file = args.file ? path.resolve(args.file) : path.join(root, `Pulumi.${stack}.yaml`);
     let raw;
     try {
         raw = readStackConfig(file);

@@ -3,6 +3,7 @@
  * objects as YAML documents, sorted, with secrets redacted.
  */
 import * as fs from "fs";
+import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 
 import { PROJECT, RawConfig } from "../components/config";
@@ -72,8 +73,12 @@ export interface Rendered {
     outputs: ProgramOutputs;
 }
 
-export async function renderOffline(raw: RawConfig, stack = "dev", hook?: StateHook): Promise<Rendered> {
-    const run = await runOffline(raw, () => runProgram(raw), { stack, hook });
+export async function renderOffline(
+    raw: RawConfig,
+    stack = "dev",
+    opts: { hook?: StateHook; preview?: boolean; onRegister?: (args: pulumi.ResourceTransformationArgs) => void } = {},
+): Promise<Rendered> {
+    const run = await runOffline(raw, () => runProgram(raw), { stack, ...opts });
     const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));
     const kinds: Record<string, number> = {};
     let redactedSecrets = 0;

@@ -143,7 +143,7 @@ describe("stack config validation", function () {
 
     it("requires the Secret name with existing TLS, and an interface with keepalived", function () {
         hasIssue(issues({ ...devRaw, tls: { mode: "existing" } }), "tls.existingSecret", /required/);
-        const prov = { ...(devRaw.provisioning as Record<string, unknown>), keepalived: true };
+        const prov: Record<string, unknown> = { ...(devRaw.provisioning as Record<string, unknown>), keepalived: true };
         delete prov.interface;
         hasIssue(issues({ ...devRaw, provisioning: prov }), "provisioning.interface", /keepalived/);
     });
