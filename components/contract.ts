@@ -130,6 +130,6 @@ export function osloEnvName(group: string, option: string): string {
 export const DEFAULT_IMAGES = {
     ironic: "quay.io/metal3-io/ironic:release-38.0",
     ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader:latest",
-    keepalived: "quay.io/metal3-io/keepalived:v0.8.0",
+    keepalived: "quay.io/metal3-io/keepalived:latest",
     mariadb: "docker.io/library/mariadb:11.4.5",
 } as const;
