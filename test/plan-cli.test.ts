@@ -40,7 +40,9 @@ describe("npm run plan", function () {
             "08-deployment-ironic.yaml",
         ]);
         assert.deepEqual(ta, tb, "two runs produce byte-identical files");
-        assert.equal(a.stdout, b.stdout.split(path.join(work, "b")).join(path.join(work, "a")));
+        const summary = (out: string) => out.replace(/^wrote (\d+) objects to .*$/m, "wrote $1 objects");
+        assert.equal(summary(a.stdout), summary(b.stdout), "same summary apart from the output directory");
+        assert.match(a.stdout, /^wrote 8 objects to /m);
         assert.match(a.stdout, /Deployment\s+1/);
         assert.match(a.stdout, /API \(in cluster, for BMO\)\s+https:\/\/ironic\.metal3\.svc:6385/);
         assert.match(a.stdout, /172\.22\.0\.10-172\.22\.0\.100 \(91 addresses\)/);
