@@ -275,6 +275,12 @@ describe("resource graph (pulumi mocks)", function () {
         assert.deepEqual(k.env, [{ name: "KEEPALIVED_VIRTUAL_IPS", value: "172.22.0.2,eth1,24" }]);
     });
 
+    it("a preview registers exactly the resources an update registers (nothing hidden inside apply)", async function () {
+        const preview = await renderOffline(devRaw, "dev", { preview: true });
+        const key = (x: { type: string; name: string }) => `${x.type}::${x.name}`;
+        assert.deepEqual(preview.resources.map(key).sort(), r.resources.map(key).sort());
+    });
+
     it("with an existing TLS Secret generates no certificate and mounts that Secret", async function () {
         const r2 = await renderOffline({ ...devRaw, tls: { mode: "existing", existingSecret: "my-ironic-tls" } });
         assert.ok(!r2.resources.some((x) => x.type.startsWith("tls:")));
