@@ -10,6 +10,10 @@ import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 import { DEFAULT_IMAGES, PORTS } from "./contract";
+import { ipToNumber, numberToIp } from "./ip";
+import { planSlices } from "./slices";
+
+export { ipToNumber, numberToIp };
 
 export const PROJECT = "metal3-ironic";
 
@@ -142,7 +146,7 @@ const sections = {
     }),
     provisioning: strict({
         interface: ifname.optional(),
-        ip: ipv4,
+        ip: ipv4.optional(),
         cidr: cidr,
         keepalived: z.boolean().optional(),
         dhcp: strict({
@@ -152,6 +156,7 @@ const sections = {
             dns: ipv4.optional(),
             leaseTime: leaseTime.optional(),
             minSize: z.number().int().min(1).optional(),
+            slots: z.number().int().min(1).max(64).optional(),
         }).optional(),
     }),
     tls: strict({
@@ -220,6 +225,10 @@ export interface DhcpConfig {
     gateway?: string;
     dns?: string;
     leaseTime: string;
+    /** Smallest acceptable range (single) or slice (multi). */
+    minSize: number;
+    /** Number of equal slices the range is cut into (multi). */
+    slots: number;
 }
 
 export interface ConductorConfig {
@@ -239,6 +248,7 @@ export interface StackConfig {
     ports: { api: number; http: number; vmediaTls: number; jsonRpc: number };
     provisioning: {
         interface?: string;
+        /** Ironic's address (single); unused with multi, where each conductor has its own. */
         ip: string;
         cidr: string;
         keepalived: boolean;
@@ -277,8 +287,16 @@ export interface StackConfig {
     kubernetes: { context?: string };
 }
 
-/** The DHCP range must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
+/** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
+/** Default number of slices of the multi-conductor range: three control-plane nodes, room to grow and to replace. */
+export const DEFAULT_DHCP_SLOTS = 8;
+
+/**
+ * ironic.conf options the multi-conductor topology sets itself: overriding them through
+ * `ironic.config` would break DHCP ownership or JSON-RPC.
+ */
+export const RESERVED_MULTI_OPTIONS = [/^dhcp\./, /^dnsmasq\./, /^json_rpc\./, /^default\.(host|rpc_transport|my_ip)$/];
 
 const CONTROL_PLANE_TOLERATIONS = [
     { key: "node-role.kubernetes.io/control-plane", operator: "Exists" as const, effect: "NoSchedule" as const },
@@ -359,6 +377,8 @@ function applyDefaults(p: Partial<Sections>): StackConfig {
                       gateway: dhcp.gateway,
                       dns: dhcp.dns,
                       leaseTime: dhcp.leaseTime ?? "1h",
+                      minSize: dhcp.minSize ?? DEFAULT_MIN_DHCP_RANGE,
+                      slots: dhcp.slots ?? DEFAULT_DHCP_SLOTS,
                   }
                 : undefined,
         },
@@ -387,20 +407,6 @@ function applyDefaults(p: Partial<Sections>): StackConfig {
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
     };
-}
-
-function v4(s: string): ipaddr.IPv4 | undefined {
-    return ipaddr.IPv4.isValidFourPartDecimal(s) ? ipaddr.IPv4.parse(s) : undefined;
-}
-
-/** IPv4 address as an unsigned 32-bit number. */
-export function ipToNumber(ip: ipaddr.IPv4 | string): number {
-    const a = typeof ip === "string" ? ipaddr.IPv4.parse(ip) : ip;
-    return a.octets.reduce((n, o) => n * 256 + o, 0);
-}
-
-export function numberToIp(n: number): string {
-    return [24, 16, 8, 0].map((s) => Math.floor(n / 2 ** s) % 256).join(".");
 }
 
 /** Cross-field checks on sections that parsed. */
@@ -436,8 +442,25 @@ function semanticIssues(c: StackConfig, parsed: Partial<Sections>): ConfigIssue[
             const n = ipToNumber(ip);
             return n > first && n < broadcast;
         };
-        if (!inNet(prov.ip)) add("provisioning.ip", `${prov.ip} is not inside provisioning.cidr ${prov.cidr}`);
-        else if (!usable(prov.ip)) add("provisioning.ip", `${prov.ip} is the network or broadcast address of ${prov.cidr}`);
+        const multi = c.topology === "multi";
+        const checkHostIp = (key: string, ip: string) => {
+            if (!inNet(ip)) add(key, `${ip} is not inside provisioning.cidr ${prov.cidr}`);
+            else if (!usable(ip)) add(key, `${ip} is the network or broadcast address of ${prov.cidr}`);
+        };
+        if (prov.ip === undefined) {
+            if (!multi) add("provisioning.ip", "required with topology single: Ironic's address on the provisioning network, e.g. 172.22.0.2");
+        } else if (multi) {
+            add("provisioning.ip", 'not used with topology "multi": each conductor serves on its own conductors[].ip; remove it');
+        } else {
+            checkHostIp("provisioning.ip", prov.ip);
+        }
+        (parsed.conductors ?? []).forEach((cd, i) => checkHostIp(`conductors[${i}].ip`, cd.ip));
+        // Addresses Ironic itself serves on: DHCP must never hand them out.
+        const serverIps: [string, string][] = multi
+            ? (parsed.conductors ?? []).map((cd, i) => [`conductors[${i}].ip`, cd.ip] as [string, string])
+            : prov.ip
+              ? [["provisioning.ip", prov.ip]]
+              : [];
 
         if (prov.keepalived && !prov.interface) {
             add("provisioning.interface", "required with provisioning.keepalived: true (keepalived puts the VIP provisioning.ip on this interface)");
@@ -445,10 +468,8 @@ function semanticIssues(c: StackConfig, parsed: Partial<Sections>): ConfigIssue[
 
         const d = prov.dhcp;
         if (d) {
-            const s = v4(d.rangeStart)!;
-            const e = v4(d.rangeEnd)!;
-            const sn = ipToNumber(s);
-            const en = ipToNumber(e);
+            const sn = ipToNumber(d.rangeStart);
+            const en = ipToNumber(d.rangeEnd);
             let rangeOk = true;
             if (!usable(d.rangeStart)) {
                 add("provisioning.dhcp.rangeStart", `${d.rangeStart} is not a usable host address of provisioning.cidr ${prov.cidr}`);
@@ -464,23 +485,29 @@ function semanticIssues(c: StackConfig, parsed: Partial<Sections>): ConfigIssue[
             }
             const inRange = (ip: string) => ipToNumber(ip) >= sn && ipToNumber(ip) <= en;
             if (rangeOk) {
-                if (inRange(prov.ip)) {
-                    add("provisioning.dhcp", `range ${d.rangeStart}-${d.rangeEnd} contains the provisioning IP ${prov.ip}; move the range or the IP so that DHCP never hands out Ironic's own address`);
+                for (const [key, ip] of serverIps) {
+                    if (inRange(ip)) {
+                        add(key === "provisioning.ip" ? "provisioning.dhcp" : key, `range ${d.rangeStart}-${d.rangeEnd} contains the ${key === "provisioning.ip" ? "provisioning IP" : "conductor IP"} ${ip}; move the range or the IP so that DHCP never hands out Ironic's own address`);
+                    }
                 }
                 if (d.gateway && inRange(d.gateway)) {
                     add("provisioning.dhcp.gateway", `gateway ${d.gateway} lies inside the DHCP range ${d.rangeStart}-${d.rangeEnd}; a client could be given the router's address`);
                 }
-                for (const [i, conductor] of (parsed.conductors ?? []).entries()) {
-                    if (inRange(conductor.ip)) add(`conductors[${i}].ip`, `${conductor.ip} lies inside the DHCP range ${d.rangeStart}-${d.rangeEnd}`);
-                }
                 const size = en - sn + 1;
                 const min = d.minSize ?? DEFAULT_MIN_DHCP_RANGE;
-                if (size < min) {
+                if (!multi && size < min) {
                     add("provisioning.dhcp", `range ${d.rangeStart}-${d.rangeEnd} offers only ${size} address${size === 1 ? "" : "es"}; at least ${min} are needed (each host being provisioned or inspected holds a lease). Widen the range or lower provisioning.dhcp.minSize`);
                 }
+                if (multi && parsed.conductors) {
+                    const sp = planSlices({ rangeStart: d.rangeStart, rangeEnd: d.rangeEnd, slots: d.slots ?? DEFAULT_DHCP_SLOTS, minSize: min, conductors: parsed.conductors });
+                    for (const iss of sp.issues) add(iss.key, iss.message);
+                }
             }
+            if (!multi && d.slots !== undefined) add("provisioning.dhcp.slots", 'only used with topology "multi" (the single topology serves the whole range)');
             if (d.gateway && !usable(d.gateway)) add("provisioning.dhcp.gateway", `${d.gateway} is not inside provisioning.cidr ${prov.cidr}`);
-            if (d.gateway && d.gateway === prov.ip) add("provisioning.dhcp.gateway", `the gateway cannot be the provisioning IP ${prov.ip}`);
+            for (const [key, ip] of serverIps) {
+                if (d.gateway && d.gateway === ip) add("provisioning.dhcp.gateway", `the gateway cannot be Ironic's own address ${ip} (${key})`);
+            }
         }
     }
 
@@ -527,6 +554,15 @@ function semanticIssues(c: StackConfig, parsed: Partial<Sections>): ConfigIssue[
             add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "external"');
         }
         if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');
+        if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor gets its own certificate from the stack CA (its IP and name), which an existing Secret cannot provide');
+        for (const key of Object.keys(c.ironic.config)) {
+            if (RESERVED_MULTI_OPTIONS.some((re) => re.test(key))) {
+                add(`ironic.config.${key}`, 'set by this program in topology "multi" (DHCP ownership and JSON-RPC depend on it); remove it');
+            }
+        }
+        (parsed.conductors ?? []).forEach((cd, i) => {
+            if (cd.slot !== undefined && !c.provisioning.dhcp) add(`conductors[${i}].slot`, "only used with provisioning.dhcp (slots are slices of the DHCP range)");
+        });
     }
     if (parsed.database?.kind === "external") {
         if (!c.database.host) add("database.host", 'required with database.kind "external" (host name or IP of the MariaDB server)');

@@ -72,6 +72,25 @@ export const PATHS = {
     authMariadb: "/auth/mariadb",
 } as const;
 
+/**
+ * Directories shared by the ironic container (Ironic's `dnsmasq` DHCP provider writes per-host
+ * and per-node files) and the dnsmasq container of the same conductor (reads them via inotify).
+ * Under /shared so both containers see them; the lease file too, because the provider reads it.
+ */
+export const DHCP_PROVIDER_PATHS = {
+    hostsDir: "/shared/dnsmasq/hostsdir.d",
+    optsDir: "/shared/dnsmasq/optsdir.d",
+    leaseFile: "/shared/dnsmasq/dnsmasq.leases",
+} as const;
+
+/** Multi-conductor: per-node data (ConfigMap) and per-node certificates (Secret), and the start wrapper. */
+export const CONDUCTOR_PATHS = {
+    nodeData: "/etc/metal3-ironic/conductors",
+    nodeCerts: "/etc/metal3-ironic/conductor-certs",
+    scripts: "/etc/metal3-ironic/scripts",
+    wrapper: "conductor-start.sh",
+} as const;
+
 /** Where our own rendered dnsmasq configuration is mounted in the dnsmasq container. */
 export const DNSMASQ_CONFIG_DIR = "/etc/metal3-ironic/dnsmasq";
 export const DNSMASQ_CONFIG_FILE = "dnsmasq.conf";

@@ -95,17 +95,23 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
  * The dnsmasq container's start script. It prepares what the image's own /bin/rundnsmasq
  * prepares (TFTP root with the iPXE binaries, HTTP root, lease file) and then runs dnsmasq on
  * exactly our rendered file.
+ *
+ * `configFile` is a shell word: a fixed path (single) or an expression resolved at start from the
+ * node name (multi).
  */
-export function renderDnsmasqStartScript(configFile: string, extraDirs: string[] = []): string {
-    const dirs = [PATHS.tftpRoot, `${PATHS.sharedHtml}/images`, `${PATHS.sharedHtml}/pxelinux.cfg`, dirname(PATHS.dnsmasqLeaseFile), ...extraDirs];
+export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string; extraDirs?: string[] } = {}): string {
+    const leaseFile = opts.leaseFile ?? PATHS.dnsmasqLeaseFile;
+    const dirs = [PATHS.tftpRoot, `${PATHS.sharedHtml}/images`, `${PATHS.sharedHtml}/pxelinux.cfg`, dirname(leaseFile), ...(opts.extraDirs ?? [])];
     const files = [IPXE_FILES.bios, IPXE_FILES.efiX86_64, IPXE_FILES.efiArm64];
     return [
         "#!/bin/bash",
         "# Rendered by metal3-ironic: prepares the TFTP root like the image's rundnsmasq, then runs",
-        "# dnsmasq on the configuration shipped in this ConfigMap.",
+        "# dnsmasq on the configuration shipped in a ConfigMap.",
         "set -euo pipefail",
+        `conf=${configFile}`,
+        'if [[ ! -r "$conf" ]]; then echo "FATAL: dnsmasq configuration $conf not found" >&2; exit 1; fi',
         `mkdir -p ${dirs.join(" ")}`,
-        `touch ${PATHS.dnsmasqLeaseFile}`,
+        `touch ${leaseFile}`,
         `src=${PATHS.ipxeFirmware}`,
         `if [[ -r ${PATHS.ipxeCustomFirmware} ]]; then src=${PATHS.ipxeCustomFirmware}; fi`,
         "copied=0",
@@ -116,7 +122,7 @@ export function renderDnsmasqStartScript(configFile: string, extraDirs: string[]
         `  echo "FATAL: no iPXE firmware (${files.join(", ")}) found in $src" >&2`,
         "  exit 1",
         "fi",
-        `exec /usr/sbin/dnsmasq --keep-in-foreground --log-facility=- --conf-file=${configFile}`,
+        'exec /usr/sbin/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=$conf"',
         "",
     ].join("\n");
 }

@@ -7,8 +7,12 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue, renderConductorWrapper, renderEnvFile, nodeKeys, WRAPPER_ENV } from "./conductor";
 import {
     COMMANDS,
+    CONDUCTOR_PATHS,
+    DHCP_PROVIDER_PATHS,
+    ENV,
     DNSMASQ_CAPABILITIES,
     DNSMASQ_CONFIG_DIR,
     DNSMASQ_CONFIG_FILE,
@@ -28,6 +32,7 @@ export const ANNOTATIONS = {
     dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
     tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
     credentials: "metal3-ironic.metal3.io/credentials-hash",
+    scripts: "metal3-ironic.metal3.io/scripts-hash",
 } as const;
 
 export function sha256(s: string): string {
@@ -36,6 +41,7 @@ export function sha256(s: string): string {
 
 /** The dnsmasq ConfigMap data: the rendered config and the container's start script. */
 export function dnsmasqConfigMapData(plan: IronicPlan): Record<string, string> | undefined {
+    if (plan.config.topology !== "single") return undefined;
     const conf = plan.conductors[0]?.dnsmasqConf;
     if (!conf) return undefined;
     return { [DNSMASQ_CONFIG_FILE]: conf, [DNSMASQ_START_SCRIPT]: plan.dnsmasqStartScript };
@@ -44,8 +50,7 @@ export function dnsmasqConfigMapData(plan: IronicPlan): Record<string, string> |
 /** Content hash of the dnsmasq ConfigMap: a pod-template annotation, so a config change rolls the pod. */
 export function dnsmasqConfigHash(plan: IronicPlan): string | undefined {
     const data = dnsmasqConfigMapData(plan);
-    if (!data) return undefined;
-    return sha256(Object.keys(data).sort().map((k) => `${k}\n${data[k]}`).join("\n"));
+    return data ? contentHash(data) : undefined;
 }
 
 const dropAll = { drop: ["ALL"] };
@@ -63,10 +68,27 @@ function emptyDir(name: string): Volume {
     return { name, emptyDir: {} };
 }
 
-/** The Ironic pod spec of the single topology. */
+/** The Ironic pod spec: one template for the single Deployment and the multi DaemonSet. */
 export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const c = plan.config;
     const p = c.ports;
+    const multi = c.topology === "multi";
+    const mount = (name: string, mountPath: string, readOnly = false): VolumeMount => (readOnly ? { name, mountPath, readOnly } : { name, mountPath });
+    const wrapper = `${CONDUCTOR_PATHS.scripts}/${CONDUCTOR_PATHS.wrapper}`;
+    /** Multi: run `command` through the wrapper that resolves this node's data. */
+    const wrap = (command: string[]) => (multi ? [COMMANDS.shell, wrapper, ...command] : command);
+    /** Multi: the downward-API node name and the wrapper's settings; `certDirs` get the node certificate. */
+    const wrapperEnv = (certDirs: string[]): k8s.types.input.core.v1.EnvVar[] =>
+        multi
+            ? [
+                  { name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+                  { name: WRAPPER_ENV.namespace, value: plan.namespace },
+                  { name: WRAPPER_ENV.configMap, value: plan.names.nodeDataConfigMap },
+                  { name: WRAPPER_ENV.dataDir, value: CONDUCTOR_PATHS.nodeData },
+                  ...(certDirs.length > 0 ? [{ name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") }] : []),
+              ]
+            : [];
+
     const volumes: Volume[] = [
         emptyDir("shared"),
         emptyDir("ironic-conf"),
@@ -75,29 +97,36 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         emptyDir("httpd-conf"),
         emptyDir("httpd-data"),
         emptyDir("httpd-tmp"),
-        { name: "tls", secret: { secretName: plan.names.tlsSecret, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } },
-        { name: "ca", secret: { secretName: plan.names.tlsSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } },
         { name: "htpasswd", secret: { secretName: plan.names.credentialsSecret, items: [{ key: "htpasswd", path: "htpasswd" }] } },
     ];
-    const mount = (name: string, mountPath: string, readOnly = false): VolumeMount => (readOnly ? { name, mountPath, readOnly } : { name, mountPath });
-    const certMounts = [mount("tls", PATHS.certsIronic, true), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true)];
-
-    const ironicEnv = sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv });
-    const httpdEnv = sortedEnv(plan.commonEnv);
+    let ironicCertMounts: VolumeMount[];
+    let httpdCertMounts: VolumeMount[];
+    if (multi) {
+        // Node certificates are copied by the wrapper from the per-node Secret into these.
+        volumes.push(emptyDir("ironic-certs"), emptyDir("httpd-certs"), emptyDir("httpd-vmedia-certs"));
+        volumes.push({ name: "ca", secret: { secretName: plan.names.caSecret, items: [{ key: "tls.crt", path: "tls.crt" }] } });
+        volumes.push({ name: "rpc-auth", secret: { secretName: plan.names.rpcCredentialsSecret, items: ["htpasswd", "password", "username"].map((k) => ({ key: k, path: k })) } });
+        volumes.push({ name: "node-data", configMap: { name: plan.names.nodeDataConfigMap } });
+        volumes.push({ name: "node-certs", secret: { secretName: plan.names.nodeCertsSecret, defaultMode: 0o440 } });
+        volumes.push({ name: "scripts", configMap: { name: plan.names.scriptsConfigMap, defaultMode: 0o555 } });
+        const nodeMounts = [mount("node-data", CONDUCTOR_PATHS.nodeData, true), mount("node-certs", CONDUCTOR_PATHS.nodeCerts, true), mount("scripts", CONDUCTOR_PATHS.scripts, true)];
+        ironicCertMounts = [mount("ironic-certs", PATHS.certsIronic), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true), mount("rpc-auth", PATHS.authIronicRpc, true), ...nodeMounts];
+        httpdCertMounts = [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true), ...nodeMounts];
+    } else {
+        volumes.push({ name: "tls", secret: { secretName: plan.names.tlsSecret, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } });
+        volumes.push({ name: "ca", secret: { secretName: plan.names.tlsSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } });
+        const shared = [mount("tls", PATHS.certsIronic, true), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true)];
+        ironicCertMounts = shared;
+        httpdCertMounts = [...shared, mount("tls", PATHS.certsVmedia, true)];
+    }
 
     const ironic: Container = {
         name: "ironic",
         image: c.images.ironic,
-        command: [COMMANDS.ironic],
-        env: ironicEnv,
+        command: wrap([COMMANDS.ironic]),
+        env: [...wrapperEnv([PATHS.certsIronic]), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
         securityContext: restrictedContainer(),
-        volumeMounts: [
-            mount("shared", PATHS.shared),
-            mount("ironic-conf", PATHS.conf),
-            mount("ironic-data", PATHS.data),
-            mount("ironic-tmp", PATHS.tmp),
-            ...certMounts,
-        ],
+        volumeMounts: [mount("shared", PATHS.shared), mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...ironicCertMounts],
         // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
         readinessProbe: { exec: { command: [COMMANDS.readiness] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { exec: { command: [COMMANDS.liveness] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
@@ -106,22 +135,15 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const httpd: Container = {
         name: "httpd",
         image: c.images.ironic,
-        command: [COMMANDS.httpd],
-        env: httpdEnv,
+        command: wrap([COMMANDS.httpd]),
+        env: [...wrapperEnv([PATHS.certsIronic, PATHS.certsVmedia]), ...sortedEnv(plan.commonEnv)],
         securityContext: restrictedContainer(),
         ports: [
             { name: "ironic-api", containerPort: p.api, hostPort: p.api, protocol: "TCP" },
             { name: "image-svc", containerPort: p.http, hostPort: p.http, protocol: "TCP" },
             { name: "image-svc-tls", containerPort: p.vmediaTls, hostPort: p.vmediaTls, protocol: "TCP" },
         ],
-        volumeMounts: [
-            mount("shared", PATHS.shared),
-            mount("httpd-conf", PATHS.conf),
-            mount("httpd-data", PATHS.data),
-            mount("httpd-tmp", PATHS.tmp),
-            ...certMounts,
-            mount("tls", PATHS.certsVmedia, true),
-        ],
+        volumeMounts: [mount("shared", PATHS.shared), mount("httpd-conf", PATHS.conf), mount("httpd-data", PATHS.data), mount("httpd-tmp", PATHS.tmp), ...httpdCertMounts],
         readinessProbe: { httpGet: { path: "/images/ironic-python-agent.kernel", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { tcpSocket: { port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: { requests: { cpu: "50m", memory: "64Mi" } },
@@ -135,14 +157,44 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         resources: { requests: { cpu: "10m", memory: "32Mi" } },
     };
     const containers: Container[] = [ironic, httpd];
+    const initContainers: Container[] = [
+        {
+            name: "ipa-downloader",
+            image: c.images.ipaDownloader,
+            env: sortedEnv(plan.ipaDownloaderEnv),
+            securityContext: restrictedContainer(),
+            volumeMounts: [mount("shared", PATHS.shared), emptyMount("ironic-tmp", PATHS.tmp)],
+            resources: { requests: { cpu: "50m", memory: "64Mi" } },
+        },
+    ];
 
     if (plan.dhcpEnabled) {
         volumes.push(emptyDir("dnsmasq-data"), emptyDir("dnsmasq-tmp"));
-        volumes.push({ name: "dnsmasq-config", configMap: { name: plan.names.dnsmasqConfigMap, defaultMode: 0o555 } });
+        let dnsmasqMounts: VolumeMount[];
+        let command: string[];
+        if (multi) {
+            // Both the ironic container (Ironic's dnsmasq provider) and dnsmasq use these: create them first.
+            initContainers.push({
+                name: "dhcp-dirs",
+                image: c.images.ironic,
+                command: ["/bin/mkdir", "-p", DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir],
+                securityContext: restrictedContainer(),
+                volumeMounts: [mount("shared", PATHS.shared)],
+                resources: { requests: { cpu: "10m", memory: "16Mi" } },
+            });
+            dnsmasqMounts = [mount("node-data", CONDUCTOR_PATHS.nodeData, true), mount("scripts", CONDUCTOR_PATHS.scripts, true)];
+            command = wrap([COMMANDS.shell, `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}`]);
+        } else {
+            volumes.push({ name: "dnsmasq-config", configMap: { name: plan.names.dnsmasqConfigMap, defaultMode: 0o555 } });
+            dnsmasqMounts = [mount("dnsmasq-config", DNSMASQ_CONFIG_DIR, true)];
+            command = [COMMANDS.shell, `${DNSMASQ_CONFIG_DIR}/${DNSMASQ_START_SCRIPT}`];
+        }
+        const env = wrapperEnv([]);
         containers.push({
             name: "dnsmasq",
             image: c.images.ironic,
-            command: [COMMANDS.shell, `${DNSMASQ_CONFIG_DIR}/${DNSMASQ_START_SCRIPT}`],
+            command,
+            ...(env.length > 0 ? { env } : {}),
             securityContext: {
                 // The image's dnsmasq binary carries file capabilities; they only apply with
                 // privilege escalation allowed.
@@ -151,12 +203,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
                 runAsNonRoot: true,
                 capabilities: { drop: ["ALL"], add: [...DNSMASQ_CAPABILITIES] },
             },
-            volumeMounts: [
-                mount("shared", PATHS.shared),
-                mount("dnsmasq-data", PATHS.data),
-                mount("dnsmasq-tmp", PATHS.tmp),
-                mount("dnsmasq-config", DNSMASQ_CONFIG_DIR, true),
-            ],
+            volumeMounts: [mount("shared", PATHS.shared), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp), ...dnsmasqMounts],
             livenessProbe: {
                 exec: { command: [COMMANDS.shell, "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '"] },
                 initialDelaySeconds: 30,
@@ -173,7 +220,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         containers.push({
             name: "keepalived",
             image: c.images.keepalived,
-            env: [{ name: "KEEPALIVED_VIRTUAL_IPS", value: plan.keepalivedVirtualIps }],
+            env: [{ name: ENV.keepalivedVirtualIps, value: plan.keepalivedVirtualIps }],
             securityContext: {
                 allowPrivilegeEscalation: true,
                 runAsUser: 65532,
@@ -185,6 +232,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         });
     }
 
+    const nodeSelector = { ...c.placement.nodeSelector, ...(multi ? { [CONDUCTOR_NODE_LABEL]: conductorLabelValue(plan.namespace, plan.name) } : {}) };
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
@@ -197,18 +245,9 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
             runAsNonRoot: true,
             seccompProfile: { type: "RuntimeDefault" },
         },
-        nodeSelector: Object.keys(c.placement.nodeSelector).length > 0 ? sortedRecord(c.placement.nodeSelector) : undefined,
+        nodeSelector: Object.keys(nodeSelector).length > 0 ? sortedRecord(nodeSelector) : undefined,
         tolerations: c.placement.tolerations.length > 0 ? c.placement.tolerations : undefined,
-        initContainers: [
-            {
-                name: "ipa-downloader",
-                image: c.images.ipaDownloader,
-                env: sortedEnv(plan.ipaDownloaderEnv),
-                securityContext: restrictedContainer(),
-                volumeMounts: [mount("shared", PATHS.shared), emptyMount("ironic-tmp", PATHS.tmp)],
-                resources: { requests: { cpu: "50m", memory: "64Mi" } },
-            },
-        ],
+        initContainers,
         containers,
         volumes,
     };
@@ -240,6 +279,49 @@ export function ironicDeployment(plan: IronicPlan, annotations: Record<string, p
             selector: { matchLabels: plan.selector },
             template: {
                 metadata: { labels: plan.labels, annotations: podAnnotations },
+                spec: ironicPodSpec(plan),
+            },
+        },
+    };
+}
+
+/** Multi: per-node entries (environment, dnsmasq config), looked up by node name at start. */
+export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> {
+    const data: Record<string, string> = {};
+    for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
+        const keys = nodeKeys(c.node);
+        data[keys.env] = renderEnvFile(c.env ?? {});
+        if (c.dnsmasqConf) data[keys.dnsmasqConf] = c.dnsmasqConf;
+    }
+    return data;
+}
+
+/** Multi: scripts shared by every node (the pod template's only per-content annotation). */
+export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
+    const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper() };
+    if (plan.dhcpEnabled) data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
+    return data;
+}
+
+export function contentHash(data: Record<string, string>): string {
+    return sha256(Object.keys(data).sort().map((k) => `${k}\n${data[k]}`).join("\n"));
+}
+
+/**
+ * Multi: one conductor per labelled control-plane node. The template depends on nothing
+ * node-specific, so adding, removing or replacing a node leaves it byte-identical.
+ */
+export function conductorDaemonSet(plan: IronicPlan): k8s.types.input.apps.v1.DaemonSet {
+    return {
+        apiVersion: "apps/v1",
+        kind: "DaemonSet",
+        metadata: { name: plan.names.deployment, namespace: plan.namespace, labels: plan.labels },
+        spec: {
+            selector: { matchLabels: plan.selector },
+            // Host ports: the old pod must go before the new one starts on the same node.
+            updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
+            template: {
+                metadata: { labels: plan.labels, annotations: { [ANNOTATIONS.scripts]: contentHash(scriptsConfigMapData(plan)) } },
                 spec: ironicPodSpec(plan),
             },
         },

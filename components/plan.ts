@@ -4,9 +4,11 @@
  */
 import * as ipaddr from "ipaddr.js";
 
-import { ConductorConfig, StackConfig, ipToNumber } from "./config";
-import { DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, PATHS, osloEnvName } from "./contract";
+import { StackConfig, ipToNumber } from "./config";
+import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, PATHS, osloEnvName } from "./contract";
 import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "./dnsmasq";
+import { WRAPPER_ENV } from "./conductor";
+import { planSlices } from "./slices";
 
 export type EnvMap = Record<string, string>;
 
@@ -15,6 +17,11 @@ export interface ConductorPlan {
     node: string;
     ip: string;
     interface?: string;
+    /** Multi: the DHCP slot and whether it was derived from the node name. */
+    slot?: number;
+    autoSlot?: boolean;
+    /** Multi: the node's own environment (provisioning IP, conductor host), resolved at start. */
+    env?: EnvMap;
     /** DHCP slice this conductor's dnsmasq hands out. */
     range?: DhcpRange & { size: number };
     /** Inputs of the dnsmasq renderer and its output (absent without DHCP). */
@@ -36,6 +43,11 @@ export interface IronicPlan {
         caSecret: string;
         credentialsSecret: string;
         bmoConfigMap: string;
+        /** Multi only. */
+        rpcCredentialsSecret: string;
+        nodeDataConfigMap: string;
+        nodeCertsSecret: string;
+        scriptsConfigMap: string;
     };
     /** In-cluster DNS names of the API Service, shortest first. */
     serviceDnsNames: string[];
@@ -125,16 +137,49 @@ export function buildPlan(config: StackConfig): IronicPlan {
             dnsmasqConf: range ? renderDnsmasqConf(opts) : undefined,
         });
     } else {
-        for (const c of config.conductors as ConductorConfig[]) {
-            conductors.push({ node: c.name, ip: c.ip, interface: c.interface });
+        const slices = dhcp
+            ? planSlices({ rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: dhcp.slots, minSize: dhcp.minSize, conductors: config.conductors })
+            : undefined;
+        for (const c of config.conductors) {
+            const iface = c.interface ?? provisioning.interface;
+            const slice = slices?.slices.find((x) => x.node === c.name);
+            const range = slice && dhcp ? { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } : undefined;
+            const opts: DnsmasqOptions | undefined = range
+                ? {
+                      header: `dnsmasq for conductor ${c.name} of ${namespace}/${name} (slot ${slice!.slot} of ${dhcp!.slots})`,
+                      interface: iface,
+                      serverIp: c.ip,
+                      httpUrl: `http://${c.ip}:${ports.http}`,
+                      range,
+                      gateway: dhcp?.gateway,
+                      dns: dhcp?.dns,
+                      knownHostsOnly: { hostsDir: DHCP_PROVIDER_PATHS.hostsDir, optsDir: DHCP_PROVIDER_PATHS.optsDir },
+                      leaseFile: DHCP_PROVIDER_PATHS.leaseFile,
+                  }
+                : undefined;
+            const env: EnvMap = { [ENV.provisioningIp]: c.ip, [ENV.conductorHost]: c.ip };
+            if (iface) env[ENV.provisioningInterface] = iface;
+            conductors.push({
+                node: c.name,
+                ip: c.ip,
+                interface: iface,
+                slot: slice?.slot,
+                autoSlot: slice?.auto,
+                env,
+                range,
+                dnsmasqOptions: opts,
+                dnsmasqConf: opts ? renderDnsmasqConf(opts) : undefined,
+            });
         }
     }
+    const multi = config.topology === "multi";
 
-    const certIps = uniqueSorted([ip, ...config.tls.extraIps], compareIps);
+    // Single: one certificate for the API Service and the provisioning IP. Multi: this is the
+    // shared part of every node certificate (the Service names); each node adds its own IP and name.
+    const certIps = uniqueSorted([...(multi ? [] : [ip]), ...config.tls.extraIps], compareIps);
     const certDns = uniq([...serviceDnsNames, ...config.tls.extraDnsNames]);
 
     const commonEnv: EnvMap = {
-        [ENV.provisioningIp]: ip,
         [ENV.listenAllInterfaces]: "true",
         [ENV.httpPort]: String(ports.http),
         [ENV.accessPort]: String(ports.api),
@@ -149,7 +194,10 @@ export function buildPlan(config: StackConfig): IronicPlan {
         // Roll Ironic and httpd when a mounted certificate Secret is updated in place.
         [ENV.restartOnCertUpdate]: "true",
     };
-    if (provisioning.interface) commonEnv[ENV.provisioningInterface] = provisioning.interface;
+    if (!multi) {
+        commonEnv[ENV.provisioningIp] = ip;
+        if (provisioning.interface) commonEnv[ENV.provisioningInterface] = provisioning.interface;
+    }
     if (config.ironic.kernelParams) commonEnv[ENV.kernelParams] = config.ironic.kernelParams;
     if (config.ironic.ramdiskSshKey) commonEnv[ENV.ramdiskSshKey] = config.ironic.ramdiskSshKey;
 
@@ -161,12 +209,28 @@ export function buildPlan(config: StackConfig): IronicPlan {
         ironicEnv[ENV.mariadbHost] = config.database.port ? `${config.database.host}:${config.database.port}` : config.database.host!;
         ironicEnv[ENV.mariadbDatabase] = config.database.name ?? "ironic";
     }
-    const osloSettings: [string, string, string][] = Object.keys(config.ironic.config)
+    if (multi) {
+        // Active/active conductors: JSON-RPC between them, one port for all (peers dial their own port).
+        ironicEnv[ENV.exposeJsonRpc] = "true";
+        ironicEnv[ENV.jsonRpcPort] = String(ports.jsonRpc);
+    }
+    const programSettings: [string, string, string][] = [];
+    if (multi && dhcp) {
+        // Ironic's dnsmasq provider writes each owned host into this conductor's own directories.
+        programSettings.push(
+            ["dhcp", "dhcp_provider", "dnsmasq"],
+            ["dnsmasq", "dhcp_hostsdir", DHCP_PROVIDER_PATHS.hostsDir],
+            ["dnsmasq", "dhcp_leasefile", DHCP_PROVIDER_PATHS.leaseFile],
+            ["dnsmasq", "dhcp_optsdir", DHCP_PROVIDER_PATHS.optsDir],
+        );
+    }
+    const userSettings: [string, string, string][] = Object.keys(config.ironic.config)
         .sort()
         .map((k) => {
             const [group, option] = k.split(".");
             return [group, option, osloValue(config.ironic.config[k])];
         });
+    const osloSettings = [...programSettings, ...userSettings];
     for (const [group, option, value] of osloSettings) ironicEnv[osloEnvName(group, option)] = value;
 
     const ipaDownloaderEnv: EnvMap = { [ENV.sharedDir]: PATHS.shared };
@@ -188,13 +252,17 @@ export function buildPlan(config: StackConfig): IronicPlan {
             caSecret: `${name}-cacert`,
             credentialsSecret: `${name}-credentials`,
             bmoConfigMap: `${name}-bmo`,
+            rpcCredentialsSecret: `${name}-rpc-credentials`,
+            nodeDataConfigMap: `${name}-conductors`,
+            nodeCertsSecret: `${name}-conductor-tls`,
+            scriptsConfigMap: `${name}-scripts`,
         },
         serviceDnsNames,
         urls: {
             apiInCluster: `https://${name}.${namespace}.svc:${ports.api}`,
-            apiProvisioning: `https://${ip}:${ports.api}`,
-            http: `http://${ip}:${ports.http}`,
-            vmediaTls: `https://${ip}:${ports.vmediaTls}`,
+            apiProvisioning: multi ? `https://<conductor IP>:${ports.api}` : `https://${ip}:${ports.api}`,
+            http: multi ? `http://<conductor IP>:${ports.http}` : `http://${ip}:${ports.http}`,
+            vmediaTls: multi ? `https://<conductor IP>:${ports.vmediaTls}` : `https://${ip}:${ports.vmediaTls}`,
         },
         certificate: { dnsNames: certDns, ipAddresses: certIps },
         conductors,
@@ -203,7 +271,9 @@ export function buildPlan(config: StackConfig): IronicPlan {
         ironicEnv,
         osloSettings,
         ipaDownloaderEnv,
-        dnsmasqStartScript: renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`),
+        dnsmasqStartScript: multi
+            ? renderDnsmasqStartScript(`"$${WRAPPER_ENV.dataDir}/$${WRAPPER_ENV.node}.dnsmasq.conf"`, { leaseFile: DHCP_PROVIDER_PATHS.leaseFile })
+            : renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`),
         keepalivedVirtualIps: provisioning.keepalived ? `${ip},${provisioning.interface},${prefixLength}` : undefined,
     };
 }

@@ -5,6 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
+import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { Ironic } from "./ironic";
 import { bmoConfigMapData } from "./manifests";
@@ -18,7 +19,7 @@ export interface Metal3IronicArgs {
 export interface TopologySummary {
     topology: "single" | "multi";
     namespace: string;
-    conductors: { node: string; ip: string; dhcpRange: string | null }[];
+    conductors: { node: string; ip: string; slot?: number; dhcpRange: string | null }[];
 }
 
 export function topologySummary(plan: IronicPlan): TopologySummary {
@@ -28,6 +29,7 @@ export function topologySummary(plan: IronicPlan): TopologySummary {
         conductors: plan.conductors.map((c) => ({
             node: c.node || "(any node)",
             ip: c.ip,
+            ...(c.slot !== undefined ? { slot: c.slot } : {}),
             dhcpRange: c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : null,
         })),
     };
@@ -61,55 +63,69 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         );
 
         const mounted: pulumi.Resource[] = [creds.secret];
+        const hours = (days: number) => days * 24;
+        let pki: StackPki | undefined;
         let caPem: pulumi.Output<string>;
-        let tlsCertPem: pulumi.Output<string>;
         if (c.tls.mode === "generate") {
-            const hours = (days: number) => days * 24;
-            const pki = new StackPki(
+            pki = new StackPki(
                 `${name}-pki`,
                 { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, validityHours: hours(c.tls.caValidityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
                 { parent: this },
             );
-            const server = pki.issue(
-                `${name}-api`,
-                {
-                    commonName: `${plan.name}.${plan.namespace}.svc`,
-                    dnsNames: plan.certificate.dnsNames,
-                    ipAddresses: plan.certificate.ipAddresses,
-                    validityHours: hours(c.tls.validityDays),
-                    earlyRenewalHours: hours(c.tls.renewBeforeDays),
-                },
-                pki,
+            // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca; the
+            // multi-conductor pods verify their peers with it.
+            mounted.push(
+                new k8s.core.v1.Secret(
+                    `${name}-cacert`,
+                    { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": pki.caCertPem } },
+                    { parent: this },
+                ),
             );
-            const tlsSecret = new k8s.core.v1.Secret(
-                `${name}-tls`,
-                {
-                    metadata: { name: plan.names.tlsSecret, namespace, labels: plan.labels },
-                    type: "kubernetes.io/tls",
-                    stringData: { "tls.crt": server.certPem, "tls.key": server.keyPem, "ca.crt": pki.caCertPem },
-                },
-                { parent: this },
-            );
-            // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca.
-            new k8s.core.v1.Secret(
-                `${name}-cacert`,
-                { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": pki.caCertPem } },
-                { parent: this },
-            );
-            mounted.push(tlsSecret);
             caPem = pki.caCertPem;
-            tlsCertPem = server.certPem;
         } else {
             caPem = pulumi.output(`(from Secret ${plan.namespace}/${plan.names.tlsSecret}, key ca.crt)`);
-            tlsCertPem = pulumi.output(`existing:${plan.names.tlsSecret}`);
         }
 
-        const ironic = new Ironic(`${name}-ironic`, { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
+        let workload: pulumi.Resource;
+        if (c.topology === "single") {
+            let tlsCertPem: pulumi.Output<string>;
+            if (pki) {
+                const server = pki.issue(
+                    `${name}-api`,
+                    {
+                        commonName: `${plan.name}.${plan.namespace}.svc`,
+                        dnsNames: plan.certificate.dnsNames,
+                        ipAddresses: plan.certificate.ipAddresses,
+                        validityHours: hours(c.tls.validityDays),
+                        earlyRenewalHours: hours(c.tls.renewBeforeDays),
+                    },
+                    pki,
+                );
+                mounted.push(
+                    new k8s.core.v1.Secret(
+                        `${name}-tls`,
+                        {
+                            metadata: { name: plan.names.tlsSecret, namespace, labels: plan.labels },
+                            type: "kubernetes.io/tls",
+                            stringData: { "tls.crt": server.certPem, "tls.key": server.keyPem, "ca.crt": pki.caCertPem },
+                        },
+                        { parent: this },
+                    ),
+                );
+                tlsCertPem = server.certPem;
+            } else {
+                tlsCertPem = pulumi.output(`existing:${plan.names.tlsSecret}`);
+            }
+            workload = new Ironic(`${name}-ironic`, { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
+        } else {
+            // Validation guarantees tls.mode "generate" with multi: node certificates are issued here.
+            workload = new Conductors(`${name}-conductors`, { plan, namespace, pki: pki!, dependsOn: mounted }, { parent: this });
+        }
 
         new k8s.core.v1.ConfigMap(
             `${name}-bmo`,
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
-            { parent: this, dependsOn: [ironic] },
+            { parent: this, dependsOn: [workload] },
         );
 
         this.apiUrl = pulumi.output(plan.urls.apiInCluster);

@@ -1,0 +1,100 @@
+/**
+ * The multi-conductor workload: one Ironic (+ httpd, dnsmasq) per configured control-plane node.
+ *
+ * Per-node data (environment, dnsmasq slice config, certificate) lives in per-node entries of
+ * one ConfigMap and one Secret; the DaemonSet's pod template is the same for every node. Adding
+ * a node adds entries, a node label and a certificate; nothing of another node changes.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "./conductor";
+import { Credentials } from "./credentials";
+import { conductorDaemonSet, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "./manifests";
+import { StackPki } from "./pki";
+import { IronicPlan } from "./plan";
+
+export interface ConductorsArgs {
+    plan: IronicPlan;
+    namespace: pulumi.Input<string>;
+    /** Signs one certificate per node (API on the node IP and JSON-RPC). */
+    pki: StackPki;
+    /** Objects the pods mount; the DaemonSet waits for them. */
+    dependsOn: pulumi.Input<pulumi.Resource>[];
+}
+
+/** SANs of a node certificate: the node's IP and name, plus the API Service names. No other node. */
+export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string): { dnsNames: string[]; ipAddresses: string[] } {
+    return {
+        dnsNames: [...new Set([node, ...plan.certificate.dnsNames])],
+        ipAddresses: [...new Set([ip, ...plan.certificate.ipAddresses])],
+    };
+}
+
+export class Conductors extends pulumi.ComponentResource {
+    public readonly daemonSet: k8s.apps.v1.DaemonSet;
+    public readonly service: k8s.core.v1.Service;
+
+    constructor(name: string, args: ConductorsArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("metal3:ironic:Conductors", name, {}, opts);
+        const { plan, namespace, pki } = args;
+        const c = plan.config;
+        const labelValue = conductorLabelValue(plan.namespace, plan.name);
+
+        // Label exactly the configured nodes (server-side apply: removed again on delete).
+        const nodeLabels = plan.conductors.map(
+            (cd) =>
+                new k8s.core.v1.NodePatch(
+                    `${name}-node-${cd.node}`,
+                    { metadata: { name: cd.node, labels: { [CONDUCTOR_NODE_LABEL]: labelValue } } },
+                    { parent: this },
+                ),
+        );
+
+        // JSON-RPC has its own credentials; the image reads username, password and htpasswd.
+        const rpc = new Credentials(
+            `${name}-rpc-credentials`,
+            { namespace, secretName: plan.names.rpcCredentialsSecret, username: "ironic-rpc", labels: plan.labels },
+            { parent: this },
+        );
+
+        const hours = (days: number) => days * 24;
+        const certData: Record<string, pulumi.Output<string>> = {};
+        for (const cd of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
+            const sans = nodeCertificateSans(plan, cd.node, cd.ip);
+            const cert = pki.issue(
+                `${name}-node-${cd.node}`,
+                { commonName: cd.node, ...sans, validityHours: hours(c.tls.validityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
+                pki,
+            );
+            const keys = nodeKeys(cd.node);
+            certData[keys.tlsCrt] = cert.certPem;
+            certData[keys.tlsKey] = cert.keyPem;
+        }
+        const nodeCerts = new k8s.core.v1.Secret(
+            `${name}-conductor-tls`,
+            { metadata: { name: plan.names.nodeCertsSecret, namespace, labels: plan.labels }, stringData: certData },
+            { parent: this },
+        );
+        const nodeData = new k8s.core.v1.ConfigMap(
+            `${name}-conductors`,
+            { metadata: { name: plan.names.nodeDataConfigMap, namespace, labels: plan.labels }, data: nodeDataConfigMapData(plan) },
+            { parent: this },
+        );
+        const scripts = new k8s.core.v1.ConfigMap(
+            `${name}-scripts`,
+            { metadata: { name: plan.names.scriptsConfigMap, namespace, labels: plan.labels }, data: scriptsConfigMapData(plan) },
+            { parent: this },
+        );
+
+        const ds = conductorDaemonSet(plan);
+        this.daemonSet = new k8s.apps.v1.DaemonSet(
+            `${name}-daemonset`,
+            { ...ds, metadata: { ...ds.metadata, namespace } },
+            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels] },
+        );
+        const svc = ironicService(plan);
+        this.service = new k8s.core.v1.Service(`${name}-service`, { ...svc, metadata: { ...svc.metadata, namespace } }, { parent: this });
+        this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });
+    }
+}
