@@ -120,6 +120,16 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         httpdCertMounts = [...shared, mount("tls", PATHS.certsVmedia, true)];
     }
 
+    if (c.database.kind === "external") {
+        // The image reads the DB user and password from files, and turns TLS on when the CA exists.
+        volumes.push({ name: "db-auth", secret: { secretName: c.database.credentialsSecret!, items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
+        ironicCertMounts.push(mount("db-auth", PATHS.authMariadb, true));
+        if (c.database.caSecret) {
+            volumes.push({ name: "db-ca", secret: { secretName: c.database.caSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } });
+            ironicCertMounts.push(mount("db-ca", PATHS.certsMariadbCa, true));
+        }
+    }
+
     const ironic: Container = {
         name: "ironic",
         image: c.images.ironic,

@@ -77,9 +77,18 @@ async function main(): Promise<number> {
     lines.push(`  images / iPXE              ${plan.urls.http}`);
     lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
     lines.push("DHCP per conductor:");
+    const multi = plan.config.topology === "multi";
+    if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
     for (const c of plan.conductors) {
         const where = c.node || "(single, any node)";
-        lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
+        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot}${c.autoSlot ? " (auto)" : " (pinned)"}`}`.padEnd(11) + " " : "";
+        lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
+    }
+    const dhcp = plan.config.provisioning.dhcp;
+    if (multi && dhcp) {
+        const used = new Set(plan.conductors.map((c) => c.slot));
+        const free = [...Array(dhcp.slots).keys()].filter((s) => !used.has(s));
+        lines.push(`  ${dhcp.slots} slots of ${plan.conductors[0]?.range?.size ?? "?"} addresses in ${dhcp.rangeStart}-${dhcp.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}`);
     }
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
     console.log(lines.join("\n"));

@@ -31,7 +31,9 @@ function isSecure(v: unknown): boolean {
 
 /** Kubernetes object (apiVersion/kind/metadata/...) from a recorded registration. */
 export function toObject(r: RecordedResource): Record<string, any> {
-    const [, groupVersion, kind] = r.type.split(":");
+    const [, groupVersion, typeKind] = r.type.split(":");
+    // A NodePatch is a server-side-apply patch of a Node: shown (and validated) as a partial Node.
+    const kind = typeKind === "NodePatch" ? "Node" : typeKind;
     const [group, version] = groupVersion.split("/");
     const apiVersion = group === "core" ? version : `${group}/${version}`;
     let inputs = r.inputs;
@@ -47,7 +49,7 @@ export function toObject(r: RecordedResource): Record<string, any> {
     return { apiVersion, kind, ...rest };
 }
 
-const KIND_ORDER = ["Namespace", "Secret", "ConfigMap", "Service", "Deployment", "DaemonSet", "StatefulSet", "Job"];
+const KIND_ORDER = ["Namespace", "Node", "Secret", "ConfigMap", "Service", "Deployment", "DaemonSet", "StatefulSet", "Job"];
 
 export function isKubernetesObject(r: RecordedResource): boolean {
     return r.custom && r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:") && r.type.split(":").length === 3 && r.type.split(":")[1].includes("/");
