@@ -19,9 +19,9 @@ function ironicAvailable(): boolean {
 /** The environment of the rendered ironic container. */
 async function ironicContainerEnv(raw: RawConfig): Promise<Record<string, string>> {
     const rendered = await renderOffline(raw);
-    const deployment = rendered.objects.find((o) => o.kind === "Deployment");
-    const container = deployment!.spec.template.spec.containers.find((c: any) => c.name === "ironic");
-    return Object.fromEntries(container.env.map((e: any) => [e.name, e.value]));
+    const workload = rendered.objects.find((o) => o.kind === "Deployment" || o.kind === "DaemonSet");
+    const container = workload!.spec.template.spec.containers.find((c: any) => c.name === "ironic");
+    return Object.fromEntries(container.env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
 }
 
 /** Read options back through Ironic's loader, with exactly `env` as the OS_* environment. */
@@ -70,6 +70,20 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
         assert.deepEqual(got["conductor.automated_clean"], { value: false });
         assert.deepEqual(got["deploy.fast_track"], { value: true });
         assert.deepEqual(got["default.host"], { value: "conductor-a" });
+    });
+
+    it("reads back the multi-conductor settings: dnsmasq DHCP provider and its directories", async function () {
+        const haRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.ha.yaml"));
+        const env = await ironicContainerEnv(haRaw);
+        const osEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OS_")));
+        const got = loadWithIronic(osEnv, osloOptions(env));
+        assert.deepEqual(got, {
+            "conductor.deploy_callback_timeout": { value: 3600 },
+            "dhcp.dhcp_provider": { value: "dnsmasq" },
+            "dnsmasq.dhcp_hostsdir": { value: "/shared/dnsmasq/hostsdir.d" },
+            "dnsmasq.dhcp_leasefile": { value: "/shared/dnsmasq/dnsmasq.leases" },
+            "dnsmasq.dhcp_optsdir": { value: "/shared/dnsmasq/optsdir.d" },
+        });
     });
 
     it("an option Ironic does not know is reported by the loader (the check can fail)", async function () {

@@ -9,6 +9,7 @@ import { RawConfig } from "../components/config";
 import { renderOffline, readStackConfig } from "../scripts/render";
 
 const devRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.dev.yaml"));
+const haRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.ha.yaml"));
 
 /** kubernetes-models ships ES modules only; a real dynamic import (not compiled to require). */
 const esmImport = new Function("specifier", "return import(specifier)") as (s: string) => Promise<any>;
@@ -33,6 +34,7 @@ export async function schemaError(o: Record<string, any>): Promise<string | unde
 
 const variants: [string, RawConfig][] = [
     ["dev stack", devRaw],
+    ["ha stack (multi, DaemonSet, node label patches)", haRaw],
     ["virtual media only, keepalived, existing TLS", (() => {
         const prov: Record<string, unknown> = { ...(devRaw.provisioning as object), keepalived: true };
         delete prov.dhcp;
