@@ -141,7 +141,7 @@ export function canUseNetns(): boolean {
 export function dhcpClient(ns: string, ifname: string, workdir: string, sendOptions: string[] = []): Record<string, string> {
     const script = path.join(workdir, "udhcpc-script.sh");
     if (!fs.existsSync(script)) {
-        fs.writeFileSync(script, '#!/bin/sh\nif [ "$1" = bound ]; then env | grep -E "^(ip|subnet|router|dns|siaddr|boot_file|serverid|lease|bootfile|sname|mask)=" ; fi\n', { mode: 0o755 });
+        fs.writeFileSync(script, '#!/bin/sh\nif [ "$1" = bound ]; then env | grep -E "^(ip|subnet|router|dns|siaddr|boot_file|serverid|lease|bootfile|sname|mask|tftp)=" ; fi\n', { mode: 0o755 });
     }
     const args = ["netns", "exec", ns, "busybox", "udhcpc", "-i", ifname, "-f", "-q", "-n", "-t", "3", "-T", "2", "-s", script, "-O", "66", "-O", "67"];
     for (const x of sendOptions) args.push("-x", x);
