@@ -15,3 +15,5 @@ export const credentialsSecretName = outputs.credentialsSecretName;
 export const credentials = outputs.credentials;
 /** Conductors and their DHCP ranges. */
 export const topology = outputs.topology;
+/** The Ironic image deployed; the next run refuses an older one while a database is shared. */
+export const ironicImage = outputs.ironicImage;

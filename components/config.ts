@@ -188,12 +188,18 @@ const sections = {
         }).optional(),
     }),
     database: strict({
-        kind: z.enum(["sqlite", "external"], { error: 'must be "sqlite" (single only, ephemeral) or "external"' }),
-        host: z.string().optional(),
+        kind: z.enum(["sqlite", "mariadb", "external"], {
+            error: 'must be "mariadb" (deployed by this program), "external" (your own MariaDB/MySQL) or "sqlite" (single only, reset on every restart)',
+        }),
+        host: z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/, "must be a host name or IP address (put the port in database.port)").optional(),
         port: port.optional(),
-        name: z.string().optional(),
+        name: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a database name: letters, digits and '_' (at most 64)").optional(),
         credentialsSecret: dnsLabel.optional(),
         caSecret: dnsLabel.optional(),
+        storageSize: z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, "must be a Kubernetes quantity such as 10Gi").optional(),
+        storageClass: z.string().optional(),
+        retainOnDelete: z.boolean().optional(),
+        allowDowngrade: z.boolean().optional(),
     }),
     conductors: z.array(
         strict({
@@ -276,12 +282,19 @@ export interface StackConfig {
         ipa: { baseUri?: string; branch?: string; flavor?: string };
     };
     database: {
-        kind: "sqlite" | "external";
+        kind: "sqlite" | "mariadb" | "external";
         host?: string;
         port?: number;
-        name?: string;
+        /** Database name (default ironic). */
+        name: string;
         credentialsSecret?: string;
         caSecret?: string;
+        /** mariadb: volume size and class; keep the volume when the stack is destroyed. */
+        storageSize: string;
+        storageClass?: string;
+        retainOnDelete: boolean;
+        /** Allow an Ironic image older than the deployed one (Ironic does not support schema downgrades). */
+        allowDowngrade: boolean;
     };
     conductors: ConductorConfig[];
     kubernetes: { context?: string };
@@ -403,7 +416,18 @@ function applyDefaults(p: Partial<Sections>): StackConfig {
             automatedClean: p.ironic?.automatedClean ?? true,
             ipa: p.ironic?.ipa ?? {},
         },
-        database: p.database ?? { kind: "sqlite" },
+        database: {
+            kind: p.database?.kind ?? "sqlite",
+            host: p.database?.host,
+            port: p.database?.port,
+            name: p.database?.name ?? "ironic",
+            credentialsSecret: p.database?.credentialsSecret,
+            caSecret: p.database?.caSecret,
+            storageSize: p.database?.storageSize ?? "10Gi",
+            storageClass: p.database?.storageClass,
+            retainOnDelete: p.database?.retainOnDelete ?? true,
+            allowDowngrade: p.database?.allowDowngrade ?? false,
+        },
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
     };
@@ -551,7 +575,7 @@ function semanticIssues(c: StackConfig, parsed: Partial<Sections>): ConfigIssue[
     } else {
         if (conductors.length === 0) add("conductors", 'topology "multi" needs the control-plane nodes: a list of {name, ip} entries');
         if (c.database.kind === "sqlite") {
-            add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "external"');
+            add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');
         }
         if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');
         if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor gets its own certificate from the stack CA (its IP and name), which an existing Secret cannot provide');
@@ -568,9 +592,22 @@ function semanticIssues(c: StackConfig, parsed: Partial<Sections>): ConfigIssue[
         if (!c.database.host) add("database.host", 'required with database.kind "external" (host name or IP of the MariaDB server)');
         if (!c.database.credentialsSecret) add("database.credentialsSecret", 'required with database.kind "external": a Secret with keys username and password');
     }
-    if (parsed.database?.kind === "sqlite") {
-        for (const k of ["host", "port", "name", "credentialsSecret", "caSecret"] as const) {
-            if (parsed.database[k] !== undefined) add(`database.${k}`, 'only used with database.kind "external"');
+    if (parsed.database) {
+        const only: Record<string, string[]> = {
+            host: ["external"],
+            port: ["external"],
+            credentialsSecret: ["external"],
+            caSecret: ["external"],
+            name: ["external", "mariadb"],
+            storageSize: ["mariadb"],
+            storageClass: ["mariadb"],
+            retainOnDelete: ["mariadb"],
+            allowDowngrade: ["external", "mariadb"],
+        };
+        for (const [k, kinds] of Object.entries(only)) {
+            if ((parsed.database as Record<string, unknown>)[k] !== undefined && !kinds.includes(parsed.database.kind)) {
+                add(`database.${k}`, `only used with database.kind ${kinds.map((x) => `"${x}"`).join(" or ")}`);
+            }
         }
     }
     return issues;

@@ -21,7 +21,8 @@ import {
     IRONIC_UID,
     PATHS,
 } from "./contract";
-import { IronicPlan, sortedEnv } from "./plan";
+import { MARIADB } from "./database";
+import { databaseEnv, IronicPlan, sortedEnv } from "./plan";
 
 type PodSpec = k8s.types.input.core.v1.PodSpec;
 type Container = k8s.types.input.core.v1.Container;
@@ -120,15 +121,9 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         httpdCertMounts = [...shared, mount("tls", PATHS.certsVmedia, true)];
     }
 
-    if (c.database.kind === "external") {
-        // The image reads the DB user and password from files, and turns TLS on when the CA exists.
-        volumes.push({ name: "db-auth", secret: { secretName: c.database.credentialsSecret!, items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
-        ironicCertMounts.push(mount("db-auth", PATHS.authMariadb, true));
-        if (c.database.caSecret) {
-            volumes.push({ name: "db-ca", secret: { secretName: c.database.caSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } });
-            ironicCertMounts.push(mount("db-ca", PATHS.certsMariadbCa, true));
-        }
-    }
+    const db = databaseVolumes(plan);
+    volumes.push(...db.volumes);
+    ironicCertMounts.push(...db.mounts);
 
     const ironic: Container = {
         name: "ironic",
@@ -263,6 +258,96 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     };
 }
 
+/**
+ * Database credentials and CA where the ironic image reads them: /auth/mariadb/{username,password}
+ * and /certs/ca/mariadb/tls.crt (whose presence turns TLS to the database on).
+ */
+export function databaseVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: VolumeMount[] } {
+    const db = plan.config.database;
+    const volumes: Volume[] = [];
+    const mounts: VolumeMount[] = [];
+    const auth = (secretName: string) => volumes.push({ name: "db-auth", secret: { secretName, items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
+    if (db.kind === "external") {
+        auth(db.credentialsSecret!);
+        if (db.caSecret) volumes.push({ name: "db-ca", secret: { secretName: db.caSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } });
+    } else if (db.kind === "mariadb") {
+        auth(plan.database.names.credentialsSecret);
+        // Only the CA of the server's TLS Secret is projected, never its key.
+        volumes.push({ name: "db-ca", secret: { secretName: plan.database.names.tlsSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } });
+    }
+    if (volumes.some((v) => v.name === "db-auth")) mounts.push({ name: "db-auth", mountPath: PATHS.authMariadb, readOnly: true });
+    if (volumes.some((v) => v.name === "db-ca")) mounts.push({ name: "db-ca", mountPath: PATHS.certsMariadbCa, readOnly: true });
+    return { volumes, mounts };
+}
+
+/**
+ * A schema Job with the Ironic image: `upgrade` (ironic-dbsync upgrade, before the workload rolls)
+ * or `migrate` (online_data_migrations, after it is ready). Named by the image key, so it runs
+ * again on every image change and never on a no-op.
+ */
+export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate", image: pulumi.Input<string> = plan.config.images.ironic): k8s.types.input.batch.v1.Job {
+    const jobs = plan.database.jobs!;
+    const db = databaseVolumes(plan);
+    const name = which === "upgrade" ? jobs.upgrade : jobs.migrate;
+    const labels = { ...plan.labels, "app.kubernetes.io/component": which === "upgrade" ? "db-upgrade" : "db-migrate" };
+    return {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: {
+            name,
+            namespace: plan.namespace,
+            labels,
+            annotations: {
+                "metal3-ironic.metal3.io/ironic-image": image,
+                // A Job that failed in an earlier run is replaced (run again) instead of awaited.
+                "pulumi.com/replaceUnready": "true",
+            },
+        },
+        spec: {
+            backoffLimit: 3,
+            template: {
+                metadata: { labels },
+                spec: {
+                    restartPolicy: "OnFailure",
+                    automountServiceAccountToken: false,
+                    enableServiceLinks: false,
+                    securityContext: {
+                        runAsUser: IRONIC_UID,
+                        runAsGroup: IRONIC_GID,
+                        fsGroup: IRONIC_GID,
+                        runAsNonRoot: true,
+                        seccompProfile: { type: "RuntimeDefault" },
+                    },
+                    nodeSelector: Object.keys(plan.config.placement.nodeSelector).length > 0 ? sortedRecord(plan.config.placement.nodeSelector) : undefined,
+                    tolerations: plan.config.placement.tolerations.length > 0 ? plan.config.placement.tolerations : undefined,
+                    containers: [
+                        {
+                            name: which === "upgrade" ? "dbsync-upgrade" : "online-data-migrations",
+                            image,
+                            command: [which === "upgrade" ? COMMANDS.dbUpgrade : COMMANDS.onlineDataMigrations],
+                            env: [
+                                // Only to satisfy the image's configuration script, which waits for an IP.
+                                { name: ENV.provisioningIp, valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
+                                ...sortedEnv(databaseEnv(plan.database)),
+                            ],
+                            securityContext: restrictedContainer(),
+                            volumeMounts: [
+                                { name: "conf", mountPath: PATHS.conf },
+                                { name: "data", mountPath: PATHS.data },
+                                { name: "tmp", mountPath: PATHS.tmp },
+                                { name: "shared", mountPath: PATHS.shared },
+                                ...db.mounts,
+                            ],
+                            resources: { requests: { cpu: "100m", memory: "256Mi" } },
+                        },
+                    ],
+                    volumes: [emptyDir("conf"), emptyDir("data"), emptyDir("tmp"), emptyDir("shared"), ...db.volumes],
+                },
+            },
+        },
+    };
+}
+
 function emptyMount(name: string, mountPath: string): VolumeMount {
     return { name, mountPath };
 }
@@ -361,5 +446,102 @@ export function bmoConfigMapData(plan: IronicPlan): Record<string, string> {
         IRONIC_ENDPOINT: `${plan.urls.apiInCluster}/v1/`,
         IRONIC_CACERT_FILE: "/opt/metal3/certs/ca/tls.crt",
         METAL3_AUTH_ROOT_DIR: "/opt/metal3/auth",
+    };
+}
+
+/** Labels of the MariaDB pod (a selector distinct from Ironic's). */
+export function mariadbSelector(plan: IronicPlan): Record<string, string> {
+    return { "app.kubernetes.io/name": "mariadb", "app.kubernetes.io/instance": plan.name };
+}
+
+/** MariaDB: one replica on a PersistentVolumeClaim of its own (not a claim template: it outlives the StatefulSet). */
+export function mariadbStatefulSet(plan: IronicPlan, annotations: Record<string, pulumi.Input<string>> = {}): k8s.types.input.apps.v1.StatefulSet {
+    const n = plan.database.names;
+    const labels = { ...plan.labels, ...mariadbSelector(plan), "app.kubernetes.io/component": "database" };
+    const probe = (initialDelaySeconds: number, periodSeconds: number) => ({
+        exec: { command: [MARIADB.healthcheck, "--connect", "--innodb_initialized"] },
+        initialDelaySeconds,
+        periodSeconds,
+        timeoutSeconds: 5,
+        failureThreshold: 6,
+    });
+    const podAnnotations: Record<string, pulumi.Input<string>> = {};
+    for (const k of Object.keys(annotations).sort()) podAnnotations[k] = annotations[k];
+    return {
+        apiVersion: "apps/v1",
+        kind: "StatefulSet",
+        metadata: { name: n.statefulSet, namespace: plan.namespace, labels },
+        spec: {
+            replicas: 1,
+            serviceName: n.service,
+            selector: { matchLabels: mariadbSelector(plan) },
+            template: {
+                metadata: { labels, annotations: podAnnotations },
+                spec: {
+                    automountServiceAccountToken: false,
+                    enableServiceLinks: false,
+                    securityContext: { runAsUser: MARIADB.uid, runAsGroup: MARIADB.gid, fsGroup: MARIADB.gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+                    nodeSelector: Object.keys(plan.config.placement.nodeSelector).length > 0 ? sortedRecord(plan.config.placement.nodeSelector) : undefined,
+                    tolerations: plan.config.placement.tolerations.length > 0 ? plan.config.placement.tolerations : undefined,
+                    containers: [
+                        {
+                            name: "mariadb",
+                            image: plan.config.images.mariadb,
+                            env: [
+                                { name: "MARIADB_ROOT_PASSWORD_FILE", value: `${MARIADB.credentialsDir}/${MARIADB.rootPasswordKey}` },
+                                // Runs mariadb-upgrade when the server version changes.
+                                { name: "MARIADB_AUTO_UPGRADE", value: "1" },
+                            ],
+                            ports: [{ name: "mysql", containerPort: MARIADB.port, protocol: "TCP" }],
+                            securityContext: restrictedContainer(),
+                            volumeMounts: [
+                                { name: "data", mountPath: MARIADB.dataDir },
+                                { name: "config", mountPath: MARIADB.confDir, readOnly: true },
+                                { name: "tls", mountPath: MARIADB.tlsDir, readOnly: true },
+                                { name: "credentials", mountPath: MARIADB.credentialsDir, readOnly: true },
+                                { name: "init", mountPath: MARIADB.initDir, readOnly: true },
+                                { name: "run", mountPath: MARIADB.runDir },
+                                { name: "tmp", mountPath: PATHS.tmp },
+                            ],
+                            readinessProbe: probe(10, 10),
+                            livenessProbe: probe(60, 30),
+                            resources: { requests: { cpu: "100m", memory: "512Mi" } },
+                        },
+                    ],
+                    volumes: [
+                        { name: "data", persistentVolumeClaim: { claimName: plan.database.names.pvc } },
+                        { name: "config", configMap: { name: n.configMap } },
+                        { name: "tls", secret: { secretName: n.tlsSecret, defaultMode: 0o440 } },
+                        { name: "credentials", secret: { secretName: n.credentialsSecret, items: [{ key: MARIADB.rootPasswordKey, path: MARIADB.rootPasswordKey }], defaultMode: 0o440 } },
+                        { name: "init", secret: { secretName: n.initSecret, defaultMode: 0o440 } },
+                        emptyDir("run"),
+                        emptyDir("tmp"),
+                    ],
+                },
+            },
+        },
+    };
+}
+
+export function mariadbService(plan: IronicPlan): k8s.types.input.core.v1.Service {
+    return {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: plan.database.names.service, namespace: plan.namespace, labels: plan.labels },
+        spec: { type: "ClusterIP", selector: mariadbSelector(plan), ports: [{ name: "mysql", port: MARIADB.port, targetPort: MARIADB.port, protocol: "TCP" }] },
+    };
+}
+
+export function mariadbPvc(plan: IronicPlan): k8s.types.input.core.v1.PersistentVolumeClaim {
+    const db = plan.config.database;
+    return {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name: plan.database.names.pvc, namespace: plan.namespace, labels: plan.labels },
+        spec: {
+            accessModes: ["ReadWriteOnce"],
+            resources: { requests: { storage: db.storageSize } },
+            ...(db.storageClass ? { storageClassName: db.storageClass } : {}),
+        },
     };
 }

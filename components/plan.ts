@@ -8,6 +8,7 @@ import { StackConfig, ipToNumber } from "./config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, PATHS, osloEnvName } from "./contract";
 import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "./dnsmasq";
 import { WRAPPER_ENV } from "./conductor";
+import { DatabasePlan, databasePlan } from "./database";
 import { planSlices } from "./slices";
 
 export type EnvMap = Record<string, string>;
@@ -60,6 +61,7 @@ export interface IronicPlan {
         vmediaTls: string;
     };
     certificate: { dnsNames: string[]; ipAddresses: string[] };
+    database: DatabasePlan;
     conductors: ConductorPlan[];
     dhcpEnabled: boolean;
     /** Environment common to the ironic and httpd containers. */
@@ -201,13 +203,14 @@ export function buildPlan(config: StackConfig): IronicPlan {
     if (config.ironic.kernelParams) commonEnv[ENV.kernelParams] = config.ironic.kernelParams;
     if (config.ironic.ramdiskSshKey) commonEnv[ENV.ramdiskSshKey] = config.ironic.ramdiskSshKey;
 
+    const database = databasePlan(config);
     const ironicEnv: EnvMap = {
         [ENV.automatedClean]: config.ironic.automatedClean ? "true" : "false",
-        [ENV.useMariadb]: config.database.kind === "sqlite" ? "false" : "true",
+        ...databaseEnv(database),
     };
-    if (config.database.kind === "external") {
-        ironicEnv[ENV.mariadbHost] = config.database.port ? `${config.database.host}:${config.database.port}` : config.database.host!;
-        ironicEnv[ENV.mariadbDatabase] = config.database.name ?? "ironic";
+    if (database.jobs) {
+        // Schema changes run in the ordered Jobs, not concurrently in every conductor.
+        ironicEnv[ENV.skipDbsync] = "true";
     }
     if (multi) {
         // Active/active conductors: JSON-RPC between them, one port for all (peers dial their own port).
@@ -265,6 +268,7 @@ export function buildPlan(config: StackConfig): IronicPlan {
             vmediaTls: multi ? `https://<conductor IP>:${ports.vmediaTls}` : `https://${ip}:${ports.vmediaTls}`,
         },
         certificate: { dnsNames: certDns, ipAddresses: certIps },
+        database,
         conductors,
         dhcpEnabled: dhcp !== undefined,
         commonEnv,
@@ -276,6 +280,12 @@ export function buildPlan(config: StackConfig): IronicPlan {
             : renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`),
         keepalivedVirtualIps: provisioning.keepalived ? `${ip},${provisioning.interface},${prefixLength}` : undefined,
     };
+}
+
+/** What the ironic image reads to reach the database (credentials and CA are mounted files). */
+export function databaseEnv(db: DatabasePlan): EnvMap {
+    if (db.kind === "sqlite") return { [ENV.useMariadb]: "false" };
+    return { [ENV.useMariadb]: "true", [ENV.mariadbHost]: db.hostForIronic!, [ENV.mariadbDatabase]: db.database };
 }
 
 function uniq<T>(xs: T[]): T[] {

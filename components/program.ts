@@ -31,6 +31,7 @@ export interface ProgramOutputs {
     credentialsSecretName: pulumi.Output<string>;
     credentials: pulumi.Output<{ username: string; password: string }>;
     topology: pulumi.Output<unknown>;
+    ironicImage: pulumi.Output<string>;
 }
 
 export function runProgram(raw: RawConfig = readRawConfig()): ProgramOutputs {
@@ -51,5 +52,6 @@ export function runProgram(raw: RawConfig = readRawConfig()): ProgramOutputs {
         credentialsSecretName: stack.credentialsSecretName,
         credentials: stack.credentials,
         topology: stack.topology,
+        ironicImage: stack.ironicImage,
     };
 }

@@ -7,10 +7,21 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
+import { downgradeError } from "./database";
+import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
-import { bmoConfigMapData } from "./manifests";
+import { bmoConfigMapData, dbJob } from "./manifests";
 import { IronicPlan } from "./plan";
 import { StackPki } from "./pki";
+
+/** Stack output name of the deployed Ironic image. */
+export const IRONIC_IMAGE_OUTPUT = "ironicImage";
+
+/** The Ironic image the previous run of this very stack deployed (its own last outputs). */
+function previousIronicImage(): pulumi.Output<string | undefined> {
+    const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
+    return self.getOutput(IRONIC_IMAGE_OUTPUT) as pulumi.Output<string | undefined>;
+}
 
 export interface Metal3IronicArgs {
     plan: IronicPlan;
@@ -42,6 +53,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly credentialsSecretName: pulumi.Output<string>;
     public readonly credentials: pulumi.Output<{ username: string; password: string }>;
     public readonly topology: pulumi.Output<TopologySummary>;
+    /** The Ironic image this stack runs; read back on the next run to refuse schema downgrades. */
+    public readonly ironicImage: pulumi.Output<string>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:index:Metal3Ironic", name, {}, opts);
@@ -50,7 +63,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
 
         let namespace: pulumi.Output<string>;
         if (c.createNamespace) {
-            const ns = new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: plan.namespace, labels: plan.labels } }, { parent: this });
+            // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
+            const keep = c.database.kind === "mariadb" && c.database.retainOnDelete;
+            const ns = new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: plan.namespace, labels: plan.labels } }, { parent: this, retainOnDelete: keep });
             namespace = ns.metadata.name;
         } else {
             namespace = pulumi.output(plan.namespace);
@@ -66,12 +81,14 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const hours = (days: number) => days * 24;
         let pki: StackPki | undefined;
         let caPem: pulumi.Output<string>;
-        if (c.tls.mode === "generate") {
+        if (c.tls.mode === "generate" || c.database.kind === "mariadb") {
             pki = new StackPki(
                 `${name}-pki`,
                 { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, validityHours: hours(c.tls.caValidityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
                 { parent: this },
             );
+        }
+        if (c.tls.mode === "generate" && pki) {
             // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca; the
             // multi-conductor pods verify their peers with it.
             mounted.push(
@@ -84,6 +101,27 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             caPem = pki.caCertPem;
         } else {
             caPem = pulumi.output(`(from Secret ${plan.namespace}/${plan.names.tlsSecret}, key ca.crt)`);
+        }
+
+        // Database: MariaDB (deployed here) or external; then the schema upgrade, which must
+        // complete before the workload rolls.
+        const dbJobs = plan.database.jobs;
+        if (c.database.kind === "mariadb") {
+            const mariadb = new MariaDB(`${name}-mariadb`, { plan, namespace, pki: pki! }, { parent: this });
+            mounted.push(mariadb.statefulSet);
+        }
+        let migrateAfter: pulumi.Resource[] = [];
+        if (dbJobs) {
+            const image = previousIronicImage().apply((previous) => {
+                const error = downgradeError(previous, c.images.ironic, c.database.allowDowngrade);
+                if (error) throw new pulumi.RunError(error);
+                return c.images.ironic;
+            });
+            // The upgrade Job's image passes the downgrade guard: an older image is never run.
+            const job = dbJob(plan, "upgrade", image);
+            const upgrade = new k8s.batch.v1.Job(`${name}-db-upgrade`, { ...job, metadata: { ...job.metadata, namespace } }, { parent: this, dependsOn: [...mounted] });
+            mounted.push(upgrade);
+            migrateAfter = [upgrade];
         }
 
         let workload: pulumi.Resource;
@@ -122,6 +160,12 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             workload = new Conductors(`${name}-conductors`, { plan, namespace, pki: pki!, dependsOn: mounted }, { parent: this });
         }
 
+        if (dbJobs) {
+            // Online data migrations run once the new workload is ready (the provider awaits it).
+            const job = dbJob(plan, "migrate");
+            new k8s.batch.v1.Job(`${name}-db-migrate`, { ...job, metadata: { ...job.metadata, namespace } }, { parent: this, dependsOn: [workload, ...migrateAfter] });
+        }
+
         new k8s.core.v1.ConfigMap(
             `${name}-bmo`,
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
@@ -134,6 +178,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.credentialsSecretName = creds.secretName;
         this.credentials = pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password })));
         this.topology = pulumi.output(topologySummary(plan));
+        this.ironicImage = pulumi.output(c.images.ironic);
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -141,6 +186,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             credentialsSecretName: this.credentialsSecretName,
             credentials: this.credentials,
             topology: this.topology,
+            ironicImage: this.ironicImage,
         });
     }
 }

@@ -102,7 +102,14 @@ export interface OfflineRun<T> {
 export async function runOffline<T>(
     raw: RawConfig,
     program: () => T,
-    opts: { stack?: string; preview?: boolean; hook?: StateHook; onRegister?: (args: pulumi.ResourceTransformationArgs) => void } = {},
+    opts: {
+        stack?: string;
+        preview?: boolean;
+        hook?: StateHook;
+        onRegister?: (args: pulumi.ResourceTransformationArgs) => void;
+        /** Outputs of the stack's previous run (what a StackReference to itself reads). */
+        previousOutputs?: Record<string, unknown>;
+    } = {},
 ): Promise<OfflineRun<T>> {
     const resources: RecordedResource[] = [];
     await pulumi.runtime.setMocks(
@@ -116,7 +123,8 @@ export async function runOffline<T>(
                     provider: args.provider ?? "",
                     custom: args.custom ?? true,
                 });
-                const state = { ...args.inputs, ...fabricate(args.type, args.name, args.inputs), ...(opts.hook?.(args.type, args.name, args.inputs) ?? {}) };
+                const previous = args.type === "pulumi:pulumi:StackReference" ? { outputs: opts.previousOutputs ?? {}, secretOutputNames: [] } : {};
+                const state = { ...args.inputs, ...fabricate(args.type, args.name, args.inputs), ...previous, ...(opts.hook?.(args.type, args.name, args.inputs) ?? {}) };
                 const id = args.type.startsWith("kubernetes:") ? `${args.inputs?.metadata?.namespace ?? ""}/${args.inputs?.metadata?.name ?? args.name}` : `${args.name}-id`;
                 return { id, state };
             },
@@ -127,6 +135,7 @@ export async function runOffline<T>(
         PROJECT,
         opts.stack ?? "dev",
         opts.preview ?? false,
+        "organization",
     );
     const entries: Record<string, string> = {};
     for (const [k, v] of Object.entries(raw)) entries[`${PROJECT}:${k}`] = typeof v === "string" ? v : JSON.stringify(v);

@@ -78,7 +78,7 @@ export interface Rendered {
 export async function renderOffline(
     raw: RawConfig,
     stack = "dev",
-    opts: { hook?: StateHook; preview?: boolean; onRegister?: (args: pulumi.ResourceTransformationArgs) => void } = {},
+    opts: { hook?: StateHook; preview?: boolean; onRegister?: (args: pulumi.ResourceTransformationArgs) => void; previousOutputs?: Record<string, unknown> } = {},
 ): Promise<Rendered> {
     const run = await runOffline(raw, () => runProgram(raw), { stack, ...opts });
     const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));

@@ -152,7 +152,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
 
     it("issues one certificate per node with that node's IP and name (and the API Service names), none listing other nodes", async function () {
         const r = await renderOffline(haRaw, "ha");
-        const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest");
+        const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest" && x.name.startsWith("ironic-conductors-node-"));
         assert.equal(csrs.length, 3);
         const byNode = Object.fromEntries(csrs.map((x) => [x.inputs.subject.commonName, x.inputs]));
         assert.deepEqual(byNode["cp-0"].ipAddresses, ["172.22.0.2"]);
@@ -175,7 +175,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.ok(pod.tolerations.some((t: any) => t.key === "node-role.kubernetes.io/control-plane"));
     });
 
-    it("enables JSON-RPC with its own credentials, the dnsmasq provider with the shared dirs, and the external DB", async function () {
+    it("enables JSON-RPC with its own credentials, the dnsmasq provider with the shared dirs, and the shared DB", async function () {
         const r = await renderOffline(haRaw, "ha");
         const pod = r.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
         const ironic = pod.containers.find((c: any) => c.name === "ironic");
@@ -187,7 +187,8 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.equal(env.OS_DNSMASQ__DHCP_OPTSDIR, "/shared/dnsmasq/optsdir.d");
         assert.equal(env.OS_DNSMASQ__DHCP_LEASEFILE, "/shared/dnsmasq/dnsmasq.leases");
         assert.equal(env.IRONIC_USE_MARIADB, "true");
-        assert.equal(env.MARIADB_HOST, "mariadb.metal3.svc");
+        assert.equal(env.MARIADB_HOST, "ironic-mariadb.metal3.svc");
+        assert.equal(env.IRONIC_SKIP_DBSYNC, "true", "schema changes run in the ordered Jobs");
         assert.equal(env.PROVISIONING_IP, undefined, "the node's IP comes from its entry, not the template");
         assert.deepEqual(ironic.command, ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh", "/bin/runironic"]);
         const mounts = Object.fromEntries(ironic.volumeMounts.map((m: any) => [m.mountPath, m.name]));

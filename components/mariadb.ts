@@ -1,0 +1,86 @@
+/**
+ * MariaDB for Ironic: StatefulSet (1 replica) on a PersistentVolumeClaim that outlives it, a
+ * Service, server TLS from the stack CA, generated root and ironic passwords, and the ironic
+ * database and user created on first start. The volume is kept on `pulumi destroy` unless
+ * `database.retainOnDelete` is false.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+import * as random from "@pulumi/random";
+
+import { MARIADB, renderInitSql, renderMariadbConf } from "./database";
+import { contentHash, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "./manifests";
+import { StackPki } from "./pki";
+import { IronicPlan } from "./plan";
+
+export interface MariaDBArgs {
+    plan: IronicPlan;
+    namespace: pulumi.Input<string>;
+    /** Issues the server certificate; Ironic verifies it with this CA. */
+    pki: StackPki;
+}
+
+/** User Ironic connects as. */
+export const IRONIC_DB_USER = "ironic";
+
+export class MariaDB extends pulumi.ComponentResource {
+    public readonly statefulSet: k8s.apps.v1.StatefulSet;
+    public readonly service: k8s.core.v1.Service;
+    public readonly pvc: k8s.core.v1.PersistentVolumeClaim;
+    public readonly credentials: k8s.core.v1.Secret;
+
+    constructor(name: string, args: MariaDBArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("metal3:database:MariaDB", name, {}, opts);
+        const { plan, namespace, pki } = args;
+        const n = plan.database.names;
+        const c = plan.config;
+        const withNs = <T extends { metadata?: any }>(o: T): T => ({ ...o, metadata: { ...o.metadata, namespace } });
+
+        const pwOpts = { length: 32, special: false };
+        const root = new random.RandomPassword(`${name}-root-password`, pwOpts, { parent: this });
+        const ironic = new random.RandomPassword(`${name}-ironic-password`, pwOpts, { parent: this });
+        this.credentials = new k8s.core.v1.Secret(
+            `${name}-credentials`,
+            {
+                metadata: { name: n.credentialsSecret, namespace, labels: plan.labels },
+                stringData: { [MARIADB.rootPasswordKey]: pulumi.secret(root.result), username: IRONIC_DB_USER, password: pulumi.secret(ironic.result) },
+            },
+            { parent: this },
+        );
+        const init = new k8s.core.v1.Secret(
+            `${name}-init`,
+            {
+                metadata: { name: n.initSecret, namespace, labels: plan.labels },
+                stringData: { [MARIADB.initFile]: pulumi.secret(ironic.result.apply((pw) => renderInitSql(plan.database.database, IRONIC_DB_USER, pw))) },
+            },
+            { parent: this },
+        );
+
+        const hours = (days: number) => days * 24;
+        const cert = pki.issue(
+            `${name}-server`,
+            { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [], validityHours: hours(c.tls.validityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
+            pki,
+        );
+        const tls = new k8s.core.v1.Secret(
+            `${name}-tls`,
+            { metadata: { name: n.tlsSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
+            { parent: this },
+        );
+        const configData = { [MARIADB.confFile]: renderMariadbConf() };
+        const config = new k8s.core.v1.ConfigMap(`${name}-config`, { metadata: { name: n.configMap, namespace, labels: plan.labels }, data: configData }, { parent: this });
+
+        // The data volume: never replaced, and kept on destroy unless the user opts out.
+        this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, withNs(mariadbPvc(plan)), { parent: this, retainOnDelete: c.database.retainOnDelete });
+        this.service = new k8s.core.v1.Service(`${name}-service`, withNs(mariadbService(plan)), { parent: this });
+        const sts = mariadbStatefulSet(plan, {
+            "metal3-ironic.metal3.io/config-hash": contentHash(configData),
+            "metal3-ironic.metal3.io/tls-cert-hash": cert.certPem.apply(sha256),
+        });
+        this.statefulSet = new k8s.apps.v1.StatefulSet(`${name}-statefulset`, withNs(sts), {
+            parent: this,
+            dependsOn: [this.credentials, init, tls, config, this.pvc],
+        });
+        this.registerOutputs({ service: this.service.metadata.name });
+    }
+}
