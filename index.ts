@@ -1,19 +1,20 @@
 // metal3-ironic: deploys Metal3's Ironic stack onto Kubernetes. All logic lives in components/.
 import { runProgram } from "./components/program";
 
-const outputs = runProgram();
-
-/** In-cluster API endpoint (what baremetal-operator uses). */
-export const apiUrl = outputs.apiUrl;
-/** API endpoint on the provisioning network (hosts, IPA, BMCs). */
-export const apiProvisioningUrl = outputs.apiProvisioningUrl;
-/** CA certificate that signs the API certificate. */
-export const caCertificate = outputs.caCertificate;
-/** Name of the Secret holding username, password and htpasswd. */
-export const credentialsSecretName = outputs.credentialsSecretName;
-/** API credentials (secret). */
-export const credentials = outputs.credentials;
-/** Conductors and their DHCP ranges. */
-export const topology = outputs.topology;
-/** The Ironic image deployed; the next run refuses an older one while a database is shared. */
-export const ironicImage = outputs.ironicImage;
+// The program is async (it reads the stack's own previous outputs before registering anything);
+// the properties of the object it resolves to are the stack outputs:
+// apiUrl (in-cluster API endpoint, for BMO), apiProvisioningUrl (hosts, IPA, BMCs), caCertificate,
+// credentialsSecretName, credentials (secret), topology (conductors and DHCP slices), and
+// ironicImage (read back on the next run to refuse schema downgrades).
+export = async () => {
+    const o = await runProgram();
+    return {
+        apiUrl: o.apiUrl,
+        apiProvisioningUrl: o.apiProvisioningUrl,
+        caCertificate: o.caCertificate,
+        credentialsSecretName: o.credentialsSecretName,
+        credentials: o.credentials,
+        topology: o.topology,
+        ironicImage: o.ironicImage,
+    };
+};

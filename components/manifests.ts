@@ -285,7 +285,8 @@ export function databaseVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: 
  * or `migrate` (online_data_migrations, after it is ready). Named by the image key, so it runs
  * again on every image change and never on a no-op.
  */
-export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate", image: pulumi.Input<string> = plan.config.images.ironic): k8s.types.input.batch.v1.Job {
+export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types.input.batch.v1.Job {
+    const image = plan.config.images.ironic;
     const jobs = plan.database.jobs!;
     const db = databaseVolumes(plan);
     const name = which === "upgrade" ? jobs.upgrade : jobs.migrate;

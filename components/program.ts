@@ -6,8 +6,9 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "./config";
+import { downgradeError } from "./database";
 import { IronicPlan, buildPlan } from "./plan";
-import { Metal3Ironic } from "./stack";
+import { IRONIC_IMAGE_OUTPUT, Metal3Ironic } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
 export function readRawConfig(): RawConfig {
@@ -34,8 +35,20 @@ export interface ProgramOutputs {
     ironicImage: pulumi.Output<string>;
 }
 
-export function runProgram(raw: RawConfig = readRawConfig()): ProgramOutputs {
+/** The Ironic image the previous run of this very stack deployed (read from its own last outputs). */
+async function previousIronicImage(): Promise<string | undefined> {
+    const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
+    const value = await new Promise<unknown>((resolve) => self.getOutput(IRONIC_IMAGE_OUTPUT).apply(resolve));
+    return typeof value === "string" ? value : undefined;
+}
+
+export async function runProgram(raw: RawConfig = readRawConfig()): Promise<ProgramOutputs> {
     const plan = planFromConfig(raw);
+    if (plan.database.jobs) {
+        // A shared database cannot go back to an older Ironic schema: refuse before registering anything.
+        const error = downgradeError(await previousIronicImage(), plan.config.images.ironic, plan.config.database.allowDowngrade);
+        if (error) throw new pulumi.RunError(formatIssues([{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }]));
+    }
     // An explicit provider: nothing is deployed through an ambient default provider.
     const provider = new k8s.Provider("kubernetes", {
         context: plan.config.kubernetes.context,

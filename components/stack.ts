@@ -7,7 +7,6 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
-import { downgradeError } from "./database";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
 import { bmoConfigMapData, dbJob } from "./manifests";
@@ -16,12 +15,6 @@ import { StackPki } from "./pki";
 
 /** Stack output name of the deployed Ironic image. */
 export const IRONIC_IMAGE_OUTPUT = "ironicImage";
-
-/** The Ironic image the previous run of this very stack deployed (its own last outputs). */
-function previousIronicImage(): pulumi.Output<string | undefined> {
-    const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
-    return self.getOutput(IRONIC_IMAGE_OUTPUT) as pulumi.Output<string | undefined>;
-}
 
 export interface Metal3IronicArgs {
     plan: IronicPlan;
@@ -112,13 +105,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         }
         let migrateAfter: pulumi.Resource[] = [];
         if (dbJobs) {
-            const image = previousIronicImage().apply((previous) => {
-                const error = downgradeError(previous, c.images.ironic, c.database.allowDowngrade);
-                if (error) throw new pulumi.RunError(error);
-                return c.images.ironic;
-            });
-            // The upgrade Job's image passes the downgrade guard: an older image is never run.
-            const job = dbJob(plan, "upgrade", image);
+            const job = dbJob(plan, "upgrade");
             const upgrade = new k8s.batch.v1.Job(`${name}-db-upgrade`, { ...job, metadata: { ...job.metadata, namespace } }, { parent: this, dependsOn: [...mounted] });
             mounted.push(upgrade);
             migrateAfter = [upgrade];

@@ -101,7 +101,7 @@ export interface OfflineRun<T> {
  */
 export async function runOffline<T>(
     raw: RawConfig,
-    program: () => T,
+    program: () => T | Promise<T>,
     opts: {
         stack?: string;
         preview?: boolean;
@@ -150,7 +150,7 @@ export async function runOffline<T>(
                 return undefined;
             });
         }
-        outputs = program();
+        outputs = await program();
         return undefined;
     });
     await settle();
