@@ -49,7 +49,7 @@ export function toObject(r: RecordedResource): Record<string, any> {
     return { apiVersion, kind, ...rest };
 }
 
-const KIND_ORDER = ["Namespace", "Node", "Secret", "ConfigMap", "Service", "Deployment", "DaemonSet", "StatefulSet", "Job"];
+const KIND_ORDER = ["Namespace", "Node", "Secret", "ConfigMap", "PersistentVolumeClaim", "Service", "Deployment", "DaemonSet", "StatefulSet", "Job"];
 
 export function isKubernetesObject(r: RecordedResource): boolean {
     return r.custom && r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:") && r.type.split(":").length === 3 && r.type.split(":")[1].includes("/");
