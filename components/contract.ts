@@ -20,6 +20,8 @@ export const COMMANDS = {
     dnsmasqBinary: "/usr/sbin/dnsmasq",
     /** The image's shell (scripts are bash). */
     shell: "/bin/bash",
+    /** The image's Python (hard-coded by its own scripts). */
+    python: "python3.12",
 } as const;
 
 /** uid/gid of the `ironic` user baked into the image. */

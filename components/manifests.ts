@@ -22,6 +22,10 @@ import {
     PATHS,
 } from "./contract";
 import { MARIADB } from "./database";
+import { PRUNER_ENV, PRUNER_SCRIPT, renderPrunerScript } from "./pruner";
+
+/** Where the pruner reads the API credentials (username, password). */
+const PRUNER_AUTH_DIR = "/auth/pruner";
 import { databaseEnv, IronicPlan, sortedEnv } from "./plan";
 
 type PodSpec = k8s.types.input.core.v1.PodSpec;
@@ -219,6 +223,35 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
             resources: { requests: { cpu: "10m", memory: "32Mi" } },
         });
     }
+    if (multi && plan.dhcpEnabled) {
+        // Keeps this conductor's dnsmasq files consistent with node ownership (see pruner.ts).
+        volumes.push({ name: "pruner-auth", secret: { secretName: plan.names.credentialsSecret, items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
+        containers.push({
+            name: "dhcp-pruner",
+            image: c.images.ironic,
+            command: wrap([COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${PRUNER_SCRIPT}`]),
+            env: [
+                ...wrapperEnv([]),
+                ...sortedEnv({
+                    [PRUNER_ENV.apiUrl]: plan.urls.apiInCluster,
+                    [PRUNER_ENV.caFile]: `${PATHS.certsIronicCa}/tls.crt`,
+                    [PRUNER_ENV.authDir]: PRUNER_AUTH_DIR,
+                    [PRUNER_ENV.hostsDir]: DHCP_PROVIDER_PATHS.hostsDir,
+                    [PRUNER_ENV.optsDir]: DHCP_PROVIDER_PATHS.optsDir,
+                    [PRUNER_ENV.interval]: "2",
+                }),
+            ],
+            securityContext: restrictedContainer(),
+            volumeMounts: [
+                mount("shared", PATHS.shared),
+                mount("ca", PATHS.certsIronicCa, true),
+                mount("pruner-auth", PRUNER_AUTH_DIR, true),
+                mount("node-data", CONDUCTOR_PATHS.nodeData, true),
+                mount("scripts", CONDUCTOR_PATHS.scripts, true),
+            ],
+            resources: { requests: { cpu: "10m", memory: "32Mi" } },
+        });
+    }
     containers.push(ramdiskLogs);
 
     if (plan.keepalivedVirtualIps) {
@@ -395,7 +428,10 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
 /** Multi: scripts shared by every node (the pod template's only per-content annotation). */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
     const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper() };
-    if (plan.dhcpEnabled) data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
+    if (plan.dhcpEnabled) {
+        data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
+        data[PRUNER_SCRIPT] = renderPrunerScript();
+    }
     return data;
 }
 

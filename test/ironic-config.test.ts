@@ -72,13 +72,17 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
         assert.deepEqual(got["default.host"], { value: "conductor-a" });
     });
 
-    it("reads back the multi-conductor settings: dnsmasq DHCP provider and its directories", async function () {
+    it("reads back the multi-conductor settings: failover timing, dnsmasq DHCP provider and its directories", async function () {
         const haRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.ha.yaml"));
         const env = await ironicContainerEnv(haRaw);
         const osEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OS_")));
         const got = loadWithIronic(osEnv, osloOptions(env));
         assert.deepEqual(got, {
             "conductor.deploy_callback_timeout": { value: 3600 },
+            "conductor.heartbeat_interval": { value: 2 },
+            "conductor.heartbeat_timeout": { value: 10 },
+            "conductor.sync_local_state_interval": { value: 5 },
+            "default.hash_ring_reset_interval": { value: 5 },
             "dhcp.dhcp_provider": { value: "dnsmasq" },
             "dnsmasq.dhcp_hostsdir": { value: "/shared/dnsmasq/hostsdir.d" },
             "dnsmasq.dhcp_leasefile": { value: "/shared/dnsmasq/dnsmasq.leases" },

@@ -1,0 +1,161 @@
+/**
+ * The DHCP pruner sidecar of the multi-conductor pod (shipped in the scripts ConfigMap, run by
+ * the ironic image's Python; stdlib only).
+ *
+ * Ironic's dnsmasq provider never removes the previous owner's host file after the hash ring
+ * moves a node, so two dnsmasq servers would answer one MAC. The pruner keeps its conductor's
+ * hostsdir/optsdir consistent with ownership read from the Ironic API: an active host entry of a
+ * node that another conductor owns is turned into `<mac>,ignore` (what Ironic's own cleanup
+ * writes; dnsmasq picks it up through inotify), and that node's option file is removed. Entries
+ * it cannot attribute (unknown MAC or node, no owner) are never touched; on any API error it
+ * changes nothing and tries again.
+ */
+
+/** Environment variables the pruner reads. */
+export const PRUNER_ENV = {
+    apiUrl: "PRUNER_API_URL",
+    caFile: "PRUNER_CA_FILE",
+    authDir: "PRUNER_AUTH_DIR",
+    hostsDir: "PRUNER_HOSTSDIR",
+    optsDir: "PRUNER_OPTSDIR",
+    interval: "PRUNER_INTERVAL",
+    /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
+    conductorHost: "IRONIC_CONDUCTOR_HOST",
+    once: "PRUNER_ONCE",
+} as const;
+
+export const PRUNER_SCRIPT = "dhcp-pruner.py";
+
+export function renderPrunerScript(): string {
+    const E = PRUNER_ENV;
+    return `#!/usr/bin/env python3
+# Rendered by metal3-ironic: keeps this conductor's dnsmasq host/option files consistent with
+# node ownership in Ironic (see components/pruner.ts for the why).
+import base64
+import json
+import os
+import ssl
+import sys
+import time
+import urllib.request
+
+API = os.environ["${E.apiUrl}"].rstrip("/")
+CA = os.environ.get("${E.caFile}") or None
+AUTH_DIR = os.environ.get("${E.authDir}") or None
+HOSTSDIR = os.environ["${E.hostsDir}"]
+OPTSDIR = os.environ["${E.optsDir}"]
+INTERVAL = float(os.environ.get("${E.interval}", "2"))
+ME = os.environ["${E.conductorHost}"]
+ONCE = os.environ.get("${E.once}") == "1"
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.82", "Accept": "application/json"}
+
+
+def log(msg):
+    print("dhcp-pruner[%s]: %s" % (ME, msg), flush=True)
+
+
+def auth_header():
+    if not AUTH_DIR:
+        return {}
+    with open(os.path.join(AUTH_DIR, "username")) as f:
+        user = f.read().strip()
+    with open(os.path.join(AUTH_DIR, "password")) as f:
+        password = f.read().strip()
+    token = base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+    return {"Authorization": "Basic " + token}
+
+
+def context():
+    if not API.startswith("https:"):
+        return None
+    return ssl.create_default_context(cafile=CA)
+
+
+def get_all(path, key):
+    """Every item of a paginated collection; raises on any error (then nothing is changed)."""
+    items = []
+    url = API + path
+    while url:
+        req = urllib.request.Request(url, headers={**HEADERS, **auth_header()})
+        with urllib.request.urlopen(req, timeout=10, context=context()) as resp:
+            body = json.load(resp)
+        items.extend(body[key])
+        url = body.get("next")
+    return items
+
+
+def write_atomic(path, content):
+    # A dot-file is ignored by dnsmasq; the rename is seen through inotify (IN_MOVED_TO).
+    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(content)
+    os.rename(tmp, path)
+
+
+def prune_once(unattributed):
+    nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
+    ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
+    changed = 0
+    for name in sorted(os.listdir(HOSTSDIR)):
+        if not (name.startswith("ironic-") and name.endswith(".conf")):
+            continue
+        path = os.path.join(HOSTSDIR, name)
+        try:
+            with open(path) as f:
+                line = f.readline().strip()
+        except FileNotFoundError:
+            continue
+        fields = line.split(",")
+        if len(fields) < 2 or fields[1] == "ignore":
+            continue
+        mac = fields[0].lower()
+        node = nodes.get(ports.get(mac, ""))
+        owner = node and node.get("conductor")
+        if not owner:
+            if path not in unattributed:
+                unattributed.add(path)
+                log("leaving %s alone: cannot attribute MAC %s to a node with an owner" % (name, mac))
+            continue
+        unattributed.discard(path)
+        if owner != ME:
+            write_atomic(path, "%s,ignore\\n" % fields[0])
+            changed += 1
+            log("host %s (node %s) is owned by %s: entry %s set to ignore" % (mac, node["uuid"], owner, name))
+    for name in sorted(os.listdir(OPTSDIR)):
+        if not (name.startswith("ironic-") and name.endswith(".conf")):
+            continue
+        node = nodes.get(name[len("ironic-"):-len(".conf")])
+        owner = node and node.get("conductor")
+        if owner and owner != ME:
+            try:
+                os.remove(os.path.join(OPTSDIR, name))
+                changed += 1
+                log("node %s is owned by %s: removed option file %s" % (node["uuid"], owner, name))
+            except FileNotFoundError:
+                pass
+    return changed
+
+
+def main():
+    log("watching %s and %s against %s" % (HOSTSDIR, OPTSDIR, API))
+    unattributed = set()
+    failing = False
+    while True:
+        try:
+            prune_once(unattributed)
+            if failing:
+                log("Ironic API reachable again")
+            failing = False
+        except Exception as e:  # keep going through API outages; change nothing meanwhile
+            if not failing:
+                log("Ironic API not usable (%s); changing nothing until it is" % e)
+            failing = True
+        if ONCE:
+            return 0
+        time.sleep(INTERVAL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+`;
+}
