@@ -239,6 +239,8 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
                     [PRUNER_ENV.hostsDir]: DHCP_PROVIDER_PATHS.hostsDir,
                     [PRUNER_ENV.optsDir]: DHCP_PROVIDER_PATHS.optsDir,
                     [PRUNER_ENV.interval]: "2",
+                    // Longer than the API's ring can lag a conductor's (hash_ring_reset_interval).
+                    [PRUNER_ENV.grace]: "15",
                 }),
             ],
             securityContext: restrictedContainer(),

@@ -6,9 +6,18 @@
  * moves a node, so two dnsmasq servers would answer one MAC. The pruner keeps its conductor's
  * hostsdir/optsdir consistent with ownership read from the Ironic API: an active host entry of a
  * node that another conductor owns is turned into `<mac>,ignore` (what Ironic's own cleanup
- * writes; dnsmasq picks it up through inotify), and that node's option file is removed. Entries
+ * writes; dnsmasq picks it up through inotify), and that node's option file is removed. So is an
+ * entry whose tag is no longer the node's `driver_internal_info.dnsmasq_tag` (Ironic's cleanup
+ * drops the tag but rewrites only the current owner's file: an undeploy that ran on another
+ * conductor leaves this one's entry active). Entries
  * it cannot attribute (unknown MAC or node, no owner) are never touched; on any API error it
  * changes nothing and tries again.
+ *
+ * The API's view of the hash ring can lag a conductor's by up to hash_ring_reset_interval, so a
+ * fresh entry of a node this conductor has just taken over may briefly still be shown as owned
+ * by the dead conductor. Pruning it would silence the new owner for good (Ironic does not write
+ * it again). So an entry is pruned only when the same other owner was reported by two
+ * consecutive polls and the file is older than a grace period (PRUNER_GRACE, default 15 s).
  */
 
 /** Environment variables the pruner reads. */
@@ -22,6 +31,7 @@ export const PRUNER_ENV = {
     /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
     conductorHost: "IRONIC_CONDUCTOR_HOST",
     once: "PRUNER_ONCE",
+    grace: "PRUNER_GRACE",
 } as const;
 
 export const PRUNER_SCRIPT = "dhcp-pruner.py";
@@ -47,6 +57,7 @@ OPTSDIR = os.environ["${E.optsDir}"]
 INTERVAL = float(os.environ.get("${E.interval}", "2"))
 ME = os.environ["${E.conductorHost}"]
 ONCE = os.environ.get("${E.once}") == "1"
+GRACE = float(os.environ.get("${E.grace}", "15"))
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.82", "Accept": "application/json"}
 
 
@@ -92,10 +103,22 @@ def write_atomic(path, content):
     os.rename(tmp, path)
 
 
-def prune_once(unattributed):
+def settled(path, owner, previous, current):
+    """Prune only on a stable view: same other owner in the last poll too, file past the grace period."""
+    current[path] = owner
+    if previous.get(path) != owner:
+        return False
+    try:
+        return time.time() - os.stat(path).st_mtime >= GRACE
+    except FileNotFoundError:
+        return False
+
+
+def prune_once(unattributed, previous):
+    """One pass; returns the (path -> other owner) view that the next pass confirms against."""
     nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
     ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
-    changed = 0
+    current = {}
     for name in sorted(os.listdir(HOSTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
@@ -117,36 +140,45 @@ def prune_once(unattributed):
                 log("leaving %s alone: cannot attribute MAC %s to a node with an owner" % (name, mac))
             continue
         unattributed.discard(path)
+        tag = fields[1][len("set:"):] if fields[1].startswith("set:") else None
+        node_tag = (node.get("driver_internal_info") or {}).get("dnsmasq_tag")
         if owner != ME:
+            reason = "is owned by %s" % owner
+        elif tag != node_tag:
+            reason = "no longer carries tag %s (cleaned up elsewhere)" % tag
+        else:
+            continue
+        if settled(path, reason, previous, current):
             write_atomic(path, "%s,ignore\\n" % fields[0])
-            changed += 1
-            log("host %s (node %s) is owned by %s: entry %s set to ignore" % (mac, node["uuid"], owner, name))
+            log("host %s (node %s) %s: entry %s set to ignore" % (mac, node["uuid"], reason, name))
     for name in sorted(os.listdir(OPTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
         node = nodes.get(name[len("ironic-"):-len(".conf")])
         owner = node and node.get("conductor")
-        if owner and owner != ME:
+        path = os.path.join(OPTSDIR, name)
+        if owner and owner != ME and settled(path, owner, previous, current):
             try:
-                os.remove(os.path.join(OPTSDIR, name))
-                changed += 1
+                os.remove(path)
                 log("node %s is owned by %s: removed option file %s" % (node["uuid"], owner, name))
             except FileNotFoundError:
                 pass
-    return changed
+    return current
 
 
 def main():
     log("watching %s and %s against %s" % (HOSTSDIR, OPTSDIR, API))
     unattributed = set()
+    previous = {}
     failing = False
     while True:
         try:
-            prune_once(unattributed)
+            previous = prune_once(unattributed, previous)
             if failing:
                 log("Ironic API reachable again")
             failing = False
         except Exception as e:  # keep going through API outages; change nothing meanwhile
+            previous = {}
             if not failing:
                 log("Ironic API not usable (%s); changing nothing until it is" % e)
             failing = True

@@ -39,14 +39,27 @@ export function run(cmd: string, args: string[], opts: { input?: string; env?: N
 /** A daemon started in its own session (setsid), stopped by its PID. */
 export class Daemon {
     readonly proc: ChildProcess;
-    constructor(cmd: string, args: string[], logFile: string) {
+    constructor(cmd: string, args: string[], logFile: string, env?: NodeJS.ProcessEnv) {
         const out = fs.openSync(logFile, "a");
-        this.proc = spawn("setsid", [cmd, ...args], { stdio: ["ignore", out, out], detached: false });
+        this.proc = spawn("setsid", [cmd, ...args], { stdio: ["ignore", out, out], detached: false, env: env ?? process.env });
         fs.closeSync(out);
     }
     get pid(): number {
         return this.proc.pid!;
     }
+    /** Whether the process is still running. */
+    get running(): boolean {
+        return this.proc.exitCode === null && this.proc.signalCode === null;
+    }
+
+    /** Kill without grace (crash simulation); resolves once it is gone. */
+    async kill(): Promise<void> {
+        if (!this.running) return;
+        const done = new Promise<void>((r) => this.proc.once("exit", () => r()));
+        process.kill(this.pid, "SIGKILL");
+        await done;
+    }
+
     async stop(): Promise<void> {
         if (this.proc.exitCode !== null || this.proc.signalCode !== null) return;
         const done = new Promise<void>((r) => this.proc.once("exit", () => r()));

@@ -1,0 +1,358 @@
+/**
+ * Multi-conductor DHCP end to end with real Ironic (Debian's ironic-api/ironic-conductor on
+ * MariaDB): 3 conductors and the API run with the program's own OS_* settings (failover timing,
+ * dnsmasq DHCP provider) and JSON-RPC basic auth; one real dnsmasq per conductor runs the
+ * program's rendered per-node config in a network namespace; the program's pruner runs beside
+ * each; DHCP clients ask for every MAC. Ironic runs on loopback aliases; DHCP stays inside the
+ * namespaces this test creates and deletes.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import { validateConfig } from "../components/config";
+import { DnsmasqOptions, renderDnsmasqConf } from "../components/dnsmasq";
+import { ipToNumber } from "../components/ip";
+import { buildPlan, ConductorPlan } from "../components/plan";
+import { PRUNER_ENV, renderPrunerScript } from "../components/pruner";
+import { renderOffline, readStackConfig } from "../scripts/render";
+import { IronicLab, LabConductor, until } from "./helpers/ironic-lab";
+import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "./helpers/sys";
+
+const NODES = 12;
+const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
+
+interface Member {
+    conductor: LabConductor;
+    plan: ConductorPlan;
+    ns: string;
+    dnsmasq?: Daemon;
+    pruner?: Daemon;
+    log: string;
+}
+
+describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, pruning", function () {
+    this.timeout(900000);
+    const haRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.ha.yaml"));
+    const r = validateConfig(haRaw);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const plan = buildPlan(r.config);
+    const net = new NetnsLab();
+    let work = "";
+    let lab: IronicLab;
+    const members: Member[] = [];
+    let clientNs = "";
+    let clientIf = "";
+    const nodeUuid: Record<string, string> = {}; // mac -> uuid
+    let prunerEnv: Record<string, string> = {};
+    const t0 = Date.now();
+    const stamp = (msg: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+
+    /** The program's container paths under /shared, moved into the conductor's own directory. */
+    const remap = (value: string, dir: string) => (value.startsWith("/shared/") ? path.join(dir, "shared", value.slice("/shared/".length)) : value);
+
+    before(async function () {
+        requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
+        requireOrSkip(this, !!which("mariadbd") && !!which("dnsmasq") && !!which("busybox"), "mariadb-server, dnsmasq, busybox");
+        requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
+        work = tmpDir("ironic-ha");
+
+        // The program's own settings, from the rendered DaemonSet.
+        const rendered = await renderOffline(haRaw, "ha");
+        const pod = rendered.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
+        const envOf = (name: string) => Object.fromEntries(pod.containers.find((c: any) => c.name === name).env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value])) as Record<string, string>;
+        const ironicEnv = envOf("ironic");
+        const osEnv = Object.fromEntries(Object.entries(ironicEnv).filter(([k]) => k.startsWith("OS_")));
+        prunerEnv = envOf("dhcp-pruner");
+        assert.equal(osEnv.OS_DHCP__DHCP_PROVIDER, "dnsmasq");
+        assert.ok(osEnv.OS_CONDUCTOR__HEARTBEAT_TIMEOUT, "failover timing comes from the program");
+
+        lab = new IronicLab({
+            work,
+            jsonRpcPort: Number(ironicEnv.IRONIC_JSON_RPC_PORT),
+            api: { username: "metal3", password: "api-password-from-the-test" },
+            rpc: { username: "ironic-rpc", password: "rpc-password-from-the-test" },
+            apiEnv: Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, path.join(work, "api"))])),
+        });
+        const authDir = path.join(work, "etc", "api-auth");
+        fs.mkdirSync(authDir, { recursive: true });
+        fs.writeFileSync(path.join(authDir, "username"), "metal3");
+        fs.writeFileSync(path.join(authDir, "password"), "api-password-from-the-test");
+
+        // Conductor N ↔ the plan's node N: hash-ring host on a loopback alias; DHCP/HTTP address = the plan's IP.
+        plan.conductors.forEach((c, i) => {
+            const host = `127.0.0.${11 + i}`;
+            const dir = path.join(work, `c-${host}`);
+            const env = Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, dir)]));
+            const conductor = lab.addConductor(host, env, {
+                pxe: { tftp_server: c.ip },
+                deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` },
+            });
+            for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
+            members.push({ conductor, plan: c, ns: "", log: path.join(dir, "dnsmasq.log") });
+        });
+
+        await lab.startDatabase();
+        lab.writeConfig();
+        lab.dbsync();
+        stamp("schema created");
+        lab.startApi();
+        for (const m of members) lab.startConductor(m.conductor);
+        await until(async () => (await lab.aliveConductors()).length === 3, 120000, "API and 3 conductors alive", 500);
+        stamp(`API and conductors alive: ${(await lab.aliveConductors()).join(", ")}`);
+
+        // Nodes with pxe-enabled ports, deployed with ipxe boot + ramdisk deploy (writes DHCP files).
+        const img = (f: string) => `file://${path.join(work, "images", f)}`;
+        for (let i = 1; i <= NODES; i++) {
+            const node = await lab.api("POST", "/v1/nodes", {
+                name: `node-${String(i).padStart(2, "0")}`,
+                driver: "fake-hardware",
+                boot_interface: "ipxe",
+                deploy_interface: "ramdisk",
+                driver_info: { deploy_kernel: img("kernel"), deploy_ramdisk: img("ramdisk") },
+                instance_info: { kernel: img("kernel"), ramdisk: img("ramdisk") },
+            });
+            await lab.api("POST", "/v1/ports", { node_uuid: node.uuid, address: macOf(i), pxe_enabled: true });
+            nodeUuid[macOf(i)] = node.uuid;
+        }
+        await moveAll("manage", "manageable");
+        await moveAll("provide", "available");
+        await moveAll("active", "active");
+        stamp(`${NODES} nodes active; owners: ${JSON.stringify(await ownerCounts())}`);
+
+        // The provisioning network: one bridge, one namespace per conductor, one for the host.
+        const sw = net.addNamespace("sw");
+        const br = net.addBridge(sw, "br");
+        const prefix = plan.config.provisioning.cidr.split("/")[1];
+        members.forEach((m, i) => {
+            m.ns = net.addNamespace(`i${i}`);
+            net.plug(m.ns, `d${i}`, sw, br, { cidr: `${m.plan.ip}/${prefix}`, rename: m.plan.interface });
+            const dir = m.conductor.dir;
+            const o = m.plan.dnsmasqOptions as DnsmasqOptions;
+            const conf = renderDnsmasqConf({
+                ...o,
+                tftpRoot: path.join(dir, "tftp"),
+                leaseFile: remap(o.leaseFile!, dir),
+                knownHostsOnly: { hostsDir: remap(o.knownHostsOnly!.hostsDir, dir), optsDir: remap(o.knownHostsOnly!.optsDir, dir) },
+            });
+            fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
+            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
+        });
+        clientNs = net.addNamespace("bm");
+        clientIf = net.plug(clientNs, "bm", sw, br, { mac: macOf(1) });
+        for (const m of members) await until(() => /:67\b/.test(run("ip", ["netns", "exec", m.ns, "ss", "-lun"], { allowFail: true }).stdout), 10000, "dnsmasq listening");
+        fs.writeFileSync(path.join(work, "pruner.py"), renderPrunerScript());
+    });
+
+    after(async function () {
+        for (const m of members) {
+            await m.pruner?.stop();
+            await m.dnsmasq?.stop();
+        }
+        if (lab) await lab.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    async function moveAll(target: string, state: string) {
+        const nodes = await lab.nodes();
+        for (const n of nodes) await lab.api("PUT", `/v1/nodes/${n.uuid}/states/provision`, { target });
+        await until(async () => (await lab.nodes()).every((n) => n.provision_state === state), 120000, `all nodes ${state}`, 500);
+    }
+
+    async function owners(): Promise<Record<string, string>> {
+        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
+        return Object.fromEntries(Object.entries(nodeUuid).map(([mac, uuid]) => [mac, byUuid[uuid].conductor]));
+    }
+    async function ownerCounts(): Promise<Record<string, number>> {
+        const counts: Record<string, number> = {};
+        for (const o of Object.values(await owners())) counts[o] = (counts[o] ?? 0) + 1;
+        return counts;
+    }
+    const member = (host: string) => members.find((m) => m.conductor.host === host)!;
+
+    function startPruners() {
+        for (const m of members) {
+            const env: Record<string, string> = {
+                PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+                ...Object.fromEntries(Object.entries(prunerEnv).filter(([k]) => k.startsWith("PRUNER_")).map(([k, v]) => [k, remap(v, m.conductor.dir)])),
+                // The test's API is plain HTTP on loopback (in the pod: the Service URL over TLS with the CA).
+                [PRUNER_ENV.apiUrl]: "http://127.0.0.1:6385",
+                [PRUNER_ENV.caFile]: "",
+                [PRUNER_ENV.authDir]: path.join(work, "etc", "api-auth"),
+                [PRUNER_ENV.conductorHost]: m.conductor.host,
+            };
+            m.pruner = new Daemon("/usr/bin/python3", [path.join(work, "pruner.py")], path.join(m.conductor.dir, "pruner.log"), env);
+        }
+    }
+
+    /** Active host entries per MAC across all conductors' hostsdirs. */
+    function activeEntries(): Record<string, string[]> {
+        const out: Record<string, string[]> = {};
+        for (const m of members) {
+            const dir = m.conductor.env.OS_DNSMASQ__DHCP_HOSTSDIR;
+            for (const f of fs.readdirSync(dir)) {
+                if (!f.startsWith("ironic-")) continue;
+                const line = fs.readFileSync(path.join(dir, f), "utf8").trim();
+                const [mac, second] = line.split(",");
+                if (second && second !== "ignore") (out[mac.toLowerCase()] ??= []).push(m.conductor.host);
+            }
+        }
+        return out;
+    }
+
+    /** One DHCP exchange for `mac` (as iPXE); which conductors offered, and the lease taken. */
+    async function probe(mac: string, tries = 2): Promise<{ offeredBy: string[]; lease: Record<string, string> }> {
+        const sizes = members.map((m) => (fs.existsSync(m.log) ? fs.statSync(m.log).size : 0));
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "down"]);
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "up"]);
+        const script = path.join(work, "udhcpc.sh");
+        if (!fs.existsSync(script)) fs.writeFileSync(script, '#!/bin/sh\n[ "$1" = bound ] && env | grep -E "^(ip|serverid|siaddr|bootfile|boot_file|tftp)="\nexit 0\n', { mode: 0o755 });
+        const res = run("ip", ["netns", "exec", clientNs, "busybox", "udhcpc", "-i", clientIf, "-f", "-q", "-n", "-t", String(tries), "-T", "1", "-s", script, "-O", "66", "-O", "67", "-x", "0xaf:01"], { allowFail: true, timeout: 30000 });
+        await new Promise((r) => setTimeout(r, 400)); // let every server's OFFER reach its log
+        const lease: Record<string, string> = {};
+        for (const line of res.stdout.split("\n")) {
+            const mm = /^([a-z_]+)=(.*)$/.exec(line);
+            if (mm) lease[mm[1]] = mm[2];
+        }
+        const offeredBy = members
+            .filter((m, i) => {
+                const fd = fs.openSync(m.log, "r");
+                const len = fs.statSync(m.log).size - sizes[i];
+                const buf = Buffer.alloc(Math.max(0, len));
+                fs.readSync(fd, buf, 0, buf.length, sizes[i]);
+                fs.closeSync(fd);
+                return new RegExp(`DHCPOFFER\\(\\S+\\) \\S+ ${mac}`, "i").test(buf.toString());
+            })
+            .map((m) => m.conductor.host);
+        return { offeredBy, lease };
+    }
+
+    /** A MAC answered by exactly its owner, from the owner's slice, with boot options at the owner. */
+    async function answeredByOwnerOnly(mac: string, owner: string): Promise<string | undefined> {
+        const p = await probe(mac);
+        if (p.offeredBy.length !== 1 || p.offeredBy[0] !== owner) return `offers from [${p.offeredBy.join(", ")}], owner ${owner}`;
+        const o = member(owner).plan;
+        if (p.lease.serverid !== o.ip) return `lease from ${p.lease.serverid}`;
+        const n = ipToNumber(p.lease.ip);
+        if (n < ipToNumber(o.range!.start) || n > ipToNumber(o.range!.end)) return `${p.lease.ip} outside ${o.range!.start}-${o.range!.end}`;
+        if (p.lease.bootfile !== `http://${o.ip}:${plan.config.ports.http}/boot.ipxe`) return `bootfile ${p.lease.bootfile}`;
+        return undefined;
+    }
+
+    async function allAnsweredByOwnerOnly(macs: string[]): Promise<string[]> {
+        const own = await owners();
+        const problems: string[] = [];
+        for (const mac of macs) {
+            const p = await answeredByOwnerOnly(mac, own[mac]);
+            if (p) problems.push(`${mac}: ${p}`);
+        }
+        return problems;
+    }
+
+    it("before any failure every MAC gets exactly one answer, from its owner, in the owner's slice, pointing at the owner", async function () {
+        const counts = await ownerCounts();
+        assert.equal(Object.keys(counts).length, 3, `every conductor owns nodes: ${JSON.stringify(counts)}`);
+        const problems = await allAnsweredByOwnerOnly(Object.keys(nodeUuid));
+        assert.deepEqual(problems, []);
+        // A healthy cluster does not flap with the program's timing: nothing moves over more than a heartbeat timeout.
+        const before = await owners();
+        await new Promise((r) => setTimeout(r, 12000));
+        assert.deepEqual(await owners(), before, "no ownership change in a healthy cluster");
+        assert.deepEqual(await lab.aliveConductors(), ["127.0.0.11", "127.0.0.12", "127.0.0.13"]);
+        stamp("every MAC answered once, by its owner");
+    });
+
+    it("without the pruner, a killed conductor's entries make two dnsmasq servers answer (the hazard is real)", async function () {
+        const own = await owners();
+        const victim = Object.entries(await ownerCounts()).sort((a, b) => b[1] - a[1])[0][0];
+        const macs = Object.keys(own).filter((m) => own[m] === victim);
+        await member(victim).conductor.daemon!.kill();
+        stamp(`SIGKILL conductor ${victim} (owned ${macs.length} nodes), pruners off`);
+        const took = await until(() => macs.every((m) => (activeEntries()[m] ?? []).some((h) => h !== victim)), 300000, "survivors to take over", 500);
+        stamp(`survivors rewrote DHCP files after ${(took / 1000).toFixed(1)}s`);
+        const doubles: string[] = [];
+        for (const mac of macs) {
+            const p = await probe(mac);
+            if (p.offeredBy.length > 1) doubles.push(mac);
+        }
+        stamp(`without pruning, ${doubles.length} of ${macs.length} MACs were answered by two conductors`);
+        assert.ok(doubles.length > 0, "the dead conductor's dnsmasq still answers next to the new owner");
+
+        startPruners();
+        const fixed = await until(async () => (await allAnsweredByOwnerOnly(macs)).length === 0, 30000, "pruners to remove the stale entries", 500);
+        stamp(`pruners started: exactly one answer per MAC after ${(fixed / 1000).toFixed(1)}s`);
+        // The victim comes back under the same host; its nodes move back to it.
+        lab.startConductor(member(victim).conductor);
+        await until(async () => (await lab.aliveConductors()).includes(victim), 60000, "restarted conductor alive", 500);
+        await until(async () => {
+            const now = await owners();
+            return macs.every((m) => now[m] === victim && (activeEntries()[m] ?? []).includes(victim));
+        }, 120000, "nodes taken back by the restarted conductor", 500);
+        stamp(`${victim} restarted and took its nodes back`);
+    });
+
+    it("SIGKILL one conductor with the pruners on: every MAC of its active nodes is answered by exactly one survivor within 30 s", async function () {
+        const own = await owners();
+        const counts = await ownerCounts();
+        const victim = Object.entries(counts)
+            .filter(([h]) => h !== "127.0.0.11" || Object.keys(counts).length === 1)
+            .sort((a, b) => b[1] - a[1])[0][0];
+        const macs = Object.keys(own).filter((m) => own[m] === victim);
+        assert.ok(macs.length > 0);
+        // A conductor usually dies long after it wrote its files: let the last moves age first.
+        await new Promise((r) => setTimeout(r, 16000));
+        assert.deepEqual(await allAnsweredByOwnerOnly(Object.keys(nodeUuid)), [], "steady state before the failure");
+        const killedAt = Date.now();
+        await member(victim).conductor.daemon!.kill();
+        stamp(`SIGKILL conductor ${victim} (owned ${macs.length} active nodes), pruners on`);
+        await until(
+            async () => {
+                const now = await owners();
+                if (macs.some((m) => now[m] === victim || !now[m])) return false;
+                return (await allAnsweredByOwnerOnly(macs)).length === 0;
+            },
+            60000,
+            "every MAC of the dead conductor answered by exactly one survivor",
+            500,
+        );
+        const seconds = (Date.now() - killedAt) / 1000;
+        console.log(`      measured failover: every MAC of ${victim}'s ${macs.length} active nodes answered by exactly one survivor after ${seconds.toFixed(1)} s`);
+        assert.ok(seconds <= 30, `failover took ${seconds.toFixed(1)} s (limit 30 s)`);
+        lab.startConductor(member(victim).conductor);
+        await until(async () => (await lab.aliveConductors()).length === 3, 60000, "all conductors alive again", 500);
+    });
+
+    it("after nodes moved back and forth and some were undeployed: no MAC is active in two conductors' directories and DHCP agrees", async function () {
+        const undeploy = Object.keys(nodeUuid).slice(0, 3);
+        // Let the ring settle after the restart, so the moves back happen first.
+        await until(async () => {
+            const now = await owners();
+            return Object.keys(nodeUuid).every((m) => (activeEntries()[m] ?? []).includes(now[m]));
+        }, 120000, "every active node's files at its current owner", 500);
+        for (const mac of undeploy) await lab.api("PUT", `/v1/nodes/${nodeUuid[mac]}/states/provision`, { target: "deleted" });
+        await until(async () => (await lab.nodes()).filter((n) => undeploy.some((m) => nodeUuid[m] === n.uuid)).every((n) => n.provision_state === "available"), 120000, "undeployed nodes available", 500);
+        await until(
+            () => {
+                const e = activeEntries();
+                return Object.values(e).every((hosts) => hosts.length <= 1) && undeploy.every((m) => e[m] === undefined);
+            },
+            60000,
+            "no MAC active in two conductors' directories, none for undeployed nodes",
+            500,
+        );
+        const entries = activeEntries();
+        assert.deepEqual(Object.entries(entries).filter(([, h]) => h.length > 1), []);
+        for (const mac of undeploy) assert.equal(entries[mac], undefined, `${mac} was undeployed`);
+        const active = Object.keys(nodeUuid).filter((m) => !undeploy.includes(m));
+        assert.deepEqual(await allAnsweredByOwnerOnly(active), []);
+        for (const mac of undeploy) {
+            const p = await probe(mac, 1);
+            assert.deepEqual(p.offeredBy, [], `${mac} is answered by nobody after undeploy`);
+        }
+        const pruned = members.map((m) => fs.readFileSync(path.join(m.conductor.dir, "pruner.log"), "utf8").split("\n").filter((l) => / set to ignore/.test(l)).length);
+        stamp(`final: ${active.length} active MACs answered once each, ${undeploy.length} undeployed unanswered; entries pruned per conductor: ${pruned.join("/")}`);
+        assert.ok(pruned.reduce((a, b) => a + b, 0) > 0, "the pruners did the pruning");
+    });
+});
