@@ -7,9 +7,9 @@
  * hostsdir/optsdir consistent with ownership read from the Ironic API: an active host entry of a
  * node that another conductor owns is turned into `<mac>,ignore` (what Ironic's own cleanup
  * writes; dnsmasq picks it up through inotify), and that node's option file is removed. So is an
- * entry whose tag is no longer the node's `driver_internal_info.dnsmasq_tag` (Ironic's cleanup
- * drops the tag but rewrites only the current owner's file: an undeploy that ran on another
- * conductor leaves this one's entry active). Entries
+ * active entry of a node that no longer has a `driver_internal_info.dnsmasq_tag` (Ironic's
+ * cleanup drops the tag but rewrites only the current owner's file: an undeploy that ran on
+ * another conductor leaves this one's entry active). Entries
  * it cannot attribute (unknown MAC or node, no owner) are never touched; on any API error it
  * changes nothing and tries again.
  *
@@ -144,8 +144,10 @@ def prune_once(unattributed, previous):
         node_tag = (node.get("driver_internal_info") or {}).get("dnsmasq_tag")
         if owner != ME:
             reason = "is owned by %s" % owner
-        elif tag != node_tag:
-            reason = "no longer carries tag %s (cleaned up elsewhere)" % tag
+        elif node_tag is None:
+            # Cleanup drops the node's tag. A tag that merely differs is left alone: it can be a
+            # takeover racing with this poll, and silencing the owner would be worse.
+            reason = "no longer has a DHCP tag (cleaned up elsewhere; entry had %s)" % tag
         else:
             continue
         if settled(path, reason, previous, current):

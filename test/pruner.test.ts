@@ -70,12 +70,14 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             { uuid: "n-moved", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-moved" } },
             { uuid: "n-cleaned", conductor: ME, driver_internal_info: {} },
             { uuid: "n-fresh", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-fresh" } },
+            { uuid: "n-retagged", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-new" } },
         ];
         state.ports = [
             { address: "52:54:00:00:00:01", node_uuid: "n-mine" },
             { address: "52:54:00:00:00:02", node_uuid: "n-moved" },
             { address: "52:54:00:00:00:03", node_uuid: "n-cleaned" },
             { address: "52:54:00:00:00:05", node_uuid: "n-fresh" },
+            { address: "52:54:00:00:00:06", node_uuid: "n-retagged" },
         ];
         const old = new Date(Date.now() - 60000);
         const host = (mac: string, tag: string, fresh = false) => {
@@ -88,6 +90,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         host("52:54:00:00:00:03", "tag-gone");
         host("52:54:00:00:00:04", "tag-unknown"); // no port: cannot be attributed
         host("52:54:00:00:00:05", "tag-fresh", true); // just written: within the grace period
+        host("52:54:00:00:00:06", "tag-old"); // own node whose tag differs: may be a racing takeover
         for (const n of ["n-mine", "n-moved"]) {
             const f = path.join(dir, "opts", `ironic-${n}.conf`);
             fs.writeFileSync(f, `tag:x,67,snponly.efi\n`);
@@ -118,7 +121,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         const log = await runPruner(1500);
         assert.equal(host("52:54:00:00:00:01"), "52:54:00:00:00:01,set:tag-mine,set:ironic\n", "own, current: kept");
         assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n", "owned by another conductor: ignored");
-        assert.equal(host("52:54:00:00:00:03"), "52:54:00:00:00:03,ignore\n", "tag cleaned up elsewhere: ignored");
+        assert.equal(host("52:54:00:00:00:03"), "52:54:00:00:00:03,ignore\n", "node has no tag any more (cleaned up elsewhere): ignored");
         assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-mine.conf")));
         assert.ok(!fs.existsSync(path.join(dir, "opts", "ironic-n-moved.conf")), "the moved node's option file is removed");
         assert.match(log, /host 52:54:00:00:00:02 \(node n-moved\) is owned by 172\.22\.0\.4: entry ironic-52:54:00:00:00:02\.conf set to ignore/);
@@ -131,6 +134,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         assert.equal(host("52:54:00:00:00:04"), "52:54:00:00:00:04,set:tag-unknown,set:ironic\n");
         assert.match(log, /leaving ironic-52:54:00:00:00:04\.conf alone: cannot attribute/);
         assert.equal(host("52:54:00:00:00:05"), "52:54:00:00:00:05,set:tag-fresh,set:ironic\n", "fresh entry kept: the API may lag the ring");
+        assert.equal(host("52:54:00:00:00:06"), "52:54:00:00:00:06,set:tag-old,set:ironic\n", "own node with another tag: not silenced");
     });
 
     it("changes nothing while the API is unusable, and resumes when it is back", async function () {
