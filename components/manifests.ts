@@ -241,6 +241,8 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
                     [PRUNER_ENV.interval]: "2",
                     // Longer than the API's ring can lag a conductor's (hash_ring_reset_interval).
                     [PRUNER_ENV.grace]: "15",
+                    // A rebalance (a conductor joined): give the new owner time to take over first.
+                    [PRUNER_ENV.rebalanceDelay]: "20",
                 }),
             ],
             securityContext: restrictedContainer(),
@@ -272,21 +274,10 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         });
     }
 
-    const nodeSelector = { ...c.placement.nodeSelector, ...(multi ? { [CONDUCTOR_NODE_LABEL]: conductorLabelValue(plan.namespace, plan.name) } : {}) };
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
-        automountServiceAccountToken: false,
-        enableServiceLinks: false,
-        securityContext: {
-            runAsUser: IRONIC_UID,
-            runAsGroup: IRONIC_GID,
-            fsGroup: IRONIC_GID,
-            runAsNonRoot: true,
-            seccompProfile: { type: "RuntimeDefault" },
-        },
-        nodeSelector: Object.keys(nodeSelector).length > 0 ? sortedRecord(nodeSelector) : undefined,
-        tolerations: c.placement.tolerations.length > 0 ? c.placement.tolerations : undefined,
+        ...podBase(plan, IRONIC_UID, IRONIC_GID, multi ? { [CONDUCTOR_NODE_LABEL]: conductorLabelValue(plan.namespace, plan.name) } : {}),
         initContainers,
         containers,
         volumes,
@@ -345,17 +336,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
                 metadata: { labels },
                 spec: {
                     restartPolicy: "OnFailure",
-                    automountServiceAccountToken: false,
-                    enableServiceLinks: false,
-                    securityContext: {
-                        runAsUser: IRONIC_UID,
-                        runAsGroup: IRONIC_GID,
-                        fsGroup: IRONIC_GID,
-                        runAsNonRoot: true,
-                        seccompProfile: { type: "RuntimeDefault" },
-                    },
-                    nodeSelector: Object.keys(plan.config.placement.nodeSelector).length > 0 ? sortedRecord(plan.config.placement.nodeSelector) : undefined,
-                    tolerations: plan.config.placement.tolerations.length > 0 ? plan.config.placement.tolerations : undefined,
+                    ...podBase(plan, IRONIC_UID, IRONIC_GID),
                     containers: [
                         {
                             name: which === "upgrade" ? "dbsync-upgrade" : "online-data-migrations",
@@ -381,6 +362,19 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
                 },
             },
         },
+    };
+}
+
+/** What every pod of the stack shares: non-root identity, no API token, the configured placement. */
+function podBase(plan: IronicPlan, uid: number, gid: number, extraNodeSelector: Record<string, string> = {}): Omit<PodSpec, "containers"> {
+    const nodeSelector = { ...plan.config.placement.nodeSelector, ...extraNodeSelector };
+    const tolerations = plan.config.placement.tolerations;
+    return {
+        automountServiceAccountToken: false,
+        enableServiceLinks: false,
+        securityContext: { runAsUser: uid, runAsGroup: gid, fsGroup: gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+        nodeSelector: Object.keys(nodeSelector).length > 0 ? sortedRecord(nodeSelector) : undefined,
+        tolerations: tolerations.length > 0 ? tolerations : undefined,
     };
 }
 
@@ -517,11 +511,7 @@ export function mariadbStatefulSet(plan: IronicPlan, annotations: Record<string,
             template: {
                 metadata: { labels, annotations: podAnnotations },
                 spec: {
-                    automountServiceAccountToken: false,
-                    enableServiceLinks: false,
-                    securityContext: { runAsUser: MARIADB.uid, runAsGroup: MARIADB.gid, fsGroup: MARIADB.gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
-                    nodeSelector: Object.keys(plan.config.placement.nodeSelector).length > 0 ? sortedRecord(plan.config.placement.nodeSelector) : undefined,
-                    tolerations: plan.config.placement.tolerations.length > 0 ? plan.config.placement.tolerations : undefined,
+                    ...podBase(plan, MARIADB.uid, MARIADB.gid),
                     containers: [
                         {
                             name: "mariadb",

@@ -16,8 +16,13 @@
  * The API's view of the hash ring can lag a conductor's by up to hash_ring_reset_interval, so a
  * fresh entry of a node this conductor has just taken over may briefly still be shown as owned
  * by the dead conductor. Pruning it would silence the new owner for good (Ironic does not write
- * it again). So an entry is pruned only when the same other owner was reported by two
- * consecutive polls and the file is older than a grace period (PRUNER_GRACE, default 15 s).
+ * it again). So an entry is pruned only when the same verdict was reached by two consecutive
+ * polls and the file is older than a grace period (PRUNER_GRACE, default 15 s).
+ *
+ * When this conductor is itself alive, a move is a rebalance (a conductor joined), and the new
+ * owner rewrites the files only at its next local-state sync: the entry is kept a while longer
+ * (PRUNER_REBALANCE_DELAY, default 20 s) so the host is not left without any answer meanwhile.
+ * When this conductor is dead (failover), it is pruned as soon as the verdict is confirmed.
  */
 
 /** Environment variables the pruner reads. */
@@ -32,6 +37,7 @@ export const PRUNER_ENV = {
     conductorHost: "IRONIC_CONDUCTOR_HOST",
     once: "PRUNER_ONCE",
     grace: "PRUNER_GRACE",
+    rebalanceDelay: "PRUNER_REBALANCE_DELAY",
 } as const;
 
 export const PRUNER_SCRIPT = "dhcp-pruner.py";
@@ -58,6 +64,7 @@ INTERVAL = float(os.environ.get("${E.interval}", "2"))
 ME = os.environ["${E.conductorHost}"]
 ONCE = os.environ.get("${E.once}") == "1"
 GRACE = float(os.environ.get("${E.grace}", "15"))
+REBALANCE_DELAY = float(os.environ.get("${E.rebalanceDelay}", "20"))
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.82", "Accept": "application/json"}
 
 
@@ -103,13 +110,18 @@ def write_atomic(path, content):
     os.rename(tmp, path)
 
 
-def settled(path, owner, previous, current):
-    """Prune only on a stable view: same other owner in the last poll too, file past the grace period."""
-    current[path] = owner
-    if previous.get(path) != owner:
+def settled(path, verdict, previous, current, me_alive):
+    """Prune only on a stable view: the same verdict in the last poll too (for REBALANCE_DELAY
+    when this conductor is alive), and the file past the grace period."""
+    now = time.time()
+    first = previous[path][1] if path in previous and previous[path][0] == verdict else None
+    current[path] = (verdict, first if first is not None else now)
+    if first is None:
+        return False
+    if me_alive and now - first < REBALANCE_DELAY:
         return False
     try:
-        return time.time() - os.stat(path).st_mtime >= GRACE
+        return now - os.stat(path).st_mtime >= GRACE
     except FileNotFoundError:
         return False
 
@@ -118,6 +130,7 @@ def prune_once(unattributed, previous):
     """One pass; returns the (path -> other owner) view that the next pass confirms against."""
     nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
     ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
+    me_alive = any(c.get("hostname") == ME and c.get("alive") for c in get_all("/v1/conductors?limit=1000", "conductors"))
     current = {}
     for name in sorted(os.listdir(HOSTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
@@ -150,7 +163,7 @@ def prune_once(unattributed, previous):
             reason = "no longer has a DHCP tag (cleaned up elsewhere; entry had %s)" % tag
         else:
             continue
-        if settled(path, reason, previous, current):
+        if settled(path, reason, previous, current, me_alive):
             write_atomic(path, "%s,ignore\\n" % fields[0])
             log("host %s (node %s) %s: entry %s set to ignore" % (mac, node["uuid"], reason, name))
     for name in sorted(os.listdir(OPTSDIR)):
@@ -159,7 +172,7 @@ def prune_once(unattributed, previous):
         node = nodes.get(name[len("ironic-"):-len(".conf")])
         owner = node and node.get("conductor")
         path = os.path.join(OPTSDIR, name)
-        if owner and owner != ME and settled(path, owner, previous, current):
+        if owner and owner != ME and settled(path, owner, previous, current, me_alive):
             try:
                 os.remove(path)
                 log("node %s is owned by %s: removed option file %s" % (node["uuid"], owner, name))

@@ -301,9 +301,10 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             .sort((a, b) => b[1] - a[1])[0][0];
         const macs = Object.keys(own).filter((m) => own[m] === victim);
         assert.ok(macs.length > 0);
-        // A conductor usually dies long after it wrote its files: let the last moves age first.
-        await new Promise((r) => setTimeout(r, 16000));
-        assert.deepEqual(await allAnsweredByOwnerOnly(Object.keys(nodeUuid)), [], "steady state before the failure");
+        // Steady state first: the moves back have converged (the pruners of the conductors that gave
+        // nodes back wait the rebalance delay), and the files have aged as a dead conductor's would.
+        const settle = await until(async () => (await allAnsweredByOwnerOnly(Object.keys(nodeUuid))).length === 0, 90000, "steady state before the failure", 1000);
+        stamp(`steady state (exactly one answer per MAC) ${(settle / 1000).toFixed(1)}s after the rebalance`);
         const killedAt = Date.now();
         await member(victim).conductor.daemon!.kill();
         stamp(`SIGKILL conductor ${victim} (owned ${macs.length} active nodes), pruners on`);
@@ -326,11 +327,12 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
 
     it("after nodes moved back and forth and some were undeployed: no MAC is active in two conductors' directories and DHCP agrees", async function () {
         const undeploy = Object.keys(nodeUuid).slice(0, 3);
-        // Let the ring settle after the restart, so the moves back happen first.
+        // The restart moved nodes back; undeploy while that rebalance may still be converging.
         await until(async () => {
             const now = await owners();
             return Object.keys(nodeUuid).every((m) => (activeEntries()[m] ?? []).includes(now[m]));
         }, 120000, "every active node's files at its current owner", 500);
+        const undeployedAt = Date.now();
         for (const mac of undeploy) await lab.api("PUT", `/v1/nodes/${nodeUuid[mac]}/states/provision`, { target: "deleted" });
         await until(async () => (await lab.nodes()).filter((n) => undeploy.some((m) => nodeUuid[m] === n.uuid)).every((n) => n.provision_state === "available"), 120000, "undeployed nodes available", 500);
         await until(
@@ -346,6 +348,9 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         assert.deepEqual(Object.entries(entries).filter(([, h]) => h.length > 1), []);
         for (const mac of undeploy) assert.equal(entries[mac], undefined, `${mac} was undeployed`);
         const active = Object.keys(nodeUuid).filter((m) => !undeploy.includes(m));
+        await until(async () => (await allAnsweredByOwnerOnly(active)).length === 0 && Object.values(activeEntries()).every((h) => h.length <= 1), 90000, "DHCP answers agree with ownership", 1000);
+        stamp(`converged ${((Date.now() - undeployedAt) / 1000).toFixed(1)}s after the undeploys`);
+        assert.deepEqual(Object.entries(activeEntries()).filter(([, h]) => h.length > 1), [], "0 MACs active in two conductors' directories");
         assert.deepEqual(await allAnsweredByOwnerOnly(active), []);
         for (const mac of undeploy) {
             const p = await probe(mac, 1);

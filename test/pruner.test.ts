@@ -15,6 +15,7 @@ const ME = "172.22.0.3";
 const OTHER = "172.22.0.4";
 
 interface FakeState {
+    meAlive: boolean;
     nodes: any[];
     ports: any[];
     down: boolean;
@@ -27,7 +28,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
     let dir = "";
     let server: http.Server;
     let url = "";
-    const state: FakeState = { nodes: [], ports: [], down: false, requests: 0, unauthorized: 0 };
+    const state: FakeState = { meAlive: false, nodes: [], ports: [], down: false, requests: 0, unauthorized: 0 };
     const expectedAuth = "Basic " + Buffer.from("metal3:pw").toString("base64");
 
     before(async function () {
@@ -51,6 +52,8 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
                 res.end(JSON.stringify({ nodes: state.nodes.slice(1) }));
             } else if (u.pathname === "/v1/ports") {
                 res.end(JSON.stringify({ ports: state.ports }));
+            } else if (u.pathname === "/v1/conductors") {
+                res.end(JSON.stringify({ conductors: [{ hostname: ME, alive: state.meAlive }, { hostname: OTHER, alive: true }] }));
             } else res.writeHead(404).end();
         });
         await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -65,6 +68,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         fs.writeFileSync(path.join(dir, "auth", "password"), "pw\n");
         fs.writeFileSync(path.join(dir, "pruner.py"), renderPrunerScript());
         state.down = false;
+        state.meAlive = false;
         state.nodes = [
             { uuid: "n-mine", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-mine" } },
             { uuid: "n-moved", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-moved" } },
@@ -99,7 +103,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    async function runPruner(ms: number): Promise<string> {
+    async function runPruner(ms: number, rebalanceDelay = "1"): Promise<string> {
         const log = path.join(dir, "pruner.log");
         const d = new Daemon("python3", [path.join(dir, "pruner.py")], log, {
             PATH: process.env.PATH,
@@ -109,6 +113,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             [PRUNER_ENV.optsDir]: path.join(dir, "opts"),
             [PRUNER_ENV.interval]: "0.2",
             [PRUNER_ENV.grace]: "15",
+            [PRUNER_ENV.rebalanceDelay]: rebalanceDelay,
             [PRUNER_ENV.conductorHost]: ME,
         });
         await new Promise((r) => setTimeout(r, ms));
@@ -135,6 +140,15 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         assert.match(log, /leaving ironic-52:54:00:00:00:04\.conf alone: cannot attribute/);
         assert.equal(host("52:54:00:00:00:05"), "52:54:00:00:00:05,set:tag-fresh,set:ironic\n", "fresh entry kept: the API may lag the ring");
         assert.equal(host("52:54:00:00:00:06"), "52:54:00:00:00:06,set:tag-old,set:ironic\n", "own node with another tag: not silenced");
+    });
+
+    it("while its own conductor is alive (a rebalance), waits the rebalance delay before pruning", async function () {
+        state.meAlive = true;
+        await runPruner(1200, "3");
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,set:tag-moved,set:ironic\n", "kept: the new owner has not taken over yet");
+        state.meAlive = false;
+        await runPruner(1200, "3");
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n", "its conductor is dead: pruned once confirmed");
     });
 
     it("changes nothing while the API is unusable, and resumes when it is back", async function () {
