@@ -21,6 +21,11 @@ import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from
 
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
+/**
+ * Fixed node UUIDs: with fixed conductor hosts the hash ring is deterministic, so the layout is
+ * too (random UUIDs sometimes left a conductor without nodes: ironic-on-debian.md §8).
+ */
+const uuidOf = (i: number) => `6c7b3a10-5e1d-4f00-8a00-0000000000${String(i).padStart(2, "0")}`;
 
 interface Member {
     conductor: LabConductor;
@@ -105,6 +110,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         const img = (f: string) => `file://${path.join(work, "images", f)}`;
         for (let i = 1; i <= NODES; i++) {
             const node = await lab.api("POST", "/v1/nodes", {
+                uuid: uuidOf(i),
                 name: `node-${String(i).padStart(2, "0")}`,
                 driver: "fake-hardware",
                 boot_interface: "ipxe",
