@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "./conductor";
 import { Credentials } from "./credentials";
-import { conductorDaemonSet, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "./manifests";
+import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "./manifests";
 import { StackPki } from "./pki";
 import { IronicPlan } from "./plan";
 
@@ -38,7 +38,6 @@ export class Conductors extends pulumi.ComponentResource {
     constructor(name: string, args: ConductorsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:ironic:Conductors", name, {}, opts);
         const { plan, namespace, pki } = args;
-        const c = plan.config;
         const labelValue = conductorLabelValue(plan.namespace, plan.name);
 
         // Label exactly the configured nodes (server-side apply: removed again on delete).
@@ -58,13 +57,12 @@ export class Conductors extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const hours = (days: number) => days * 24;
         const certData: Record<string, pulumi.Output<string>> = {};
         for (const cd of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
             const sans = nodeCertificateSans(plan, cd.node, cd.ip);
             const cert = pki.issue(
                 `${name}-node-${cd.node}`,
-                { commonName: cd.node, ...sans, validityHours: hours(c.tls.validityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
+                { commonName: cd.node, ...sans },
                 pki,
             );
             const keys = nodeKeys(cd.node);
@@ -87,14 +85,12 @@ export class Conductors extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const ds = conductorDaemonSet(plan);
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}-daemonset`,
-            { ...ds, metadata: { ...ds.metadata, namespace } },
+            inNamespace(conductorDaemonSet(plan), namespace),
             { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels] },
         );
-        const svc = ironicService(plan);
-        this.service = new k8s.core.v1.Service(`${name}-service`, { ...svc, metadata: { ...svc.metadata, namespace } }, { parent: this });
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });
     }
 }

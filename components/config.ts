@@ -23,13 +23,6 @@ export interface ConfigIssue {
     message: string;
 }
 
-export class ConfigError extends Error {
-    constructor(public readonly issues: ConfigIssue[]) {
-        super(formatIssues(issues));
-        this.name = "ConfigError";
-    }
-}
-
 export function formatIssues(issues: ConfigIssue[]): string {
     const lines = issues.map((i) => `  - ${i.key}: ${i.message}`);
     return `invalid stack configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`;

@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { ANNOTATIONS, dnsmasqConfigMapData, ironicDeployment, ironicService, sha256 } from "./manifests";
+import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicService, sha256 } from "./manifests";
 import { IronicPlan } from "./plan";
 
 export interface IronicArgs {
@@ -26,7 +26,6 @@ export class Ironic extends pulumi.ComponentResource {
     constructor(name: string, args: IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:ironic:Ironic", name, {}, opts);
         const { plan } = args;
-        const withNs = <T extends { metadata?: any }>(o: T): T => ({ ...o, metadata: { ...o.metadata, namespace: args.namespace } });
 
         const data = dnsmasqConfigMapData(plan);
         const dependsOn = [...args.dependsOn];
@@ -41,10 +40,10 @@ export class Ironic extends pulumi.ComponentResource {
         const certHash = pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem));
         this.deployment = new k8s.apps.v1.Deployment(
             `${name}-deployment`,
-            withNs(ironicDeployment(plan, { [ANNOTATIONS.tlsCert]: certHash })),
+            inNamespace(ironicDeployment(plan, { [ANNOTATIONS.tlsCert]: certHash }), args.namespace),
             { parent: this, dependsOn },
         );
-        this.service = new k8s.core.v1.Service(`${name}-service`, withNs(ironicService(plan)), { parent: this });
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this });
         this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service.metadata.name });
     }
 }

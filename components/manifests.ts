@@ -36,9 +36,17 @@ type VolumeMount = k8s.types.input.core.v1.VolumeMount;
 export const ANNOTATIONS = {
     dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
     tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
-    credentials: "metal3-ironic.metal3.io/credentials-hash",
     scripts: "metal3-ironic.metal3.io/scripts-hash",
 } as const;
+
+/**
+ * A rendered object placed in the namespace as the program registers it (an Output, so that it
+ * depends on the Namespace being created). The pure renderers use the plain name.
+ */
+export function inNamespace<T extends { metadata?: unknown }>(o: T, namespace: pulumi.Input<string>): T {
+    // The renderers always build metadata as a plain object.
+    return { ...o, metadata: { ...(o.metadata as k8s.types.input.meta.v1.ObjectMeta), namespace } };
+}
 
 export function sha256(s: string): string {
     return createHash("sha256").update(s).digest("hex");

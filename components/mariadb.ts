@@ -9,7 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
 import { MARIADB, renderInitSql, renderMariadbConf } from "./database";
-import { contentHash, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "./manifests";
+import { contentHash, inNamespace, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "./manifests";
 import { StackPki } from "./pki";
 import { IronicPlan } from "./plan";
 
@@ -34,7 +34,6 @@ export class MariaDB extends pulumi.ComponentResource {
         const { plan, namespace, pki } = args;
         const n = plan.database.names;
         const c = plan.config;
-        const withNs = <T extends { metadata?: any }>(o: T): T => ({ ...o, metadata: { ...o.metadata, namespace } });
 
         const pwOpts = { length: 32, special: false };
         const root = new random.RandomPassword(`${name}-root-password`, pwOpts, { parent: this });
@@ -56,10 +55,9 @@ export class MariaDB extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const hours = (days: number) => days * 24;
         const cert = pki.issue(
             `${name}-server`,
-            { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [], validityHours: hours(c.tls.validityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
+            { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] },
             pki,
         );
         const tls = new k8s.core.v1.Secret(
@@ -71,13 +69,13 @@ export class MariaDB extends pulumi.ComponentResource {
         const config = new k8s.core.v1.ConfigMap(`${name}-config`, { metadata: { name: n.configMap, namespace, labels: plan.labels }, data: configData }, { parent: this });
 
         // The data volume: never replaced, and kept on destroy unless the user opts out.
-        this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, withNs(mariadbPvc(plan)), { parent: this, retainOnDelete: c.database.retainOnDelete });
-        this.service = new k8s.core.v1.Service(`${name}-service`, withNs(mariadbService(plan)), { parent: this });
+        this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(mariadbPvc(plan), namespace), { parent: this, retainOnDelete: c.database.retainOnDelete });
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(mariadbService(plan), namespace), { parent: this });
         const sts = mariadbStatefulSet(plan, {
             "metal3-ironic.metal3.io/config-hash": contentHash(configData),
             "metal3-ironic.metal3.io/tls-cert-hash": cert.certPem.apply(sha256),
         });
-        this.statefulSet = new k8s.apps.v1.StatefulSet(`${name}-statefulset`, withNs(sts), {
+        this.statefulSet = new k8s.apps.v1.StatefulSet(`${name}-statefulset`, inNamespace(sts, namespace), {
             parent: this,
             dependsOn: [this.credentials, init, tls, config, this.pvc],
         });

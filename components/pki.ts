@@ -11,19 +11,21 @@ import * as tls from "@pulumi/tls";
 export interface StackPkiArgs {
     /** Common name of the CA, e.g. "metal3-ironic dev CA". */
     commonName: pulumi.Input<string>;
-    /** CA validity in hours. */
-    validityHours: number;
-    /** Re-issue the CA this many hours before it expires (on a refresh). */
-    earlyRenewalHours: number;
+    /** CA validity in days (tls.caValidityDays). */
+    caValidityDays: number;
+    /** Validity of every certificate the CA issues, in days (tls.validityDays). */
+    validityDays: number;
+    /** Re-issue the CA and its certificates this many days before they expire, on a refresh (tls.renewBeforeDays). */
+    renewBeforeDays: number;
 }
 
 export interface CertificateArgs {
     commonName: pulumi.Input<string>;
     dnsNames: pulumi.Input<pulumi.Input<string>[]>;
     ipAddresses: pulumi.Input<pulumi.Input<string>[]>;
-    validityHours: number;
-    earlyRenewalHours: number;
 }
+
+const hours = (days: number) => days * 24;
 
 const KEY = { algorithm: "RSA", rsaBits: 3072 } as const;
 
@@ -32,6 +34,7 @@ export class StackPki extends pulumi.ComponentResource {
     public readonly caCert: tls.SelfSignedCert;
     /** The CA certificate (PEM); public. */
     public readonly caCertPem: pulumi.Output<string>;
+    private readonly lifetime: { validityPeriodHours: number; earlyRenewalHours: number };
 
     constructor(name: string, args: StackPkiArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:tls:StackPki", name, {}, opts);
@@ -43,13 +46,14 @@ export class StackPki extends pulumi.ComponentResource {
                 privateKeyPem: this.caKey.privateKeyPem,
                 subject: { commonName: args.commonName, organization: "metal3-ironic" },
                 isCaCertificate: true,
-                validityPeriodHours: args.validityHours,
-                earlyRenewalHours: args.earlyRenewalHours,
+                validityPeriodHours: hours(args.caValidityDays),
+                earlyRenewalHours: hours(args.renewBeforeDays),
                 allowedUses: ["cert_signing", "crl_signing", "digital_signature"],
             },
             { parent: this },
         );
         this.caCertPem = this.caCert.certPem;
+        this.lifetime = { validityPeriodHours: hours(args.validityDays), earlyRenewalHours: hours(args.renewBeforeDays) };
         this.registerOutputs({ caCertPem: this.caCertPem });
     }
 
@@ -72,8 +76,7 @@ export class StackPki extends pulumi.ComponentResource {
                 certRequestPem: csr.certRequestPem,
                 caCertPem: this.caCert.certPem,
                 caPrivateKeyPem: this.caKey.privateKeyPem,
-                validityPeriodHours: args.validityHours,
-                earlyRenewalHours: args.earlyRenewalHours,
+                ...this.lifetime,
                 allowedUses: ["digital_signature", "key_encipherment", "server_auth", "client_auth"],
             },
             { parent },

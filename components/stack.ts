@@ -9,7 +9,7 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
-import { bmoConfigMapData, dbJob } from "./manifests";
+import { bmoConfigMapData, dbJob, inNamespace } from "./manifests";
 import { IronicPlan } from "./plan";
 import { StackPki } from "./pki";
 
@@ -71,13 +71,12 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         );
 
         const mounted: pulumi.Resource[] = [creds.secret];
-        const hours = (days: number) => days * 24;
         let pki: StackPki | undefined;
         let caPem: pulumi.Output<string>;
         if (c.tls.mode === "generate" || c.database.kind === "mariadb") {
             pki = new StackPki(
                 `${name}-pki`,
-                { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, validityHours: hours(c.tls.caValidityDays), earlyRenewalHours: hours(c.tls.renewBeforeDays) },
+                { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays },
                 { parent: this },
             );
         }
@@ -106,7 +105,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         let migrateAfter: pulumi.Resource[] = [];
         if (dbJobs) {
             const job = dbJob(plan, "upgrade");
-            const upgrade = new k8s.batch.v1.Job(`${name}-db-upgrade`, { ...job, metadata: { ...job.metadata, namespace } }, { parent: this, dependsOn: [...mounted] });
+            const upgrade = new k8s.batch.v1.Job(`${name}-db-upgrade`, inNamespace(job, namespace), { parent: this, dependsOn: [...mounted] });
             mounted.push(upgrade);
             migrateAfter = [upgrade];
         }
@@ -121,8 +120,6 @@ export class Metal3Ironic extends pulumi.ComponentResource {
                         commonName: `${plan.name}.${plan.namespace}.svc`,
                         dnsNames: plan.certificate.dnsNames,
                         ipAddresses: plan.certificate.ipAddresses,
-                        validityHours: hours(c.tls.validityDays),
-                        earlyRenewalHours: hours(c.tls.renewBeforeDays),
                     },
                     pki,
                 );
@@ -150,7 +147,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         if (dbJobs) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
             const job = dbJob(plan, "migrate");
-            new k8s.batch.v1.Job(`${name}-db-migrate`, { ...job, metadata: { ...job.metadata, namespace } }, { parent: this, dependsOn: [workload, ...migrateAfter] });
+            new k8s.batch.v1.Job(`${name}-db-migrate`, inNamespace(job, namespace), { parent: this, dependsOn: [workload, ...migrateAfter] });
         }
 
         new k8s.core.v1.ConfigMap(
