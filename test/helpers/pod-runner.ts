@@ -1,0 +1,480 @@
+/**
+ * A pod runner for tests: starts the containers of a rendered pod the way the kubelet would, so
+ * that what runs is what the pod declares and nothing else.
+ *
+ * For each container it builds a private view (a mount and PID namespace made with `unshare`,
+ * entered into the pod's network namespace with `nsenter`):
+ *  - a root file system from the container's image. The image is a stand-in layer
+ *    (test/standins/<image>/) overlaid on this machine's /usr and /etc, so the real Debian
+ *    programs (dnsmasq, python3, Ironic, mariadbd) run inside it. With
+ *    `readOnlyRootFilesystem` the root is mounted read-only: only declared volumes are writable;
+ *  - every declared volumeMount at its mountPath (readOnly, subPath): emptyDirs shared by the
+ *    pod's containers, ConfigMap and Secret keys as files in the kubelet's atomic-writer layout
+ *    (`..data` symlink, `items`, `defaultMode`, group ownership and g+r for `fsGroup`);
+ *  - the declared env (`value`, downward API `fieldRef`, `secretKeyRef`, `configMapKeyRef`,
+ *    `envFrom`, `$(VAR)` expansion) and nothing from the test's environment;
+ *  - the declared uid/gid (pod securityContext, overridden per container), fsGroup and
+ *    supplementalGroups as supplementary groups, the capability bounding set from
+ *    `capabilities` (drop/add) and no_new_privs unless `allowPrivilegeEscalation`;
+ *  - `command` + `args`, or the image's entrypoint when `command` is absent.
+ * A container whose declared mounts or env are wrong fails here the way it would in a cluster.
+ *
+ * Every process is started with setsid and stopped by its PID.
+ */
+import { ChildProcess, spawn, spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+/** A container image as the runner knows it: a stand-in layer and the image's ENTRYPOINT/CMD. */
+export interface StandinImage {
+    /** Directory whose usr/ and etc/ are overlaid on the host's, and whose other top-level dirs are the image's. */
+    layer: string;
+    entrypoint?: string[];
+    cmd?: string[];
+    /** Image ENV (PATH and the like). */
+    env?: Record<string, string>;
+}
+
+/** What the API server would hold: ConfigMap and Secret data by name (secrets with real values). */
+export interface ClusterData {
+    configMaps: Record<string, Record<string, string>>;
+    secrets: Record<string, Record<string, string>>;
+}
+
+export interface PodRunnerOptions {
+    /** Pod name (also HOSTNAME for pods without host networking). */
+    name: string;
+    namespace: string;
+    spec: any;
+    cluster: ClusterData;
+    /** Image reference → stand-in. A reference not found by exact match is looked up by repository. */
+    images: Record<string, StandinImage>;
+    work: string;
+    /** Network namespace the pod's containers run in (the node's, for hostNetwork pods). */
+    netns: string;
+    nodeName: string;
+    hostIP: string;
+    podIP: string;
+    /** /etc/hosts entries of the pod (cluster DNS stand-in), name → IP. */
+    hosts?: Record<string, string>;
+}
+
+export interface ContainerRun {
+    name: string;
+    proc: ChildProcess;
+    logFile: string;
+    /** Host PID of the container's PID 1 (the init of its PID namespace). */
+    initPid?: number;
+}
+
+const DEFAULT_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
+
+function q(s: string): string {
+    return `'${s.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The image of a reference: exact match, else the same repository with any tag/digest. */
+function imageOf(images: Record<string, StandinImage>, ref: string): StandinImage {
+    if (images[ref]) return images[ref];
+    const repo = (r: string) => r.replace(/@sha256:[a-f0-9]+$/, "").replace(/:[^/:]+$/, "");
+    const hit = Object.keys(images).find((k) => repo(k) === repo(ref));
+    if (!hit) throw new Error(`no stand-in image for ${ref} (have ${Object.keys(images).join(", ")})`);
+    return images[hit];
+}
+
+export class PodRunner {
+    readonly dir: string;
+    private readonly volumesDir: string;
+    private readonly running: ContainerRun[] = [];
+    private prepared = false;
+
+    constructor(readonly o: PodRunnerOptions) {
+        this.dir = path.join(o.work, `pod-${o.name}`);
+        this.volumesDir = path.join(this.dir, "volumes");
+        fs.mkdirSync(this.volumesDir, { recursive: true });
+    }
+
+    get spec(): any {
+        return this.o.spec;
+    }
+
+    private get fsGroup(): number | undefined {
+        return this.o.spec.securityContext?.fsGroup;
+    }
+
+    /** Host directory of a pod volume (emptyDirs are shared by every container of the pod). */
+    volumePath(name: string): string {
+        return path.join(this.volumesDir, name);
+    }
+
+    /** Create every volume of the pod, as the kubelet does before any container starts. */
+    prepareVolumes(): void {
+        if (this.prepared) return;
+        for (const v of this.o.spec.volumes ?? []) {
+            const dir = this.volumePath(v.name);
+            if (v.emptyDir) {
+                fs.mkdirSync(dir, { recursive: true });
+                fs.chmodSync(dir, 0o777);
+                this.applyFsGroup(dir, true, false);
+            } else if (v.configMap || v.secret) {
+                const isSecret = !!v.secret;
+                const objName = isSecret ? v.secret.secretName : v.configMap.name;
+                const data = (isSecret ? this.o.cluster.secrets : this.o.cluster.configMaps)[objName];
+                const optional = (isSecret ? v.secret.optional : v.configMap.optional) === true;
+                if (!data) {
+                    if (optional) {
+                        fs.mkdirSync(dir, { recursive: true });
+                        continue;
+                    }
+                    throw new Error(`volume ${v.name}: ${isSecret ? "Secret" : "ConfigMap"} ${this.o.namespace}/${objName} not found (the pod would stay in ContainerCreating)`);
+                }
+                const src = isSecret ? v.secret : v.configMap;
+                const defaultMode: number = src.defaultMode ?? 0o644;
+                const items: { key: string; path: string; mode?: number }[] = src.items ?? Object.keys(data).sort().map((key) => ({ key, path: key }));
+                this.writeAtomic(dir, objName, data, items, defaultMode);
+            } else if (v.persistentVolumeClaim) {
+                // Stand-in for a bound volume: a directory that outlives the pod (kept under work/).
+                const pv = path.join(this.o.work, "pv", v.persistentVolumeClaim.claimName);
+                fs.mkdirSync(pv, { recursive: true });
+                fs.mkdirSync(path.dirname(dir), { recursive: true });
+                if (!fs.existsSync(dir)) fs.symlinkSync(pv, dir);
+                this.applyFsGroup(pv, true, false);
+            } else {
+                throw new Error(`volume ${v.name}: kind not supported by the pod runner: ${JSON.stringify(v)}`);
+            }
+        }
+        this.prepared = true;
+    }
+
+    /** ConfigMap/Secret volume in the kubelet's layout: ..<ts>/<files>, ..data → ..<ts>, <path> → ..data/<path>. */
+    private writeAtomic(dir: string, objName: string, data: Record<string, string>, items: { key: string; path: string; mode?: number }[], defaultMode: number) {
+        fs.mkdirSync(dir, { recursive: true });
+        const ts = "..2026_01_01_00_00_00.000000001";
+        const tsDir = path.join(dir, ts);
+        fs.mkdirSync(tsDir, { recursive: true });
+        const tops = new Set<string>();
+        for (const it of items) {
+            if (!(it.key in data)) throw new Error(`volume for ${objName}: key ${it.key} not found (the pod would stay in ContainerCreating)`);
+            const file = path.join(tsDir, it.path);
+            fs.mkdirSync(path.dirname(file), { recursive: true });
+            fs.writeFileSync(file, data[it.key]);
+            fs.chmodSync(file, it.mode ?? defaultMode);
+            tops.add(it.path.split("/")[0]);
+        }
+        fs.symlinkSync(ts, path.join(dir, "..data"));
+        for (const t of tops) fs.symlinkSync(path.join("..data", t), path.join(dir, t));
+        this.applyFsGroup(dir, false, true);
+    }
+
+    /** fsGroup: group ownership, setgid dirs, and g+rw (read-write volumes) or g+r (read-only ones). */
+    private applyFsGroup(p: string, rw: boolean, recursive: boolean) {
+        const g = this.fsGroup;
+        if (g === undefined) return;
+        const walk = (f: string) => {
+            const st = fs.lstatSync(f);
+            if (st.isSymbolicLink()) return;
+            fs.chownSync(f, 0, g);
+            if (st.isDirectory()) {
+                fs.chmodSync(f, (st.mode & 0o7777) | 0o2000 | (rw ? 0o070 : 0o050));
+                if (recursive) for (const e of fs.readdirSync(f)) walk(path.join(f, e));
+            } else {
+                fs.chmodSync(f, (st.mode & 0o7777) | (rw ? 0o060 : 0o040));
+            }
+        };
+        walk(p);
+    }
+
+    /** The container named `name` among init containers and containers. */
+    container(name: string): any {
+        const c = [...(this.o.spec.initContainers ?? []), ...(this.o.spec.containers ?? [])].find((x: any) => x.name === name);
+        if (!c) throw new Error(`pod ${this.o.name} has no container ${name}`);
+        return c;
+    }
+
+    /** The container's environment, resolved as the kubelet resolves it. */
+    env(c: any): Record<string, string> {
+        const img = imageOf(this.o.images, c.image);
+        const env: Record<string, string> = { PATH: DEFAULT_PATH, ...(img.env ?? {}), HOSTNAME: this.o.spec.hostNetwork ? this.o.nodeName : this.o.name, HOME: "/" };
+        const field = (p: string): string => {
+            const m: Record<string, string> = {
+                "spec.nodeName": this.o.nodeName,
+                "status.hostIP": this.o.hostIP,
+                "status.podIP": this.o.podIP,
+                "metadata.name": this.o.name,
+                "metadata.namespace": this.o.namespace,
+            };
+            if (!(p in m)) throw new Error(`container ${c.name}: fieldRef ${p} not supported by the pod runner`);
+            return m[p];
+        };
+        const lookup = (kind: "secrets" | "configMaps", name: string, key: string, optional?: boolean): string | undefined => {
+            const d = this.o.cluster[kind][name];
+            if (!d || !(key in d)) {
+                if (optional) return undefined;
+                throw new Error(`container ${c.name}: ${kind === "secrets" ? "Secret" : "ConfigMap"} ${name} key ${key} not found (CreateContainerConfigError)`);
+            }
+            return d[key];
+        };
+        for (const ef of c.envFrom ?? []) {
+            const ref = ef.configMapRef ?? ef.secretRef;
+            const d = this.o.cluster[ef.configMapRef ? "configMaps" : "secrets"][ref.name];
+            if (!d) {
+                if (ref.optional) continue;
+                throw new Error(`container ${c.name}: envFrom ${ref.name} not found`);
+            }
+            for (const [k, v] of Object.entries(d)) env[(ef.prefix ?? "") + k] = v;
+        }
+        for (const e of c.env ?? []) {
+            let v: string | undefined;
+            if (e.value !== undefined) v = expand(e.value, env);
+            else if (e.valueFrom?.fieldRef) v = field(e.valueFrom.fieldRef.fieldPath);
+            else if (e.valueFrom?.secretKeyRef) v = lookup("secrets", e.valueFrom.secretKeyRef.name, e.valueFrom.secretKeyRef.key, e.valueFrom.secretKeyRef.optional);
+            else if (e.valueFrom?.configMapKeyRef) v = lookup("configMaps", e.valueFrom.configMapKeyRef.name, e.valueFrom.configMapKeyRef.key, e.valueFrom.configMapKeyRef.optional);
+            else v = "";
+            if (v !== undefined) env[e.name] = v;
+        }
+        return env;
+    }
+
+    /** argv of the container: command/args with $(VAR) expansion, or the image's entrypoint/cmd. */
+    argv(c: any, env: Record<string, string>): string[] {
+        const img = imageOf(this.o.images, c.image);
+        const command: string[] = c.command ?? img.entrypoint ?? [];
+        const args: string[] = c.args ?? (c.command ? [] : img.cmd ?? []);
+        const argv = [...command, ...args].map((a) => expand(a, env));
+        if (argv.length === 0) throw new Error(`container ${c.name}: no command and the image has no entrypoint`);
+        return argv;
+    }
+
+    private identity(c: any): { uid: number; gid: number; groups: number[] } {
+        const pod = this.o.spec.securityContext ?? {};
+        const sc = c.securityContext ?? {};
+        const uid = sc.runAsUser ?? pod.runAsUser ?? 0;
+        const gid = sc.runAsGroup ?? pod.runAsGroup ?? 0;
+        if ((sc.runAsNonRoot ?? pod.runAsNonRoot) && uid === 0) throw new Error(`container ${c.name}: runAsNonRoot with uid 0 (CreateContainerConfigError)`);
+        const groups = [gid, ...(pod.fsGroup !== undefined ? [pod.fsGroup] : []), ...(pod.supplementalGroups ?? [])];
+        return { uid, gid, groups: [...new Set(groups)] };
+    }
+
+    /** The bash script that builds the container's view as root and then execs "$@" as the container's user. */
+    private launchScript(c: any): string {
+        const img = imageOf(this.o.images, c.image);
+        const cdir = path.join(this.dir, "containers", c.name);
+        const skel = path.join(cdir, "skel");
+        fs.rmSync(skel, { recursive: true, force: true });
+        fs.mkdirSync(path.join(skel, "usr"), { recursive: true });
+        fs.mkdirSync(path.join(skel, "etc"), { recursive: true });
+        const root = path.join(cdir, "root");
+        fs.mkdirSync(root, { recursive: true });
+        // Mount points under /usr and /etc must exist in a lower layer (those trees are read-only overlays).
+        for (const m of c.volumeMounts ?? []) {
+            if (/^\/(usr|etc)\//.test(m.mountPath)) fs.mkdirSync(path.join(skel, m.mountPath), { recursive: true });
+        }
+        // /etc/hosts as the kubelet writes it, plus the cluster DNS stand-in.
+        const hosts = ["127.0.0.1\tlocalhost", "::1\tlocalhost", ...Object.entries(this.o.hosts ?? {}).map(([n, ip]) => `${ip}\t${n}`)];
+        fs.writeFileSync(path.join(skel, "etc", "hosts"), hosts.join("\n") + "\n");
+        fs.writeFileSync(path.join(skel, "etc", "resolv.conf"), "# no DNS server in the pod runner: names come from /etc/hosts\noptions ndots:1\n");
+
+        const { uid, gid, groups } = this.identity(c);
+        const sc = c.securityContext ?? {};
+        const drop: string[] = (sc.capabilities?.drop ?? []).map((x: string) => x.toLowerCase());
+        const add: string[] = (sc.capabilities?.add ?? []).map((x: string) => x.toLowerCase());
+        // Container runtimes give a default set; "drop: [ALL]" empties it before "add".
+        const defaults = ["chown", "dac_override", "fowner", "fsetid", "kill", "setgid", "setuid", "setpcap", "net_bind_service", "net_raw", "sys_chroot", "mknod", "audit_write", "setfcap"];
+        const caps = new Set(drop.includes("all") ? [] : defaults.filter((x) => !drop.includes(x)));
+        for (const a of add) caps.add(a);
+        const bounding = ["-all", ...[...caps].sort().map((x) => `+${x}`)].join(",");
+        const noNewPrivs = sc.allowPrivilegeEscalation === false;
+        const readOnlyRoot = sc.readOnlyRootFilesystem === true;
+        const env = this.env(c);
+
+        const lines: string[] = [
+            "#!/bin/bash",
+            `# Container ${c.name} of pod ${this.o.name}, as declared. Run by the pod runner as root in fresh mount+pid namespaces.`,
+            "set -euo pipefail",
+            `R=${q(root)}`,
+            'mount -t tmpfs -o mode=755 tmpfs "$R"',
+            'mkdir -p "$R/usr" "$R/etc" "$R/proc" "$R/dev" "$R/sys" "$R/tmp" "$R/run" "$R/var/tmp"',
+            'chmod 1777 "$R/tmp" "$R/var/tmp"',
+            `mount -t overlay overlay -o lowerdir=${q(path.join(skel, "usr"))}:${q(path.join(img.layer, "usr"))}:/usr "$R/usr"`,
+            `mount -t overlay overlay -o lowerdir=${q(path.join(skel, "etc"))}:${q(path.join(img.layer, "etc"))}:/etc "$R/etc"`,
+            'ln -s usr/bin "$R/bin"; ln -s usr/sbin "$R/sbin"; ln -s usr/lib "$R/lib"; ln -s usr/lib64 "$R/lib64"',
+        ];
+        // The image's own top-level directories (e.g. /tftpboot, /templates) are copied into the root.
+        for (const top of fs.existsSync(img.layer) ? fs.readdirSync(img.layer) : []) {
+            if (top === "usr" || top === "etc") continue;
+            lines.push(`cp -a ${q(path.join(img.layer, top))} "$R/"`);
+        }
+        lines.push('mount -t proc proc "$R/proc"', 'mount --rbind /dev "$R/dev"', 'mount -t sysfs -o ro sysfs "$R/sys"');
+        for (const m of c.volumeMounts ?? []) {
+            const v = (this.o.spec.volumes ?? []).find((x: any) => x.name === m.name);
+            if (!v) throw new Error(`container ${c.name}: volumeMount ${m.name} names no volume of the pod`);
+            let src = fs.realpathSync(this.volumePath(m.name));
+            if (m.subPath) src = path.join(src, m.subPath);
+            const target = `"$R"${q(m.mountPath)}`;
+            const isFile = fs.existsSync(src) && !fs.statSync(src).isDirectory();
+            if (!/^\/(usr|etc)\//.test(m.mountPath)) {
+                lines.push(isFile ? `mkdir -p "$(dirname ${target})"; touch ${target}` : `mkdir -p ${target}`);
+            } else if (isFile) {
+                throw new Error(`container ${c.name}: subPath file mounts under /usr or /etc are not supported by the pod runner`);
+            }
+            lines.push(`mount --bind ${q(src)} ${target}`);
+            if (m.readOnly) lines.push(`mount -o remount,bind,ro ${target}`);
+        }
+        if (readOnlyRoot) lines.push('mount -o remount,bind,ro "$R"');
+        const envArgs = Object.keys(env)
+            .sort()
+            .map((k) => q(`${k}=${env[k]}`))
+            .join(" ");
+        lines.push(
+            `exec chroot "$R" /usr/bin/setpriv --reuid=${uid} --regid=${gid} --groups=${groups.join(",")} --inh-caps=-all --bounding-set=${bounding}${noNewPrivs ? " --no-new-privs" : ""} /usr/bin/env -i ${envArgs} "$@"`,
+        );
+        const file = path.join(cdir, "launch.sh");
+        fs.writeFileSync(file, lines.join("\n") + "\n", { mode: 0o700 });
+        return file;
+    }
+
+    /** Host command line that runs `argv` in the container's view. */
+    private hostArgv(c: any, argv: string[]): string[] {
+        const script = this.launchScript(c);
+        return ["nsenter", `--net=/run/netns/${this.o.netns}`, "unshare", "--mount", "--pid", "--fork", "--propagation", "private", "--kill-child", "bash", script, ...argv];
+    }
+
+    logFile(name: string): string {
+        return path.join(this.dir, "containers", name, "container.log");
+    }
+
+    /** The container's log (stdout and stderr). */
+    logs(name: string): string {
+        const f = this.logFile(name);
+        return fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "";
+    }
+
+    private spawnContainer(c: any, argv?: string[]): ContainerRun {
+        this.prepareVolumes();
+        const env = this.env(c);
+        const cmd = argv ?? this.argv(c, env);
+        const logFile = this.logFile(c.name);
+        fs.mkdirSync(path.dirname(logFile), { recursive: true });
+        const out = fs.openSync(logFile, "a");
+        const proc = spawn("setsid", this.hostArgv(c, cmd), { stdio: ["ignore", out, out] });
+        fs.closeSync(out);
+        return { name: c.name, proc, logFile };
+    }
+
+    /** Run the init containers in order, each to completion; a failure throws with its log. */
+    async runInitContainers(timeoutMs = 120000): Promise<void> {
+        for (const c of this.o.spec.initContainers ?? []) {
+            const run = this.spawnContainer(c);
+            const code = await exitOf(run.proc, timeoutMs);
+            if (code !== 0) throw new Error(`init container ${c.name} of pod ${this.o.name} exited ${code}:\n${tail(this.logs(c.name))}`);
+        }
+    }
+
+    /** Start every (non-init) container; they keep running until stop(). */
+    startContainers(only?: string[]): ContainerRun[] {
+        const started: ContainerRun[] = [];
+        for (const c of this.o.spec.containers ?? []) {
+            if (only && !only.includes(c.name)) continue;
+            const run = this.spawnContainer(c);
+            this.running.push(run);
+            started.push(run);
+        }
+        return started;
+    }
+
+    /** Start one container with the pod's declared view (e.g. a restart). */
+    startContainer(name: string): ContainerRun {
+        const run = this.spawnContainer(this.container(name));
+        this.running.push(run);
+        return run;
+    }
+
+    /** Whether the container's process is still running. */
+    isRunning(name: string): boolean {
+        const r = [...this.running].reverse().find((x) => x.name === name);
+        return !!r && r.proc.exitCode === null && r.proc.signalCode === null;
+    }
+
+    exitCode(name: string): number | null {
+        const r = [...this.running].reverse().find((x) => x.name === name);
+        return r ? r.proc.exitCode : null;
+    }
+
+    /** Run a command in a container's view (same mounts, env, user), e.g. a probe. */
+    exec(name: string, argv: string[], timeoutMs = 60000): { status: number; stdout: string; stderr: string } {
+        this.prepareVolumes();
+        const r = spawnSync("setsid", this.hostArgv(this.container(name), argv), { encoding: "utf8", timeout: timeoutMs });
+        return { status: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+    }
+
+    /** Run the container's declared exec probe (readiness or liveness); true when it passes. */
+    probe(name: string, which: "readinessProbe" | "livenessProbe"): boolean {
+        const p = this.container(name)[which];
+        if (!p?.exec) throw new Error(`container ${name} has no exec ${which}`);
+        return this.exec(name, p.exec.command, (p.timeoutSeconds ?? 1) * 1000 + 10000).status === 0;
+    }
+
+    /** Stop every container: SIGTERM to its PID 1, SIGKILL after a grace period, by PID. */
+    async stop(graceMs = 5000): Promise<void> {
+        await Promise.all(
+            this.running.map(async (r) => {
+                if (r.proc.exitCode !== null || r.proc.signalCode !== null) return;
+                const done = new Promise<void>((res) => r.proc.once("exit", () => res()));
+                const init = childOf(r.proc.pid!);
+                try {
+                    process.kill(init ?? r.proc.pid!, "SIGTERM");
+                } catch {
+                    /* gone */
+                }
+                const timer = setTimeout(() => {
+                    for (const pid of [init, r.proc.pid]) {
+                        try {
+                            if (pid) process.kill(pid, "SIGKILL");
+                        } catch {
+                            /* gone */
+                        }
+                    }
+                }, graceMs);
+                await done;
+                clearTimeout(timer);
+            }),
+        );
+        this.running.length = 0;
+    }
+}
+
+/** `$(VAR)` expansion of the Kubernetes API ($$ escapes; unknown references stay as written). */
+export function expand(s: string, env: Record<string, string>): string {
+    return s.replace(/\$\$|\$\(([A-Za-z_][A-Za-z0-9_]*)\)/g, (m, name) => (m === "$$" ? "$" : name in env ? env[name] : m));
+}
+
+/** The first child of a process (the PID 1 of the namespace `unshare --fork` made). */
+function childOf(pid: number): number | undefined {
+    try {
+        const kids = fs.readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8").trim().split(/\s+/).filter(Boolean).map(Number);
+        return kids[0];
+    } catch {
+        return undefined;
+    }
+}
+
+function exitOf(proc: ChildProcess, timeoutMs: number): Promise<number | null> {
+    if (proc.exitCode !== null) return Promise.resolve(proc.exitCode);
+    return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+            try {
+                process.kill(proc.pid!, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }, timeoutMs);
+        proc.once("exit", (code) => {
+            clearTimeout(timer);
+            resolve(code);
+        });
+    });
+}
+
+export function tail(s: string, n = 3000): string {
+    return s.length > n ? "…" + s.slice(-n) : s;
+}

@@ -1,0 +1,106 @@
+/**
+ * Real values for what the tls and random providers compute at deploy time, so that the Secrets a
+ * rendered stack mounts hold working keys, certificates (openssl) and passwords (bcrypt), not
+ * placeholders. Plugs into the offline renderer as its state hook; also turns a render into the
+ * ConfigMap/Secret data the pod runner mounts.
+ */
+import * as bcrypt from "bcryptjs";
+import { execFileSync } from "child_process";
+import { createHash } from "crypto";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+import { unwrapSecrets } from "../../scripts/offline";
+import type { Rendered } from "../../scripts/render";
+import type { ClusterData } from "./pod-runner";
+
+function openssl(args: string[], input?: string): string {
+    return execFileSync("openssl", args, { encoding: "utf8", input, stdio: ["pipe", "pipe", "pipe"] });
+}
+
+/** An openssl -subj string (its separator "/" escaped inside values). */
+function subj(subject: { organization?: string; commonName?: string } | undefined, fallback: string): string {
+    const esc = (v: string) => v.replace(/\\/g, "\\\\").replace(/\//g, "\\/");
+    return `/O=${esc(subject?.organization ?? "test")}/CN=${esc(subject?.commonName ?? fallback)}`;
+}
+
+function withTmp<T>(fn: (dir: string) => T): T {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "m3i-pki-"));
+    try {
+        return fn(dir);
+    } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+    }
+}
+
+/** Deterministic per resource name (same run, same values), different across names. */
+function passwordFor(name: string, length: number): string {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    const bytes = createHash("sha256").update(`m3i-test-password:${name}`).digest();
+    let out = "";
+    for (let i = 0; out.length < length; i++) out += alphabet[bytes[i % bytes.length] % alphabet.length];
+    return out;
+}
+
+/** A StateHook for renderOffline: what @pulumi/tls and @pulumi/random would compute, for real. */
+export function realProviderState(type: string, name: string, rawInputs: Record<string, any>): Record<string, any> | undefined {
+    const inputs = unwrapSecrets(rawInputs);
+    switch (type) {
+        case "random:index/randomPassword:RandomPassword": {
+            const result = passwordFor(name, inputs.length ?? 32);
+            // The random provider (Go) writes $2a$ hashes.
+            return { result, bcryptHash: bcrypt.hashSync(result, 4).replace(/^\$2b\$/, "$2a$") };
+        }
+        case "tls:index/privateKey:PrivateKey": {
+            const bits = String(inputs.rsaBits ?? 2048);
+            const pem = openssl(["genpkey", "-algorithm", "RSA", "-pkeyopt", `rsa_keygen_bits:${bits}`]);
+            return { privateKeyPem: pem, privateKeyPemPkcs8: pem, publicKeyPem: openssl(["pkey", "-pubout"], pem) };
+        }
+        case "tls:index/selfSignedCert:SelfSignedCert":
+            return withTmp((d) => {
+                fs.writeFileSync(path.join(d, "key.pem"), inputs.privateKeyPem);
+                const days = String(Math.max(1, Math.floor((inputs.validityPeriodHours ?? 24) / 24)));
+                const cert = openssl(["req", "-x509", "-new", "-key", path.join(d, "key.pem"), "-subj", subj(inputs.subject, name), "-days", days, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"]);
+                return { certPem: cert, readyForRenewal: false };
+            });
+        case "tls:index/certRequest:CertRequest":
+            return withTmp((d) => {
+                fs.writeFileSync(path.join(d, "key.pem"), inputs.privateKeyPem);
+                const sans = [...(inputs.dnsNames ?? []).map((n: string) => `DNS:${n}`), ...(inputs.ipAddresses ?? []).map((ip: string) => `IP:${ip}`)];
+                const args = ["req", "-new", "-key", path.join(d, "key.pem"), "-subj", subj(inputs.subject, name)];
+                if (sans.length > 0) args.push("-addext", `subjectAltName=${sans.join(",")}`);
+                return { certRequestPem: openssl(args) };
+            });
+        case "tls:index/locallySignedCert:LocallySignedCert":
+            return withTmp((d) => {
+                fs.writeFileSync(path.join(d, "csr.pem"), inputs.certRequestPem);
+                fs.writeFileSync(path.join(d, "ca.pem"), inputs.caCertPem);
+                fs.writeFileSync(path.join(d, "ca.key"), inputs.caPrivateKeyPem);
+                fs.writeFileSync(path.join(d, "ext.cnf"), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n");
+                const days = String(Math.max(1, Math.floor((inputs.validityPeriodHours ?? 24) / 24)));
+                const cert = openssl(["x509", "-req", "-in", path.join(d, "csr.pem"), "-CA", path.join(d, "ca.pem"), "-CAkey", path.join(d, "ca.key"), "-CAcreateserial", "-days", days, "-copy_extensions", "copy", "-extfile", path.join(d, "ext.cnf")]);
+                return { certPem: cert, readyForRenewal: false };
+            });
+        default:
+            return undefined;
+    }
+}
+
+/** The ConfigMap and Secret data of a render, secrets in clear, as the API server would hold it. */
+export function clusterData(r: Rendered): ClusterData {
+    const out: ClusterData = { configMaps: {}, secrets: {} };
+    for (const res of r.resources) {
+        if (res.type === "kubernetes:core/v1:ConfigMap") {
+            const i = unwrapSecrets(res.rawInputs);
+            out.configMaps[i.metadata.name] = { ...(i.data ?? {}) };
+        } else if (res.type === "kubernetes:core/v1:Secret") {
+            const i = unwrapSecrets(res.rawInputs);
+            const data: Record<string, string> = {};
+            for (const [k, v] of Object.entries(i.data ?? {})) data[k] = Buffer.from(String(v), "base64").toString("utf8");
+            for (const [k, v] of Object.entries(i.stringData ?? {})) data[k] = String(v);
+            out.secrets[i.metadata.name] = data;
+        }
+    }
+    return out;
+}

@@ -1,0 +1,81 @@
+/**
+ * The container images of the stack, as the pod runner starts them: stand-in layers overlaid on
+ * this machine's /usr and /etc (see pod-runner.ts).
+ *
+ * The project's own scripts (start wrapper, dnsmasq start script, pruner) are not part of any
+ * image: they come from the rendered ConfigMaps and run for real. What an image contributes is
+ * stood in for here, from its documented contract (../shared/reference/ironic-image-contract.md):
+ *  - ironic image: the entrypoints under test/standins/ironic/usr/bin (they check the contract and
+ *    start the real Debian program where one exists); /usr/sbin/dnsmasq = Debian's dnsmasq with
+ *    the file capabilities the image gives it (setcap NET_ADMIN, NET_BIND_SERVICE, NET_RAW);
+ *    python3.12 (hard-coded by the image) = Debian's python3; the iPXE binaries in /tftpboot;
+ *    the `ironic` user 997/994;
+ *  - ipa-downloader: get-resource.sh writing the documented layout without a download;
+ *  - keepalived: holds the VIP with a file-capable `ip` (what keepalived does as MASTER).
+ */
+import { execFileSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+import { DEFAULT_IMAGES, IPXE_FILES, IRONIC_GID, IRONIC_UID } from "../../components/contract";
+import type { StandinImage } from "./pod-runner";
+
+const SRC = path.join(__dirname, "..", "standins");
+
+function users(extra: { name: string; uid: number; gid: number }[]): { passwd: string; group: string } {
+    const taken = (line: string) => {
+        const f = line.split(":");
+        return extra.some((u) => f[0] === u.name || Number(f[2]) === u.uid);
+    };
+    const passwd = fs.readFileSync("/etc/passwd", "utf8").split("\n").filter((l) => l && !taken(l));
+    const group = fs.readFileSync("/etc/group", "utf8").split("\n").filter((l) => {
+        const f = l.split(":");
+        return l && !extra.some((u) => f[0] === u.name || Number(f[2]) === u.gid);
+    });
+    for (const u of extra) {
+        passwd.push(`${u.name}:x:${u.uid}:${u.gid}::/home/${u.name}:/sbin/nologin`);
+        group.push(`${u.name}:x:${u.gid}:`);
+    }
+    return { passwd: passwd.join("\n") + "\n", group: group.join("\n") + "\n" };
+}
+
+function layer(work: string, name: string, u: { name: string; uid: number; gid: number }[]): string {
+    const dir = path.join(work, "images", name);
+    fs.rmSync(dir, { recursive: true, force: true });
+    fs.mkdirSync(path.join(dir, "usr"), { recursive: true });
+    fs.mkdirSync(path.join(dir, "etc"), { recursive: true });
+    if (fs.existsSync(path.join(SRC, name))) fs.cpSync(path.join(SRC, name), dir, { recursive: true });
+    const { passwd, group } = users(u);
+    fs.writeFileSync(path.join(dir, "etc", "passwd"), passwd);
+    fs.writeFileSync(path.join(dir, "etc", "group"), group);
+    return dir;
+}
+
+/** A copy of a host binary carrying file capabilities, as the image ships it. */
+function fileCapable(src: string, dest: string, caps: string) {
+    fs.mkdirSync(path.dirname(dest), { recursive: true });
+    fs.copyFileSync(src, dest);
+    fs.chmodSync(dest, 0o755);
+    execFileSync("setcap", [caps, dest]);
+}
+
+/** Stand-in images for the references a stack uses (keys: the default references; matched by repository). */
+export function prepareImages(work: string): Record<string, StandinImage> {
+    const ironic = layer(work, "ironic", [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
+    fileCapable("/usr/sbin/dnsmasq", path.join(ironic, "usr", "sbin", "dnsmasq"), "cap_net_admin,cap_net_bind_service,cap_net_raw+ep");
+    fs.symlinkSync("python3", path.join(ironic, "usr", "bin", "python3.12"));
+    fs.mkdirSync(path.join(ironic, "tftpboot"), { recursive: true });
+    for (const f of Object.values(IPXE_FILES)) fs.writeFileSync(path.join(ironic, "tftpboot", f), `stand-in iPXE firmware ${f}\n`);
+
+    const ipa = layer(work, "ipa-downloader", []);
+    const keepalived = layer(work, "keepalived", [{ name: "keepalived", uid: 65532, gid: 65532 }]);
+    fileCapable("/usr/sbin/ip", path.join(keepalived, "usr", "local", "sbin", "ip"), "cap_net_admin,cap_net_raw+ep");
+    const mariadb = layer(work, "mariadb", [{ name: "mysql", uid: 999, gid: 999 }]);
+
+    return {
+        [DEFAULT_IMAGES.ironic]: { layer: ironic },
+        [DEFAULT_IMAGES.ipaDownloader]: { layer: ipa, entrypoint: ["/usr/local/bin/get-resource.sh"] },
+        [DEFAULT_IMAGES.keepalived]: { layer: keepalived, entrypoint: ["/usr/local/bin/keepalived-standin"] },
+        [DEFAULT_IMAGES.mariadb]: { layer: mariadb, entrypoint: ["/usr/local/bin/docker-entrypoint.sh"], cmd: ["mariadbd"] },
+    };
+}
