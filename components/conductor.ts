@@ -84,7 +84,13 @@ for dir in \${${E.certDirs}:-}; do
     cp "$certs/$node.tls.$ext" "$dir/tls.$ext"
   done
 done
-fingerprint() { cat "$data/$node".* "$certs/$node".* 2>/dev/null | sha256sum; }
+# Only what this container mounts: the dnsmasq and pruner containers have no node certificates.
+fingerprint() {
+  local f
+  for f in "$data/$node".* "$certs/$node".*; do
+    if [[ -r "$f" ]]; then cat "$f"; fi
+  done | sha256sum
+}
 started=$(fingerprint)
 "$@" &
 child=$!
