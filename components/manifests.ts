@@ -116,20 +116,24 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     let httpdCertMounts: VolumeMount[];
     if (multi) {
         // Node certificates are copied by the wrapper from the per-node Secret into these.
-        volumes.push(emptyDir("ironic-certs"), emptyDir("httpd-certs"), emptyDir("httpd-vmedia-certs"));
+        volumes.push(emptyDir("ironic-certs"), emptyDir("ironic-vmedia-certs"), emptyDir("httpd-certs"), emptyDir("httpd-vmedia-certs"));
         volumes.push({ name: "ca", secret: { secretName: plan.names.caSecret, items: [{ key: "tls.crt", path: "tls.crt" }] } });
         volumes.push({ name: "rpc-auth", secret: { secretName: plan.names.rpcCredentialsSecret, items: ["htpasswd", "password", "username"].map((k) => ({ key: k, path: k })) } });
         volumes.push({ name: "node-data", configMap: { name: plan.names.nodeDataConfigMap } });
         volumes.push({ name: "node-certs", secret: { secretName: plan.names.nodeCertsSecret, defaultMode: 0o440 } });
         volumes.push({ name: "scripts", configMap: { name: plan.names.scriptsConfigMap, defaultMode: 0o555 } });
         const nodeMounts = [mount("node-data", CONDUCTOR_PATHS.nodeData, true), mount("node-certs", CONDUCTOR_PATHS.nodeCerts, true), mount("scripts", CONDUCTOR_PATHS.scripts, true)];
-        ironicCertMounts = [mount("ironic-certs", PATHS.certsIronic), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true), mount("rpc-auth", PATHS.authIronicRpc, true), ...nodeMounts];
+        // /certs/vmedia in the ironic container too: only then does the image hand BMCs the
+        // virtual-media URL on the TLS port ([deploy]external_http_url), which httpd serves.
+        ironicCertMounts = [mount("ironic-certs", PATHS.certsIronic), mount("ironic-vmedia-certs", PATHS.certsVmedia), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true), mount("rpc-auth", PATHS.authIronicRpc, true), ...nodeMounts];
         httpdCertMounts = [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true), ...nodeMounts];
     } else {
         volumes.push({ name: "tls", secret: { secretName: plan.names.tlsSecret, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }] } });
         volumes.push({ name: "ca", secret: { secretName: plan.names.tlsSecret, items: [{ key: "ca.crt", path: "tls.crt" }] } });
         const shared = [mount("tls", PATHS.certsIronic, true), mount("ca", PATHS.certsIronicCa, true), mount("htpasswd", PATHS.authIronic, true)];
-        ironicCertMounts = shared;
+        // /certs/vmedia in both: httpd serves virtual media on the TLS port only when it has the
+        // certificate, and Ironic hands BMCs that URL ([deploy]external_http_url) only when it sees it too.
+        ironicCertMounts = [...shared, mount("tls", PATHS.certsVmedia, true)];
         httpdCertMounts = [...shared, mount("tls", PATHS.certsVmedia, true)];
     }
 
@@ -141,7 +145,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         name: "ironic",
         image: c.images.ironic,
         command: wrap([COMMANDS.ironic]),
-        env: [...wrapperEnv([PATHS.certsIronic]), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
+        env: [...wrapperEnv([PATHS.certsIronic, PATHS.certsVmedia]), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
         securityContext: restrictedContainer(),
         volumeMounts: [mount("shared", PATHS.shared), mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...ironicCertMounts],
         // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
