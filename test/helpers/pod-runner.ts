@@ -414,6 +414,40 @@ export class PodRunner {
         return this.exec(name, p.exec.command, (p.timeoutSeconds ?? 1) * 1000 + 10000).status === 0;
     }
 
+    /** Run one declared probe (exec in the container's view; httpGet/tcpSocket from the pod's network namespace). */
+    runProbe(name: string, p: any): boolean {
+        if (p.exec) return this.exec(name, p.exec.command, (p.timeoutSeconds ?? 1) * 1000 + 10000).status === 0;
+        const host = "127.0.0.1";
+        if (p.httpGet) {
+            const scheme = (p.httpGet.scheme ?? "HTTP").toLowerCase();
+            const url = `${scheme}://${p.httpGet.host ?? host}:${p.httpGet.port}${p.httpGet.path ?? "/"}`;
+            const r = spawnSync("ip", ["netns", "exec", this.o.netns, "curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", String(p.timeoutSeconds ?? 1), url], { encoding: "utf8" });
+            const code = Number(r.stdout);
+            return code >= 200 && code < 400;
+        }
+        if (p.tcpSocket) {
+            const r = spawnSync("ip", ["netns", "exec", this.o.netns, "bash", "-c", `exec 3<>/dev/tcp/${host}/${p.tcpSocket.port}`], { timeout: 5000 });
+            return r.status === 0;
+        }
+        throw new Error(`container ${name}: probe kind not supported: ${JSON.stringify(p)}`);
+    }
+
+    /**
+     * Wait until a started container is ready: its readinessProbe passes (else its livenessProbe,
+     * else it is still running after a few seconds). Throws with its log if it exits first.
+     */
+    async waitReady(name: string, timeoutMs = 120000): Promise<number> {
+        const c = this.container(name);
+        const probe = c.readinessProbe ?? c.livenessProbe;
+        const t0 = Date.now();
+        for (;;) {
+            if (!this.isRunning(name)) throw new Error(`container ${name} of pod ${this.o.name} exited ${this.exitCode(name)}:\n${tail(this.logs(name))}`);
+            if (probe ? this.runProbe(name, probe) : Date.now() - t0 >= 3000) return Date.now() - t0;
+            if (Date.now() - t0 > timeoutMs) throw new Error(`container ${name} of pod ${this.o.name} not ready after ${timeoutMs} ms:\n${tail(this.logs(name))}`);
+            await new Promise((r) => setTimeout(r, 1000));
+        }
+    }
+
     /** Stop every container: SIGTERM to its PID 1, SIGKILL after a grace period, by PID. */
     async stop(graceMs = 5000): Promise<void> {
         await Promise.all(
