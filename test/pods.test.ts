@@ -250,3 +250,56 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 });
+
+describe("pods as declared: virtual-media-only stack with keepalived (pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let s: Stack;
+    let pod: PodRunner;
+    let nodeNs = "";
+
+    before(async function () {
+        podRunnerPrerequisites(this);
+        requireOrSkip(this, !!which("ironic") && !!which("ironic-dbsync"), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        work = tmpDir("pods-vmedia");
+        s = await renderStack(path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml"), "vmedia");
+        const images = prepareImages(work);
+        const sw = net.addNamespace("sw");
+        const br = net.addBridge(sw, "br");
+        nodeNs = net.addNamespace("v0");
+        // The node's own address; the provisioning IP is the VIP keepalived must bring up.
+        net.plug(nodeNs, "v0", sw, br, { cidr: "172.22.0.2/24", rename: s.plan.config.provisioning.interface });
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment")!;
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: "172.22.0.2" });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed" && pod) {
+            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
+        }
+    });
+
+    after(async function () {
+        await pod?.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("has no dnsmasq: nothing answers DHCP on a virtual-media-only network", function () {
+        assert.deepEqual(pod.spec.containers.map((c: any) => c.name).sort(), ["httpd", "ironic", "keepalived", "ramdisk-logs"]);
+    });
+
+    it("every container starts and becomes ready; keepalived holds the provisioning IP as a VIP", async function () {
+        await pod.runInitContainers();
+        pod.startContainers();
+        for (const c of pod.spec.containers) await pod.waitReady(c.name, 180000);
+        const addrs = run("ip", ["-n", nodeNs, "-o", "-4", "addr", "show", "dev", s.plan.config.provisioning.interface!]).stdout;
+        assert.match(addrs, new RegExp(`inet ${s.plan.config.provisioning.ip.replace(/\./g, "\\.")}/24`), "the VIP with the network's prefix");
+        // The API answers on the VIP over TLS, verified with the stack CA, through httpd.
+        const ca = path.join(work, "ca.crt");
+        fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://${s.plan.config.provisioning.ip}:${s.plan.config.ports.api}/v1`], { allowFail: true }).stdout;
+        assert.equal(code, "200", "GET /v1 on the VIP (public, no credentials needed)");
+    });
+});
