@@ -186,12 +186,16 @@ def main():
     unattributed = set()
     previous = {}
     failing = False
+    reached = False
     while True:
         try:
             previous = prune_once(unattributed, previous)
             if failing:
                 log("Ironic API reachable again")
+            elif not reached:
+                log("Ironic API reachable; pruning entries of nodes this conductor does not own")
             failing = False
+            reached = True
         except Exception as e:  # keep going through API outages; change nothing meanwhile
             previous = {}
             if not failing:
