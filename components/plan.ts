@@ -5,7 +5,7 @@
 import * as ipaddr from "ipaddr.js";
 
 import { StackConfig, ipToNumber } from "./config";
-import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, PATHS, osloEnvName } from "./contract";
+import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, IPXE_FILES, PATHS, osloEnvName } from "./contract";
 import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "./dnsmasq";
 import { WRAPPER_ENV } from "./conductor";
 import { DatabasePlan, databasePlan } from "./database";
@@ -244,6 +244,13 @@ export function buildPlan(config: StackConfig): IronicPlan {
             ["dnsmasq", "dhcp_hostsdir", DHCP_PROVIDER_PATHS.hostsDir],
             ["dnsmasq", "dhcp_leasefile", DHCP_PROVIDER_PATHS.leaseFile],
             ["dnsmasq", "dhcp_optsdir", DHCP_PROVIDER_PATHS.optsDir],
+            // The provider's options name the firmware a PXE ROM loads from this conductor's TFTP
+            // root: only the image's files are there (Ironic's UEFI default, snponly.efi, is not).
+            // Ironic looks up cpu_arch first, then boot mode: x86_64 stays out of the map, or a
+            // BIOS x86_64 host would be given the EFI binary.
+            ["pxe", "ipxe_bootfile_name", IPXE_FILES.bios],
+            ["pxe", "uefi_ipxe_bootfile_name", IPXE_FILES.efiX86_64],
+            ["pxe", "ipxe_bootfile_name_by_arch", `aarch64:${IPXE_FILES.efiArm64}`],
         );
     }
     const userSettings: [string, string, string][] = Object.keys(config.ironic.config)

@@ -6,6 +6,7 @@ import { strict as assert } from "assert";
 import * as path from "path";
 
 import { RawConfig } from "../components/config";
+import { IPXE_FILES } from "../components/contract";
 import { renderOffline, readStackConfig } from "../scripts/render";
 import { requireOrSkip, run } from "./helpers/sys";
 
@@ -72,7 +73,7 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
         assert.deepEqual(got["default.host"], { value: "conductor-a" });
     });
 
-    it("reads back the multi-conductor settings: failover timing, dnsmasq DHCP provider and its directories", async function () {
+    it("reads back the multi-conductor settings: failover timing, dnsmasq DHCP provider, its directories and the iPXE firmware names", async function () {
         const haRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.ha.yaml"));
         const env = await ironicContainerEnv(haRaw);
         const osEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OS_")));
@@ -87,6 +88,10 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
             "dnsmasq.dhcp_hostsdir": { value: "/shared/dnsmasq/hostsdir.d" },
             "dnsmasq.dhcp_leasefile": { value: "/shared/dnsmasq/dnsmasq.leases" },
             "dnsmasq.dhcp_optsdir": { value: "/shared/dnsmasq/optsdir.d" },
+            // Firmware the provider's DHCP options name: files the TFTP root really holds (the DictOpt parsed to a dict).
+            "pxe.ipxe_bootfile_name": { value: IPXE_FILES.bios },
+            "pxe.ipxe_bootfile_name_by_arch": { value: { aarch64: IPXE_FILES.efiArm64 } },
+            "pxe.uefi_ipxe_bootfile_name": { value: IPXE_FILES.efiX86_64 },
         });
     });
 

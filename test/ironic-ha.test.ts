@@ -1,7 +1,7 @@
 /**
  * Multi-conductor DHCP end to end with real Ironic (Debian's ironic-api/ironic-conductor on
  * MariaDB): 3 conductors and the API run with the program's own OS_* settings (failover timing,
- * dnsmasq DHCP provider) and JSON-RPC basic auth; one real dnsmasq per conductor runs the
+ * dnsmasq DHCP provider, iPXE firmware names) and JSON-RPC basic auth; one real dnsmasq per conductor runs the
  * program's rendered per-node config in a network namespace; the program's pruner runs beside
  * each; DHCP clients ask for every MAC. Ironic runs on loopback aliases; DHCP stays inside the
  * namespaces this test creates and deletes.
@@ -11,6 +11,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { validateConfig } from "../components/config";
+import { IPXE_FILES } from "../components/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../components/dnsmasq";
 import { ipToNumber } from "../components/ip";
 import { buildPlan, ConductorPlan } from "../components/plan";
@@ -27,6 +28,17 @@ const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
  */
 const uuidOf = (i: number) => `6c7b3a10-5e1d-4f00-8a00-0000000000${String(i).padStart(2, "0")}`;
 
+/**
+ * Nodes after the first NODES, with an architecture and a boot mode, and the firmware a PXE ROM
+ * must be pointed at: a file the TFTP root really holds. Ironic 21.4 looks up cpu_arch in
+ * [pxe]ipxe_bootfile_name_by_arch first, then takes the UEFI or BIOS name by boot mode
+ * (properties/capabilities boot_mode; default uefi).
+ */
+const FIRMWARE_NODES: { properties: Record<string, string>; firmware: string }[] = [
+    { properties: { cpu_arch: "x86_64", capabilities: "boot_mode:uefi" }, firmware: IPXE_FILES.efiX86_64 },
+    { properties: { cpu_arch: "aarch64", capabilities: "boot_mode:uefi" }, firmware: IPXE_FILES.efiArm64 },
+    { properties: { cpu_arch: "x86_64", capabilities: "boot_mode:bios" }, firmware: IPXE_FILES.bios },
+];
 interface Member {
     conductor: LabConductor;
     plan: ConductorPlan;
@@ -108,7 +120,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
 
         // Nodes with pxe-enabled ports, deployed with ipxe boot + ramdisk deploy (writes DHCP files).
         const img = (f: string) => `file://${path.join(work, "images", f)}`;
-        for (let i = 1; i <= NODES; i++) {
+        for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) {
             const node = await lab.api("POST", "/v1/nodes", {
                 uuid: uuidOf(i),
                 name: `node-${String(i).padStart(2, "0")}`,
@@ -117,6 +129,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 deploy_interface: "ramdisk",
                 driver_info: { deploy_kernel: img("kernel"), deploy_ramdisk: img("ramdisk") },
                 instance_info: { kernel: img("kernel"), ramdisk: img("ramdisk") },
+                ...(i > NODES ? { properties: FIRMWARE_NODES[i - NODES - 1].properties } : {}),
             });
             await lab.api("POST", "/v1/ports", { node_uuid: node.uuid, address: macOf(i), pxe_enabled: true });
             nodeUuid[macOf(i)] = node.uuid;
@@ -124,7 +137,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         await moveAll("manage", "manageable");
         await moveAll("provide", "available");
         await moveAll("active", "active");
-        stamp(`${NODES} nodes active; owners: ${JSON.stringify(await ownerCounts())}`);
+        stamp(`${Object.keys(nodeUuid).length} nodes active; owners: ${JSON.stringify(await ownerCounts())}`);
 
         // The provisioning network: one bridge, one namespace per conductor, one for the host.
         const sw = net.addNamespace("sw");
@@ -256,6 +269,26 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         }
         return problems;
     }
+
+    it("every node's PXE-ROM firmware is a file the TFTP root holds: by architecture, then boot mode", async function () {
+        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
+        const firmwareOf = (uuid: string): string => {
+            const owner = byUuid[uuid].conductor;
+            const file = path.join(member(owner).conductor.env.OS_DNSMASQ__DHCP_OPTSDIR, `ironic-${uuid}.conf`);
+            const line = fs.readFileSync(file, "utf8").split("\n").find((l) => /^tag:[^,]+,tag:!ipxe,67,/.test(l));
+            assert.ok(line, `${file} has the tag:!ipxe option 67 line`);
+            return line!.split(",").slice(3).join(",");
+        };
+        const seen: Record<string, string> = {};
+        for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) seen[`node-${String(i).padStart(2, "0")}`] = firmwareOf(uuidOf(i));
+        assert.deepEqual(
+            FIRMWARE_NODES.map((n, k) => `${JSON.stringify(n.properties)} → ${seen[`node-${NODES + k + 1}`]}`),
+            FIRMWARE_NODES.map((n) => `${JSON.stringify(n.properties)} → ${n.firmware}`),
+        );
+        const files: string[] = Object.values(IPXE_FILES);
+        assert.deepEqual(Object.entries(seen).filter(([, f]) => !files.includes(f)), [], `every firmware name is one of the TFTP root's files (${files.join(", ")})`);
+        stamp(`firmware by node: ${FIRMWARE_NODES.map((n, k) => `${n.properties.cpu_arch}/${n.properties.capabilities} → ${seen[`node-${NODES + k + 1}`]}`).join("; ")}; the ${NODES} others (Ironic's default boot mode) → ${[...new Set(Object.values(seen).slice(0, NODES))].join(", ")}`);
+    });
 
     it("before any failure every MAC gets exactly one answer, from its owner, in the owner's slice, pointing at the owner", async function () {
         const counts = await ownerCounts();
