@@ -1,23 +1,25 @@
 /**
  * Multi-conductor DHCP end to end with real Ironic (Debian's ironic-api/ironic-conductor on
  * MariaDB): 3 conductors and the API run with the program's own OS_* settings (failover timing,
- * dnsmasq DHCP provider, iPXE firmware names) and JSON-RPC basic auth; one real dnsmasq per conductor runs the
- * program's rendered per-node config in a network namespace; the program's pruner runs beside
- * each; DHCP clients ask for every MAC. Ironic runs on loopback aliases; DHCP stays inside the
- * namespaces this test creates and deletes.
+ * dnsmasq DHCP provider, iPXE firmware names) and JSON-RPC over TLS with basic auth, each
+ * conductor holding its own certificate with the SANs the program issues; one real dnsmasq per
+ * conductor runs the program's rendered per-node config in a network namespace; the program's
+ * pruner runs beside each, reading the API over TLS; DHCP clients ask for every MAC. Ironic runs
+ * on loopback aliases; DHCP stays inside the namespaces this test creates and deletes.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
 import { validateConfig } from "../components/config";
-import { IPXE_FILES } from "../components/contract";
+import { nodeCertificateSans } from "../components/conductors";
+import { IPXE_FILES, PATHS } from "../components/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../components/dnsmasq";
 import { ipToNumber } from "../components/ip";
 import { buildPlan, ConductorPlan } from "../components/plan";
 import { PRUNER_ENV, renderPrunerScript } from "../components/pruner";
 import { renderOffline, readStackConfig } from "../scripts/render";
-import { IronicLab, LabConductor, until } from "./helpers/ironic-lab";
+import { IronicLab, LabConductor, LabTls, peerSans, request, TestCa, until } from "./helpers/ironic-lab";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "./helpers/sys";
 
 const NODES = 12;
@@ -27,7 +29,6 @@ const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
  * too (random UUIDs sometimes left a conductor without nodes: ironic-on-debian.md §8).
  */
 const uuidOf = (i: number) => `6c7b3a10-5e1d-4f00-8a00-0000000000${String(i).padStart(2, "0")}`;
-
 /**
  * Nodes after the first NODES, with an architecture and a boot mode, and the firmware a PXE ROM
  * must be pointed at: a file the TFTP root really holds. Ironic 21.4 looks up cpu_arch in
@@ -39,6 +40,9 @@ const FIRMWARE_NODES: { properties: Record<string, string>; firmware: string }[]
     { properties: { cpu_arch: "aarch64", capabilities: "boot_mode:uefi" }, firmware: IPXE_FILES.efiArm64 },
     { properties: { cpu_arch: "x86_64", capabilities: "boot_mode:bios" }, firmware: IPXE_FILES.bios },
 ];
+/** The host's loopback alias standing in for conductor i's node IP: its [DEFAULT]host, which peers dial. */
+const hostOf = (i: number) => `127.0.0.${11 + i}`;
+
 interface Member {
     conductor: LabConductor;
     plan: ConductorPlan;
@@ -57,6 +61,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     const net = new NetnsLab();
     let work = "";
     let lab: IronicLab;
+    let ca: TestCa;
     const members: Member[] = [];
     let clientNs = "";
     let clientIf = "";
@@ -65,12 +70,20 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     const t0 = Date.now();
     const stamp = (msg: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
 
-    /** The program's container paths under /shared, moved into the conductor's own directory. */
-    const remap = (value: string, dir: string) => (value.startsWith("/shared/") ? path.join(dir, "shared", value.slice("/shared/".length)) : value);
-
+    /** The program's container paths (/shared, /certs), moved into a process's own directory. */
+    const remap = (value: string, dir: string) => {
+        for (const root of ["/shared/", "/certs/"]) if (value.startsWith(root)) return path.join(dir, root.slice(1), value.slice(root.length));
+        return value;
+    };
+    /** Server certificate and CA where the image reads them, under `dir` (the pod mounts them there). */
+    const tlsFilesIn = (dir: string): LabTls => ({
+        certFile: remap(`${PATHS.certsIronic}/tls.crt`, dir),
+        keyFile: remap(`${PATHS.certsIronic}/tls.key`, dir),
+        caFile: remap(`${PATHS.certsIronicCa}/tls.crt`, dir),
+    });
     before(async function () {
         requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
-        requireOrSkip(this, !!which("mariadbd") && !!which("dnsmasq") && !!which("busybox"), "mariadb-server, dnsmasq, busybox");
+        requireOrSkip(this, !!which("mariadbd") && !!which("dnsmasq") && !!which("busybox") && !!which("openssl"), "mariadb-server, dnsmasq, busybox, openssl");
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         work = tmpDir("ironic-ha");
 
@@ -83,13 +96,26 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         prunerEnv = envOf("dhcp-pruner");
         assert.equal(osEnv.OS_DHCP__DHCP_PROVIDER, "dnsmasq");
         assert.ok(osEnv.OS_CONDUCTOR__HEARTBEAT_TIMEOUT, "failover timing comes from the program");
+        assert.equal(ironicEnv.IRONIC_EXPOSE_JSON_RPC, "true");
+
+        // JSON-RPC over TLS as the pod runs it: a stack CA (here a test CA made with openssl), one
+        // certificate per node with exactly the SANs the program issues, mounted where the image
+        // reads them (/certs/ironic/tls.{crt,key} → [ssl]cert_file/key_file; /certs/ca/ironic/tls.crt
+        // → [json_rpc]cafile; [json_rpc]use_ssl). The node's IP is played by its loopback alias.
+        ca = new TestCa(path.join(work, "ca"));
+        const apiDir = path.join(work, "api");
+        const apiTls = tlsFilesIn(apiDir);
+        ca.issue("ironic-api", { dnsNames: [], ipAddresses: ["127.0.0.1"] }, apiTls.certFile, apiTls.keyFile);
+        fs.mkdirSync(path.dirname(apiTls.caFile), { recursive: true });
+        fs.copyFileSync(ca.certFile, apiTls.caFile);
 
         lab = new IronicLab({
             work,
             jsonRpcPort: Number(ironicEnv.IRONIC_JSON_RPC_PORT),
             api: { username: "metal3", password: "api-password-from-the-test" },
             rpc: { username: "ironic-rpc", password: "rpc-password-from-the-test" },
-            apiEnv: Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, path.join(work, "api"))])),
+            apiEnv: Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, apiDir)])),
+            apiTls,
         });
         const authDir = path.join(work, "etc", "api-auth");
         fs.mkdirSync(authDir, { recursive: true });
@@ -98,13 +124,22 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
 
         // Conductor N ↔ the plan's node N: hash-ring host on a loopback alias; DHCP/HTTP address = the plan's IP.
         plan.conductors.forEach((c, i) => {
-            const host = `127.0.0.${11 + i}`;
+            const host = hostOf(i);
             const dir = path.join(work, `c-${host}`);
             const env = Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, dir)]));
-            const conductor = lab.addConductor(host, env, {
-                pxe: { tftp_server: c.ip },
-                deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` },
-            });
+            const files = tlsFilesIn(dir);
+            ca.issue(c.node, nodeCertificateSans(plan, c.node, host), files.certFile, files.keyFile);
+            fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
+            fs.copyFileSync(ca.certFile, files.caFile);
+            const conductor = lab.addConductor(
+                host,
+                env,
+                {
+                    pxe: { tftp_server: c.ip },
+                    deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` },
+                },
+                files,
+            );
             for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
             members.push({ conductor, plan: c, ns: "", log: path.join(dir, "dnsmasq.log") });
         });
@@ -195,12 +230,13 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             const env: Record<string, string> = {
                 PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
                 ...Object.fromEntries(Object.entries(prunerEnv).filter(([k]) => k.startsWith("PRUNER_")).map(([k, v]) => [k, remap(v, m.conductor.dir)])),
-                // The test's API is plain HTTP on loopback (in the pod: the Service URL over TLS with the CA).
-                [PRUNER_ENV.apiUrl]: "http://127.0.0.1:6385",
-                [PRUNER_ENV.caFile]: "",
+                // The pod's pruner dials the Service URL; here the API's loopback address, over TLS
+                // verified with the CA at the pod's path (remapped above).
+                [PRUNER_ENV.apiUrl]: lab.apiUrl,
                 [PRUNER_ENV.authDir]: path.join(work, "etc", "api-auth"),
                 [PRUNER_ENV.conductorHost]: m.conductor.host,
             };
+            assert.ok(env[PRUNER_ENV.apiUrl].startsWith("https://") && env[PRUNER_ENV.caFile] === m.conductor.tls!.caFile, "the pruner verifies the API with the CA the pod mounts");
             m.pruner = new Daemon("/usr/bin/python3", [path.join(work, "pruner.py")], path.join(m.conductor.dir, "pruner.log"), env);
         }
     }
@@ -269,6 +305,37 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         }
         return problems;
     }
+
+    /** A plain-HTTP request to a TLS port gets no HTTP answer at all (the server wants a handshake). */
+    async function notHttp(p: Promise<{ status: number; text: string }>, what: string) {
+        const outcome = await p.then(
+            (res) => `HTTP ${res.status}`,
+            (e: Error) => `error: ${e.message}`,
+        );
+        assert.match(outcome, /^error: /, `${what} must fail, got ${outcome}`);
+    }
+
+    it("JSON-RPC and the API are TLS only: each conductor presents its own node certificate (the program's SANs), verified with the CA", async function () {
+        const other = new TestCa(path.join(work, "other-ca"), "some other CA");
+        for (const m of members) {
+            const host = m.conductor.host;
+            const url = `https://${host}:${lab.jsonRpcPort}/`;
+            const want = nodeCertificateSans(plan, m.plan.node, host);
+            const sans = await peerSans(host, lab.jsonRpcPort, ca.certFile);
+            assert.deepEqual(sans.sort(), [...want.dnsNames.map((d) => `DNS:${d}`), ...want.ipAddresses.map((ip) => `IP:${ip}`)].sort(), `${host} serves ${m.plan.node}'s certificate`);
+            assert.ok(!sans.some((x) => members.some((o) => o !== m && (x === `DNS:${o.plan.node}` || x === `IP:${o.conductor.host}`))), "no other node's name or address");
+            const noAuth = await request(url, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" }, caFile: ca.certFile });
+            assert.equal(noAuth.status, 401, `${url} without credentials: ${noAuth.text}`);
+            await notHttp(request(`http://${host}:${lab.jsonRpcPort}/`, { method: "POST", body: "{}", timeoutMs: 10000 }), `plain HTTP to ${host}'s JSON-RPC port`);
+            await assert.rejects(request(url, { method: "POST", body: "{}", caFile: other.certFile }), /certificate/i, "a certificate from another CA is not trusted");
+        }
+        await notHttp(request(lab.apiUrl.replace("https:", "http:") + "/v1/conductors", { timeoutMs: 10000 }), "plain HTTP to the API port");
+        assert.ok(lab.apiUrl.startsWith("https://"));
+        // The API reaches every conductor over TLS: a node's state change is an RPC to its owner.
+        const counts = await ownerCounts();
+        assert.equal(Object.keys(counts).length, 3, `every conductor owns nodes, so each served RPCs: ${JSON.stringify(counts)}`);
+        stamp(`TLS: JSON-RPC on port ${lab.jsonRpcPort} and the API at ${lab.apiUrl} refuse plain HTTP; each conductor presents its own node certificate`);
+    });
 
     it("every node's PXE-ROM firmware is a file the TFTP root holds: by architecture, then boot mode", async function () {
         const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));

@@ -2,13 +2,24 @@
  * Real multi-conductor Ironic from Debian's packages for integration tests (facts:
  * ../shared/reference/ironic-on-debian.md): MariaDB on loopback, an API and N conductors on
  * loopback aliases with one JSON-RPC port, every process started with setsid and stopped by PID.
+ * With certificates, the API and JSON-RPC run over TLS as the ironic image configures them.
  */
 import * as bcrypt from "bcryptjs";
 import * as fs from "fs";
+import * as http from "http";
+import * as https from "https";
 import * as path from "path";
+import * as tls from "tls";
 
 import { htpasswdLine } from "../../components/credentials";
 import { Daemon, run } from "./sys";
+
+/** TLS material of one process, as the ironic image mounts it (server certificate, CA for its clients). */
+export interface LabTls {
+    certFile: string;
+    keyFile: string;
+    caFile: string;
+}
 
 export interface LabConductor {
     /** [DEFAULT]host: the conductor's hash-ring name and JSON-RPC address. */
@@ -18,6 +29,8 @@ export interface LabConductor {
     env: Record<string, string>;
     /** Extra per-conductor ini settings, [section] → key → value. */
     ini: Record<string, Record<string, string>>;
+    /** JSON-RPC over TLS: this conductor's certificate and the CA it verifies peers with. */
+    tls?: LabTls;
     daemon?: Daemon;
 }
 
@@ -28,10 +41,13 @@ export interface LabOptions {
     rpc: { username: string; password: string };
     /** OS_* settings for the API process. */
     apiEnv: Record<string, string>;
+    /** API over TLS (certificate for the API address) and its JSON-RPC client verifying the conductors with the CA. */
+    apiTls?: LabTls;
 }
 
 const DB_PORT = 3307;
-const API = "http://127.0.0.1:6385";
+const API_HOST = "127.0.0.1";
+const API_PORT = 6385;
 
 function ini(sections: Record<string, Record<string, string>>): string {
     return (
@@ -39,6 +55,17 @@ function ini(sections: Record<string, Record<string, string>>): string {
             .map(([s, kv]) => `[${s}]\n` + Object.entries(kv).map(([k, v]) => `${k} = ${v}`).join("\n"))
             .join("\n\n") + "\n"
     );
+}
+
+/** ini settings that put a process's JSON-RPC (and, for the API, its API) on TLS, as the image does. */
+function tlsSections(t: LabTls): Record<string, Record<string, string>> {
+    // [ssl]: the server certificate (oslo.service). No [ssl]ca_file: that would demand client certificates.
+    // [json_rpc]use_ssl: the server wraps its socket and the client dials https; cafile: the keystoneauth session verifies with it.
+    return { ssl: { cert_file: t.certFile, key_file: t.keyFile }, json_rpc: { use_ssl: "true", cafile: t.caFile } };
+}
+
+function merge(into: Record<string, Record<string, string>>, extra: Record<string, Record<string, string>>) {
+    for (const [s, kv] of Object.entries(extra)) into[s] = { ...(into[s] ?? {}), ...kv };
 }
 
 export class IronicLab {
@@ -54,10 +81,22 @@ export class IronicLab {
         for (const d of [this.etc, this.logs, path.join(o.work, "images"), path.join(o.work, "run"), path.join(o.work, "db")]) fs.mkdirSync(d, { recursive: true });
     }
 
-    addConductor(host: string, env: Record<string, string>, extraIni: Record<string, Record<string, string>>): LabConductor {
+    /** One port for every conductor and the API's client (Ironic's client dials its own [json_rpc]port). */
+    get jsonRpcPort(): number {
+        return this.o.jsonRpcPort;
+    }
+    get apiUrl(): string {
+        return `${this.o.apiTls ? "https" : "http"}://${API_HOST}:${API_PORT}`;
+    }
+    /** The CA the API's certificate is verified with (undefined: plain HTTP). */
+    get caFile(): string | undefined {
+        return this.o.apiTls?.caFile;
+    }
+
+    addConductor(host: string, env: Record<string, string>, extraIni: Record<string, Record<string, string>>, tlsFiles?: LabTls): LabConductor {
         const dir = path.join(this.o.work, `c-${host}`);
         fs.mkdirSync(dir, { recursive: true });
-        const c: LabConductor = { host, dir, env, ini: extraIni };
+        const c: LabConductor = { host, dir, env, ini: extraIni, tls: tlsFiles };
         this.conductors.push(c);
         return c;
     }
@@ -78,7 +117,7 @@ export class IronicLab {
         });
     }
 
-    /** Shared configuration: fake hardware, pxe/ipxe boot, ramdisk deploy, dnsmasq DHCP provider, JSON-RPC with basic auth. */
+    /** Shared configuration: fake hardware, pxe/ipxe boot, ramdisk deploy, dnsmasq DHCP provider, JSON-RPC with basic auth (and TLS where the process has certificates). */
     writeConfig(): void {
         const hash = (pw: string) => bcrypt.hashSync(pw, 4);
         fs.writeFileSync(path.join(this.etc, "htpasswd-api"), htpasswdLine(this.o.api.username, hash(this.o.api.password)));
@@ -110,9 +149,9 @@ export class IronicLab {
                     default_network_interface: "noop",
                 },
                 database: { connection: `mysql+pymysql://ironic:ironicpw@127.0.0.1:${DB_PORT}/ironic?charset=utf8` },
-                api: { host_ip: "127.0.0.1", port: "6385" },
+                api: { host_ip: API_HOST, port: String(API_PORT) },
                 conductor: { automated_clean: "false", file_url_allowed_paths: images },
-                service_catalog: { endpoint_override: API },
+                service_catalog: { endpoint_override: this.apiUrl },
                 json_rpc: {
                     auth_strategy: "http_basic",
                     http_basic_auth_user_file: path.join(this.etc, "htpasswd-rpc"),
@@ -123,7 +162,9 @@ export class IronicLab {
                 },
             }),
         );
-        fs.writeFileSync(path.join(this.etc, "api.conf"), ini({ DEFAULT: { host: "api", log_file: path.join(this.logs, "api.log") }, oslo_concurrency: { lock_path: path.join(this.o.work, "api-locks") } }));
+        const api: Record<string, Record<string, string>> = { DEFAULT: { host: "api", log_file: path.join(this.logs, "api.log") }, oslo_concurrency: { lock_path: path.join(this.o.work, "api-locks") } };
+        if (this.o.apiTls) merge(api, { ...tlsSections(this.o.apiTls), api: { enable_ssl_api: "true" } });
+        fs.writeFileSync(path.join(this.etc, "api.conf"), ini(api));
         for (const c of this.conductors) {
             for (const d of ["tmp", "tftp", "tftp/master_images", "images", "instance_master", "http", "locks"]) fs.mkdirSync(path.join(c.dir, d), { recursive: true });
             const sections: Record<string, Record<string, string>> = {
@@ -133,7 +174,8 @@ export class IronicLab {
                 deploy: { http_root: path.join(c.dir, "http") },
                 oslo_concurrency: { lock_path: path.join(c.dir, "locks") },
             };
-            for (const [s, kv] of Object.entries(c.ini)) sections[s] = { ...(sections[s] ?? {}), ...kv };
+            if (c.tls) merge(sections, tlsSections(c.tls));
+            merge(sections, c.ini);
             fs.writeFileSync(path.join(c.dir, "conductor.conf"), ini(sections));
         }
     }
@@ -164,14 +206,14 @@ export class IronicLab {
 
     async api(method: string, p: string, body?: unknown): Promise<any> {
         const auth = Buffer.from(`${this.o.api.username}:${this.o.api.password}`).toString("base64");
-        const res = await fetch(API + p, {
+        const res = await request(this.apiUrl + p, {
             method,
             headers: { "X-OpenStack-Ironic-API-Version": "1.82", "Content-Type": "application/json", Authorization: `Basic ${auth}` },
             body: body === undefined ? undefined : JSON.stringify(body),
+            caFile: this.caFile,
         });
-        const text = await res.text();
-        if (!res.ok) throw new Error(`${method} ${p}: HTTP ${res.status} ${text}`);
-        return text ? JSON.parse(text) : undefined;
+        if (res.status < 200 || res.status > 299) throw new Error(`${method} ${p}: HTTP ${res.status} ${res.text}`);
+        return res.text ? JSON.parse(res.text) : undefined;
     }
 
     async aliveConductors(): Promise<string[]> {
@@ -212,5 +254,72 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
         if (ok) return Date.now() - t0;
         if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
         await new Promise((r) => setTimeout(r, intervalMs));
+    }
+}
+
+/** One HTTP(S) request; with `caFile`, the server certificate must chain to it and match the host. */
+export function request(url: string, o: { method?: string; headers?: Record<string, string>; body?: string; caFile?: string; timeoutMs?: number } = {}): Promise<{ status: number; text: string }> {
+    const u = new URL(url);
+    const mod = u.protocol === "https:" ? https : http;
+    return new Promise((resolve, reject) => {
+        const req = mod.request(
+            u,
+            {
+                method: o.method ?? "GET",
+                headers: { ...(o.headers ?? {}), ...(o.body !== undefined ? { "Content-Length": String(Buffer.byteLength(o.body)) } : {}) },
+                ca: u.protocol === "https:" && o.caFile ? fs.readFileSync(o.caFile) : undefined,
+                timeout: o.timeoutMs ?? 60000,
+                agent: false,
+            },
+            (res) => {
+                const chunks: Buffer[] = [];
+                res.on("data", (c: Buffer) => chunks.push(c));
+                res.on("end", () => resolve({ status: res.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+                res.on("error", reject);
+            },
+        );
+        req.on("timeout", () => req.destroy(new Error(`timeout: ${url}`)));
+        req.on("error", reject);
+        if (o.body !== undefined) req.write(o.body);
+        req.end();
+    });
+}
+
+/** The SANs of the certificate a TLS server presents (verified against `caFile`), as `DNS:x` / `IP:y`. */
+export function peerSans(host: string, port: number, caFile: string): Promise<string[]> {
+    return new Promise((resolve, reject) => {
+        const s = tls.connect({ host, port, ca: fs.readFileSync(caFile) }, () => {
+            const alt = s.getPeerCertificate().subjectaltname ?? "";
+            s.end();
+            resolve(alt.split(", ").filter(Boolean).map((x) => x.replace(/^IP Address:/, "IP:")));
+        });
+        s.on("error", reject);
+    });
+}
+
+/**
+ * A test CA made with openssl (the program makes its CA and certificates with @pulumi/tls in a
+ * real run). EC P-256 keys: quick to make.
+ */
+export class TestCa {
+    readonly certFile: string;
+    private readonly keyFile: string;
+
+    constructor(private readonly dir: string, name = "metal3-ironic test CA") {
+        fs.mkdirSync(dir, { recursive: true });
+        this.certFile = path.join(dir, "ca.crt");
+        this.keyFile = path.join(dir, "ca.key");
+        run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", this.keyFile, "-out", this.certFile, "-days", "2", "-subj", `/CN=${name}`, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
+    }
+
+    /** A server (and client) certificate for exactly these SANs, written to `certFile` / `keyFile`. */
+    issue(commonName: string, sans: { dnsNames: string[]; ipAddresses: string[] }, certFile: string, keyFile: string): void {
+        for (const f of [certFile, keyFile]) fs.mkdirSync(path.dirname(f), { recursive: true });
+        const base = path.join(this.dir, commonName.replace(/[^A-Za-z0-9.-]/g, "_"));
+        const san = [...sans.dnsNames.map((d) => `DNS:${d}`), ...sans.ipAddresses.map((ip) => `IP:${ip}`)].join(",");
+        fs.writeFileSync(`${base}.ext`, `subjectAltName=${san}\nbasicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature\nextendedKeyUsage=serverAuth,clientAuth\n`);
+        run("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", keyFile, "-out", `${base}.csr`, "-subj", `/CN=${commonName}`]);
+        run("openssl", ["x509", "-req", "-in", `${base}.csr`, "-CA", this.certFile, "-CAkey", this.keyFile, "-CAcreateserial", "-days", "1", "-extfile", `${base}.ext`, "-out", certFile]);
+        fs.chmodSync(keyFile, 0o600);
     }
 }
