@@ -42,7 +42,8 @@ function osloOptions(env: Record<string, string>): [string, string][] {
 }
 
 describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
-    this.timeout(60000);
+    // Each check starts Python and imports Ironic: allow for a second suite on the same cores.
+    this.timeout(180000);
     const devRaw = readStackConfig(path.join(__dirname, "..", "Pulumi.dev.yaml"));
 
     before(function () {

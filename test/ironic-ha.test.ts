@@ -5,7 +5,9 @@
  * conductor holding its own certificate with the SANs the program issues; one real dnsmasq per
  * conductor runs the program's rendered per-node config in a network namespace; the program's
  * pruner runs beside each, reading the API over TLS; DHCP clients ask for every MAC. Ironic runs
- * on loopback aliases; DHCP stays inside the namespaces this test creates and deletes.
+ * on loopback aliases with per-run ports (two runs may share the machine); DHCP stays inside the
+ * namespaces this test creates and deletes. On a failure the daemons' log tails are printed;
+ * KEEP_WORK=1 keeps the work directory.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -19,7 +21,7 @@ import { ipToNumber } from "../components/ip";
 import { buildPlan, ConductorPlan } from "../components/plan";
 import { PRUNER_ENV, renderPrunerScript } from "../components/pruner";
 import { renderOffline, readStackConfig } from "../scripts/render";
-import { IronicLab, LabConductor, LabTls, peerSans, request, TestCa, until } from "./helpers/ironic-lab";
+import { IronicLab, LabConductor, LabTls, peerSans, printLogTails, request, TestCa, until } from "./helpers/ironic-lab";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "./helpers/sys";
 
 const NODES = 12;
@@ -69,6 +71,8 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     let prunerEnv: Record<string, string> = {};
     const t0 = Date.now();
     const stamp = (msg: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+    /** Generous waits for start-up: a second suite on the same 2 cores doubles the load. */
+    const START = 240000;
 
     /** The program's container paths (/shared, /certs), moved into a process's own directory. */
     const remap = (value: string, dir: string) => {
@@ -81,12 +85,33 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         keyFile: remap(`${PATHS.certsIronic}/tls.key`, dir),
         caFile: remap(`${PATHS.certsIronicCa}/tls.crt`, dir),
     });
+    const logFiles = () => [
+        ...(lab?.logFiles() ?? []),
+        ...members.flatMap((m) => [m.log, path.join(m.conductor.dir, "dnsmasq.out"), path.join(m.conductor.dir, "pruner.log")]),
+    ];
+    const postMortem = (what: string) => {
+        printLogTails(what, logFiles(), 40);
+        console.error(work && process.env.KEEP_WORK === "1" ? `work directory kept: ${work}` : `work directory ${work} is removed after the suite; KEEP_WORK=1 keeps it`);
+    };
+
     before(async function () {
         requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
         requireOrSkip(this, !!which("mariadbd") && !!which("dnsmasq") && !!which("busybox") && !!which("openssl"), "mariadb-server, dnsmasq, busybox, openssl");
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         work = tmpDir("ironic-ha");
+        try {
+            await setUp();
+        } catch (e) {
+            postMortem(`set-up failed (${(e as Error).message.split("\n")[0]})`);
+            throw e;
+        }
+    });
 
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") postMortem(`"${this.currentTest.title}" failed`);
+    });
+
+    async function setUp() {
         // The program's own settings, from the rendered DaemonSet.
         const rendered = await renderOffline(haRaw, "ha");
         const pod = rendered.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
@@ -111,7 +136,6 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
 
         lab = new IronicLab({
             work,
-            jsonRpcPort: Number(ironicEnv.IRONIC_JSON_RPC_PORT),
             api: { username: "metal3", password: "api-password-from-the-test" },
             rpc: { username: "ironic-rpc", password: "rpc-password-from-the-test" },
             apiEnv: Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, apiDir)])),
@@ -145,12 +169,12 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         });
 
         await lab.startDatabase();
-        lab.writeConfig();
+        await lab.writeConfig();
         lab.dbsync();
-        stamp("schema created");
+        stamp(`schema created (MariaDB on port ${lab.dbPort}; API ${lab.apiUrl}; JSON-RPC port ${lab.jsonRpcPort})`);
         lab.startApi();
         for (const m of members) lab.startConductor(m.conductor);
-        await until(async () => (await lab.aliveConductors()).length === 3, 120000, "API and 3 conductors alive", 500);
+        await lab.untilRunning(async () => (await lab.aliveConductors()).length === 3, START, "API and 3 conductors alive", 500);
         stamp(`API and conductors alive: ${(await lab.aliveConductors()).join(", ")}`);
 
         // Nodes with pxe-enabled ports, deployed with ipxe boot + ramdisk deploy (writes DHCP files).
@@ -194,9 +218,13 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         });
         clientNs = net.addNamespace("bm");
         clientIf = net.plug(clientNs, "bm", sw, br, { mac: macOf(1) });
-        for (const m of members) await until(() => /:67\b/.test(run("ip", ["netns", "exec", m.ns, "ss", "-lun"], { allowFail: true }).stdout), 10000, "dnsmasq listening");
+        for (const m of members) {
+            await until(() => /:67\b/.test(run("ip", ["netns", "exec", m.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, "dnsmasq listening", 250, () => {
+                if (!m.dnsmasq!.running) throw new Error(`dnsmasq of ${m.conductor.host} exited`);
+            });
+        }
         fs.writeFileSync(path.join(work, "pruner.py"), renderPrunerScript());
-    });
+    }
 
     after(async function () {
         for (const m of members) {
@@ -211,7 +239,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     async function moveAll(target: string, state: string) {
         const nodes = await lab.nodes();
         for (const n of nodes) await lab.api("PUT", `/v1/nodes/${n.uuid}/states/provision`, { target });
-        await until(async () => (await lab.nodes()).every((n) => n.provision_state === state), 120000, `all nodes ${state}`, 500);
+        await lab.untilRunning(async () => (await lab.nodes()).every((n) => n.provision_state === state), START, `all nodes ${state}`, 500);
     }
 
     async function owners(): Promise<Record<string, string>> {
@@ -391,7 +419,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         stamp(`pruners started: exactly one answer per MAC after ${(fixed / 1000).toFixed(1)}s`);
         // The victim comes back under the same host; its nodes move back to it.
         lab.startConductor(member(victim).conductor);
-        await until(async () => (await lab.aliveConductors()).includes(victim), 60000, "restarted conductor alive", 500);
+        await until(async () => (await lab.aliveConductors()).includes(victim), START, "restarted conductor alive", 500);
         await until(async () => {
             const now = await owners();
             return macs.every((m) => now[m] === victim && (activeEntries()[m] ?? []).includes(victim));
@@ -428,7 +456,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         console.log(`      measured failover: every MAC of ${victim}'s ${macs.length} active nodes answered by exactly one survivor after ${seconds.toFixed(1)} s`);
         assert.ok(seconds <= 30, `failover took ${seconds.toFixed(1)} s (limit 30 s)`);
         lab.startConductor(member(victim).conductor);
-        await until(async () => (await lab.aliveConductors()).length === 3, 60000, "all conductors alive again", 500);
+        await until(async () => (await lab.aliveConductors()).length === 3, START, "all conductors alive again", 500);
     });
 
     it("after nodes moved back and forth and some were undeployed: no MAC is active in two conductors' directories and DHCP agrees", async function () {

@@ -2,12 +2,17 @@
  * Real multi-conductor Ironic from Debian's packages for integration tests (facts:
  * ../shared/reference/ironic-on-debian.md): MariaDB on loopback, an API and N conductors on
  * loopback aliases with one JSON-RPC port, every process started with setsid and stopped by PID.
- * With certificates, the API and JSON-RPC run over TLS as the ironic image configures them.
+ *
+ * Several runs may share the machine (two `npm test` at once): every TCP port is reserved per
+ * run (see reservePort), everything else lives in the run's own work directory. The conductor
+ * addresses (loopback aliases) may repeat between runs: each run's API dials its own JSON-RPC port.
  */
 import * as bcrypt from "bcryptjs";
 import * as fs from "fs";
 import * as http from "http";
 import * as https from "https";
+import * as net from "net";
+import * as os from "os";
 import * as path from "path";
 import * as tls from "tls";
 
@@ -36,7 +41,6 @@ export interface LabConductor {
 
 export interface LabOptions {
     work: string;
-    jsonRpcPort: number;
     api: { username: string; password: string };
     rpc: { username: string; password: string };
     /** OS_* settings for the API process. */
@@ -45,9 +49,10 @@ export interface LabOptions {
     apiTls?: LabTls;
 }
 
-const DB_PORT = 3307;
+/** The API listens here; the conductors on their own loopback aliases. */
 const API_HOST = "127.0.0.1";
-const API_PORT = 6385;
+/** Generous: a second suite on the same 2 cores doubles the load. */
+const START_TIMEOUT = 180000;
 
 function ini(sections: Record<string, Record<string, string>>): string {
     return (
@@ -74,6 +79,10 @@ export class IronicLab {
     private apiDaemon?: Daemon;
     private readonly etc: string;
     private readonly logs: string;
+    private readonly ports: number[] = [];
+    private dbPortValue = 0;
+    private apiPortValue = 0;
+    private rpcPortValue = 0;
 
     constructor(private readonly o: LabOptions) {
         this.etc = path.join(o.work, "etc");
@@ -81,16 +90,33 @@ export class IronicLab {
         for (const d of [this.etc, this.logs, path.join(o.work, "images"), path.join(o.work, "run"), path.join(o.work, "db")]) fs.mkdirSync(d, { recursive: true });
     }
 
+    get dbPort(): number {
+        return this.need(this.dbPortValue, "database port");
+    }
+    get apiPort(): number {
+        return this.need(this.apiPortValue, "API port");
+    }
     /** One port for every conductor and the API's client (Ironic's client dials its own [json_rpc]port). */
     get jsonRpcPort(): number {
-        return this.o.jsonRpcPort;
+        return this.need(this.rpcPortValue, "JSON-RPC port");
     }
     get apiUrl(): string {
-        return `${this.o.apiTls ? "https" : "http"}://${API_HOST}:${API_PORT}`;
+        return `${this.o.apiTls ? "https" : "http"}://${API_HOST}:${this.apiPort}`;
     }
     /** The CA the API's certificate is verified with (undefined: plain HTTP). */
     get caFile(): string | undefined {
         return this.o.apiTls?.caFile;
+    }
+
+    private need(v: number, what: string): number {
+        if (!v) throw new Error(`${what} not reserved yet (startDatabase / writeConfig)`);
+        return v;
+    }
+
+    private async reserve(hosts: string[]): Promise<number> {
+        const p = await reservePort(hosts);
+        this.ports.push(p);
+        return p;
     }
 
     addConductor(host: string, env: Record<string, string>, extraIni: Record<string, Record<string, string>>, tlsFiles?: LabTls): LabConductor {
@@ -102,23 +128,30 @@ export class IronicLab {
     }
 
     async startDatabase(): Promise<void> {
+        this.dbPortValue = await this.reserve(["127.0.0.1"]);
         fs.chmodSync(this.o.work, 0o755);
         run("chown", ["mysql:mysql", path.join(this.o.work, "db"), path.join(this.o.work, "run")]);
-        run("mariadb-install-db", ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--auth-root-authentication-method=normal", "--skip-test-db"]);
+        run("mariadb-install-db", ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--auth-root-authentication-method=normal", "--skip-test-db"], { timeout: START_TIMEOUT });
         const sock = path.join(this.o.work, "run", "mysql.sock");
         this.mariadb = new Daemon(
             "mariadbd",
-            ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--bind-address=127.0.0.1", `--port=${DB_PORT}`, `--socket=${sock}`, `--pid-file=${path.join(this.o.work, "run", "mysql.pid")}`, "--skip-name-resolve", "--innodb-buffer-pool-size=64M"],
+            ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--bind-address=127.0.0.1", `--port=${this.dbPort}`, `--socket=${sock}`, `--pid-file=${path.join(this.o.work, "run", "mysql.pid")}`, "--skip-name-resolve", "--innodb-buffer-pool-size=64M"],
             path.join(this.logs, "mariadb.log"),
         );
-        await until(() => run("mariadb-admin", ["--no-defaults", "-S", sock, "-uroot", "ping"], { allowFail: true }).status === 0, 30000, "mariadb up");
+        await this.untilRunning(() => run("mariadb-admin", ["--no-defaults", "-S", sock, "-uroot", "ping"], { allowFail: true }).status === 0, START_TIMEOUT, "mariadb up");
         run("mariadb", ["--no-defaults", "-S", sock, "-uroot"], {
             input: "CREATE DATABASE ironic CHARACTER SET utf8mb3; CREATE USER 'ironic'@'127.0.0.1' IDENTIFIED BY 'ironicpw'; GRANT ALL ON ironic.* TO 'ironic'@'127.0.0.1';",
         });
     }
 
-    /** Shared configuration: fake hardware, pxe/ipxe boot, ramdisk deploy, dnsmasq DHCP provider, JSON-RPC with basic auth (and TLS where the process has certificates). */
-    writeConfig(): void {
+    /**
+     * Shared configuration: fake hardware, pxe/ipxe boot, ramdisk deploy, dnsmasq DHCP provider,
+     * JSON-RPC with basic auth (and TLS where the process has certificates). Reserves the API and
+     * JSON-RPC ports, so every conductor must have been added.
+     */
+    async writeConfig(): Promise<void> {
+        if (!this.apiPortValue) this.apiPortValue = await this.reserve([API_HOST]);
+        if (!this.rpcPortValue) this.rpcPortValue = await this.reserve(this.conductors.map((c) => c.host));
         const hash = (pw: string) => bcrypt.hashSync(pw, 4);
         fs.writeFileSync(path.join(this.etc, "htpasswd-api"), htpasswdLine(this.o.api.username, hash(this.o.api.password)));
         fs.writeFileSync(path.join(this.etc, "htpasswd-rpc"), htpasswdLine(this.o.rpc.username, hash(this.o.rpc.password)));
@@ -148,8 +181,8 @@ export class IronicLab {
                     default_deploy_interface: "fake",
                     default_network_interface: "noop",
                 },
-                database: { connection: `mysql+pymysql://ironic:ironicpw@127.0.0.1:${DB_PORT}/ironic?charset=utf8` },
-                api: { host_ip: API_HOST, port: String(API_PORT) },
+                database: { connection: `mysql+pymysql://ironic:ironicpw@127.0.0.1:${this.dbPort}/ironic?charset=utf8` },
+                api: { host_ip: API_HOST, port: String(this.apiPort) },
                 conductor: { automated_clean: "false", file_url_allowed_paths: images },
                 service_catalog: { endpoint_override: this.apiUrl },
                 json_rpc: {
@@ -158,7 +191,7 @@ export class IronicLab {
                     auth_type: "http_basic",
                     username: this.o.rpc.username,
                     password: this.o.rpc.password,
-                    port: String(this.o.jsonRpcPort),
+                    port: String(this.jsonRpcPort),
                 },
             }),
         );
@@ -182,8 +215,8 @@ export class IronicLab {
 
     dbsync(): void {
         const conf = ["--config-file", path.join(this.etc, "common.conf")];
-        run("ironic-dbsync", [...conf, "upgrade"], { env: cleanEnv({}), timeout: 180000 });
-        run("ironic-dbsync", [...conf, "online_data_migrations"], { env: cleanEnv({}), timeout: 180000 });
+        run("ironic-dbsync", [...conf, "upgrade"], { env: cleanEnv({}), timeout: 300000 });
+        run("ironic-dbsync", [...conf, "online_data_migrations"], { env: cleanEnv({}), timeout: 300000 });
     }
 
     startApi(): void {
@@ -202,6 +235,23 @@ export class IronicLab {
             path.join(this.logs, `conductor-${c.host}.out`),
             cleanEnv(c.env),
         );
+    }
+
+    /** Throws (with the log's tail) when a daemon this lab started has exited: for start-up, before anything is stopped on purpose. */
+    checkRunning(): void {
+        const all: [string, Daemon | undefined, string][] = [
+            ["mariadbd", this.mariadb, "mariadb.log"],
+            ["ironic-api", this.apiDaemon, "api.log"],
+            ...this.conductors.map((c): [string, Daemon | undefined, string] => [`conductor ${c.host}`, c.daemon, `conductor-${c.host}.log`]),
+        ];
+        for (const [name, d, log] of all) {
+            if (d && !d.running) throw new Error(`${name} exited (${d.proc.exitCode ?? d.proc.signalCode}):\n${tail(path.join(this.logs, log), 40)}`);
+        }
+    }
+
+    /** `until`, but gives up at once when a daemon died. */
+    async untilRunning(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, intervalMs = 250): Promise<number> {
+        return until(check, timeoutMs, what, intervalMs, () => this.checkRunning());
     }
 
     async api(method: string, p: string, body?: unknown): Promise<any> {
@@ -229,6 +279,17 @@ export class IronicLab {
         await this.apiDaemon?.stop();
         for (const c of this.conductors) await c.daemon?.stop();
         await this.mariadb?.stop();
+        for (const p of this.ports.splice(0)) releasePort(p);
+    }
+
+    /** Every log this lab's daemons write (for a post-mortem). */
+    logFiles(): string[] {
+        return [
+            path.join(this.logs, "mariadb.log"),
+            path.join(this.logs, "api.log"),
+            path.join(this.logs, "api.out"),
+            ...this.conductors.flatMap((c) => [path.join(this.logs, `conductor-${c.host}.log`), path.join(this.logs, `conductor-${c.host}.out`)]),
+        ];
     }
 
     logTail(name: string, chars = 3000): string {
@@ -237,12 +298,34 @@ export class IronicLab {
     }
 }
 
+/** The last `lines` lines of a file ("" when it does not exist). */
+export function tail(file: string, lines = 30): string {
+    if (!fs.existsSync(file)) return "";
+    const size = fs.statSync(file).size;
+    const len = Math.min(size, 64 * 1024);
+    const fd = fs.openSync(file, "r");
+    const buf = Buffer.alloc(len);
+    fs.readSync(fd, buf, 0, len, size - len);
+    fs.closeSync(fd);
+    return buf.toString("utf8").split("\n").slice(-lines - 1).join("\n");
+}
+
+/** Print the tail of each log (those that exist) to stderr. */
+export function printLogTails(title: string, files: string[], lines = 30): void {
+    const out: string[] = [`\n===== ${title}: tails of the daemons' logs =====`];
+    for (const f of files) {
+        if (!fs.existsSync(f)) continue;
+        out.push(`----- ${f} (last ${lines} lines) -----`, tail(f, lines));
+    }
+    console.error(out.join("\n"));
+}
+
 /** Only PATH and the given variables: a stray OS_* in the runner's environment would beat the files. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
     return { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", ...extra };
 }
 
-export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, intervalMs = 250): Promise<number> {
+export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, intervalMs = 250, abort?: () => void): Promise<number> {
     const t0 = Date.now();
     for (;;) {
         let ok = false;
@@ -252,6 +335,7 @@ export async function until(check: () => boolean | Promise<boolean>, timeoutMs: 
             ok = false;
         }
         if (ok) return Date.now() - t0;
+        abort?.();
         if (Date.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
         await new Promise((r) => setTimeout(r, intervalMs));
     }
@@ -322,4 +406,94 @@ export class TestCa {
         run("openssl", ["x509", "-req", "-in", `${base}.csr`, "-CA", this.certFile, "-CAkey", this.keyFile, "-CAcreateserial", "-days", "1", "-extfile", `${base}.ext`, "-out", certFile]);
         fs.chmodSync(keyFile, 0o600);
     }
+}
+
+/**
+ * Per-run TCP ports. Two runs on one machine must never pick the same port, and nothing else may
+ * hold it: a port is claimed with a file created exclusively under PORT_DIR (holding the PID; a
+ * dead PID's claim is taken over) and checked by binding it on every address that will listen on
+ * it. The range lies below the kernel's ephemeral range (32768-60999 on Linux), so no outgoing
+ * connection is given a reserved port between the check and the daemon's bind. Each run starts
+ * at a PID-derived offset, so parallel runs rarely even look at the same ports.
+ */
+const PORT_DIR = path.join(os.tmpdir(), "m3i-ports");
+const PORT_LOW = 20000;
+const PORT_HIGH = 32000;
+
+export async function reservePort(hosts: string[]): Promise<number> {
+    fs.mkdirSync(PORT_DIR, { recursive: true, mode: 0o1777 });
+    const span = PORT_HIGH - PORT_LOW;
+    const start = (process.pid * 7919) % span;
+    for (let i = 0; i < span; i++) {
+        const port = PORT_LOW + ((start + i) % span);
+        if (!claimPort(port)) continue;
+        if (await bindable(hosts, port)) return port;
+        releasePort(port);
+    }
+    throw new Error(`no free port in ${PORT_LOW}-${PORT_HIGH} on ${hosts.join(", ")}`);
+}
+
+export function releasePort(port: number): void {
+    const f = path.join(PORT_DIR, String(port));
+    try {
+        if (fs.readFileSync(f, "utf8").trim() === String(process.pid)) fs.unlinkSync(f);
+    } catch {
+        /* already gone */
+    }
+}
+
+function claimPort(port: number): boolean {
+    const f = path.join(PORT_DIR, String(port));
+    for (let attempt = 0; attempt < 2; attempt++) {
+        try {
+            fs.writeFileSync(f, `${process.pid}\n`, { flag: "wx" });
+            return true;
+        } catch (e) {
+            if ((e as NodeJS.ErrnoException).code !== "EEXIST") throw e;
+        }
+        let owner = NaN;
+        try {
+            owner = Number(fs.readFileSync(f, "utf8").trim());
+        } catch {
+            continue; // released meanwhile: try again
+        }
+        if (owner === process.pid || pidAlive(owner)) return false;
+        try {
+            fs.unlinkSync(f); // a claim of a run that died without cleaning up
+        } catch {
+            /* someone else took it over first */
+        }
+    }
+    return false;
+}
+
+function pidAlive(pid: number): boolean {
+    if (!Number.isInteger(pid) || pid <= 0) return false;
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch (e) {
+        return (e as NodeJS.ErrnoException).code === "EPERM";
+    }
+}
+
+function bindable(hosts: string[], port: number): Promise<boolean> {
+    return new Promise((resolve) => {
+        const servers: net.Server[] = [];
+        const done = (ok: boolean) => {
+            let open = servers.length;
+            if (open === 0) return resolve(ok);
+            for (const s of servers) s.close(() => --open === 0 && resolve(ok));
+        };
+        const next = (i: number) => {
+            if (i === hosts.length) return done(true);
+            const s = net.createServer();
+            s.once("error", () => done(false));
+            s.listen({ port, host: hosts[i], exclusive: true }, () => {
+                servers.push(s);
+                next(i + 1);
+            });
+        };
+        next(0);
+    });
 }
