@@ -259,8 +259,10 @@ export class PodRunner {
     private launchScript(c: any): string {
         const img = imageOf(this.o.images, c.image);
         const cdir = path.join(this.dir, "containers", c.name);
-        const skel = path.join(cdir, "skel");
-        fs.rmSync(skel, { recursive: true, force: true });
+        // A fresh lower layer per launch: a running container's overlay keeps using its own (an
+        // exec or probe must not delete and rewrite the layer under a mounted overlay).
+        fs.mkdirSync(cdir, { recursive: true });
+        const skel = fs.mkdtempSync(path.join(cdir, "skel-"));
         fs.mkdirSync(path.join(skel, "usr"), { recursive: true });
         fs.mkdirSync(path.join(skel, "etc"), { recursive: true });
         const root = path.join(cdir, "root");
@@ -328,7 +330,7 @@ export class PodRunner {
         lines.push(
             `exec chroot "$R" /usr/bin/setpriv --reuid=${uid} --regid=${gid} --groups=${groups.join(",")} --inh-caps=-all --bounding-set=${bounding}${noNewPrivs ? " --no-new-privs" : ""} /usr/bin/env -i ${envArgs} "$@"`,
         );
-        const file = path.join(cdir, "launch.sh");
+        const file = path.join(skel, "launch.sh");
         fs.writeFileSync(file, lines.join("\n") + "\n", { mode: 0o700 });
         return file;
     }

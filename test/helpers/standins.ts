@@ -11,7 +11,10 @@
  *    python3.12 (hard-coded by the image) = Debian's python3; the iPXE binaries in /tftpboot;
  *    the `ironic` user 997/994;
  *  - ipa-downloader: get-resource.sh writing the documented layout without a download;
- *  - keepalived: holds the VIP with a file-capable `ip` (what keepalived does as MASTER).
+ *  - keepalived: holds the VIP with `ip` made capable through a file-capable setpriv (what
+ *    keepalived does as MASTER);
+ *  - mariadb: the upstream image's docker-entrypoint.sh and healthcheck.sh behaviour, then Debian's
+ *    mariadbd on a defaults file built from /etc/mysql/conf.d only.
  */
 import { execFileSync } from "child_process";
 import * as fs from "fs";
@@ -69,7 +72,11 @@ export function prepareImages(work: string): Record<string, StandinImage> {
 
     const ipa = layer(work, "ipa-downloader", []);
     const keepalived = layer(work, "keepalived", [{ name: "keepalived", uid: 65532, gid: 65532 }]);
-    fileCapable("/usr/sbin/ip", path.join(keepalived, "usr", "local", "sbin", "ip"), "cap_net_admin,cap_net_raw+ep");
+    // iproute2 drops file capabilities for non-root callers unless NET_ADMIN is inheritable, so a
+    // file-capable copy of `ip` cannot add addresses. The layer's /usr/local/sbin/ip runs the real
+    // `ip` through this file-capable setpriv, which passes NET_ADMIN/NET_RAW on as ambient
+    // capabilities (still bounded by the container's capability bounding set).
+    fileCapable("/usr/bin/setpriv", path.join(keepalived, "usr", "local", "libexec", "metal3-standin", "setpriv-net-admin"), "cap_net_admin,cap_net_raw+ep");
     const mariadb = layer(work, "mariadb", [{ name: "mysql", uid: 999, gid: 999 }]);
 
     return {
