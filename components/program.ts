@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "./config";
 import { downgradeError } from "./database";
 import { IronicPlan, buildPlan } from "./plan";
-import { IRONIC_IMAGE_OUTPUT, Metal3Ironic } from "./stack";
+import { IRONIC_IMAGE_OUTPUT, Metal3Ironic, userSecretIssues } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
 export function readRawConfig(): RawConfig {
@@ -22,7 +22,11 @@ export function readRawConfig(): RawConfig {
 export function planFromConfig(raw: RawConfig): IronicPlan {
     const result = validateConfig(raw);
     if (!result.ok) throw new pulumi.RunError(formatIssues(result.issues));
-    return buildPlan(result.config);
+    const plan = buildPlan(result.config);
+    // A Secret the user owns must not share a name with one this program writes.
+    const issues = userSecretIssues(plan);
+    if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
+    return plan;
 }
 
 export interface ProgramOutputs {

@@ -9,12 +9,64 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
+import { ConfigIssue } from "./config";
 import { bmoConfigMapData, dbJob, inNamespace } from "./manifests";
 import { IronicPlan } from "./plan";
 import { StackPki } from "./pki";
 
 /** Stack output name of the deployed Ironic image. */
 export const IRONIC_IMAGE_OUTPUT = "ironicImage";
+
+/** Keys a Secret named by tls.existingSecret must hold. */
+export const EXISTING_TLS_KEYS = ["tls.crt", "tls.key", "ca.crt"] as const;
+
+/** A Secret the user owns: this program reads or mounts it, and never writes, replaces or deletes it. */
+export interface UserSecret {
+    key: string;
+    name: string;
+}
+
+export function userSecrets(plan: IronicPlan): UserSecret[] {
+    const c = plan.config;
+    const out: UserSecret[] = [];
+    if (c.tls.mode === "existing" && c.tls.existingSecret) out.push({ key: "tls.existingSecret", name: c.tls.existingSecret });
+    if (c.database.kind === "external") {
+        if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
+        if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
+    }
+    return out;
+}
+
+/**
+ * Every Secret name this program writes in some mode (tls, topology, database), with what it is.
+ * Listed for all modes, so that switching a mode later never makes the program take over a user's
+ * Secret. The runtime guard in Metal3Ironic catches anything this list misses.
+ */
+export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
+    const n = plan.names;
+    const db = plan.database.names;
+    return new Map([
+        [`${plan.name}-tls`, 'its own API certificate with tls.mode "generate"'],
+        [n.caSecret, "the CA that baremetal-operator mounts"],
+        [n.credentialsSecret, "the API credentials"],
+        [n.rpcCredentialsSecret, "the JSON-RPC credentials (multi)"],
+        [n.nodeCertsSecret, "the per-node certificates (multi)"],
+        [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
+        [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],
+        [db.initSecret, 'the MariaDB first-start SQL (database.kind "mariadb")'],
+    ]);
+}
+
+/** Problems with user-supplied Secret names: one that the program itself writes would be overwritten, and deleted on destroy. */
+export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
+    const owned = ownedSecretNames(plan);
+    return userSecrets(plan)
+        .filter((u) => owned.has(u.name))
+        .map((u) => ({
+            key: u.key,
+            message: `"${u.name}" is the name of a Secret this program writes (${owned.get(u.name)}); a Secret you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
+        }));
+}
 
 export interface Metal3IronicArgs {
     plan: IronicPlan;
@@ -50,7 +102,18 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly ironicImage: pulumi.Output<string>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
-        super("metal3:index:Metal3Ironic", name, {}, opts);
+        // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
+        const owned = new Map(userSecrets(args.plan).map((u) => [u.name, u.key]));
+        let self: pulumi.Resource | undefined;
+        const guard: pulumi.ResourceTransformation = (a) => {
+            const target = a.props?.metadata?.name;
+            if (a.opts.id === undefined && a.type.startsWith("kubernetes:core/v1:Secret") && typeof target === "string" && owned.has(target)) {
+                throw new pulumi.ResourceError(`${owned.get(target)}: Secret ${args.plan.namespace}/${target} belongs to you; ${a.name} must not write it (a bug of this program)`, self, true);
+            }
+            return undefined;
+        };
+        super("metal3:index:Metal3Ironic", name, {}, { ...opts, transformations: [...(opts?.transformations ?? []), guard] });
+        self = this;
         const { plan } = args;
         const c = plan.config;
 
@@ -80,20 +143,19 @@ export class Metal3Ironic extends pulumi.ComponentResource {
                 { parent: this },
             );
         }
-        if (c.tls.mode === "generate" && pki) {
-            // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca; the
-            // multi-conductor pods verify their peers with it.
-            mounted.push(
-                new k8s.core.v1.Secret(
-                    `${name}-cacert`,
-                    { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": pki.caCertPem } },
-                    { parent: this },
-                ),
-            );
-            caPem = pki.caCertPem;
-        } else {
-            caPem = pulumi.output(`(from Secret ${plan.namespace}/${plan.names.tlsSecret}, key ca.crt)`);
-        }
+        // With tls.mode "existing" the user's Secret is read (never registered: this program must
+        // not write, replace or delete it); its CA goes to BMO and to the stack output.
+        const existing = c.tls.mode === "existing" ? readExistingTls(`${name}-existing-tls`, plan.namespace, plan.names.tlsSecret, this) : undefined;
+        caPem = existing ? existing.caCertPem : pki!.caCertPem;
+        // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca; the
+        // multi-conductor pods verify their peers with it.
+        mounted.push(
+            new k8s.core.v1.Secret(
+                `${name}-cacert`,
+                { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } },
+                { parent: this },
+            ),
+        );
 
         // Database: MariaDB (deployed here) or external; then the schema upgrade, which must
         // complete before the workload rolls.
@@ -113,7 +175,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         let workload: pulumi.Resource;
         if (c.topology === "single") {
             let tlsCertPem: pulumi.Output<string>;
-            if (pki) {
+            if (c.tls.mode === "generate" && pki) {
+                // Only with "generate": with "existing" the API certificate is the user's, even when a
+                // stack PKI exists (for MariaDB), and its Secret is theirs.
                 const server = pki.issue(
                     `${name}-api`,
                     {
@@ -136,7 +200,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
                 );
                 tlsCertPem = server.certPem;
             } else {
-                tlsCertPem = pulumi.output(`existing:${plan.names.tlsSecret}`);
+                // The user's certificate: pods roll when it changes (on the next pulumi up).
+                tlsCertPem = existing!.tlsCertPem;
             }
             workload = new Ironic(`${name}-ironic`, { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
         } else {
@@ -173,4 +238,59 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             ironicImage: this.ironicImage,
         });
     }
+}
+
+/** The public parts of the user's TLS Secret, read at deploy time. */
+interface ExistingTls {
+    caCertPem: pulumi.Output<string>;
+    tlsCertPem: pulumi.Output<string>;
+}
+
+/** Message for a user's TLS Secret that lacks keys or holds no PEM CA: the key, what is wrong, the fix. */
+export function existingTlsError(namespace: string, secretName: string, data: Record<string, string> | undefined, caPem?: string): string | undefined {
+    const id = `${namespace}/${secretName}`;
+    const missing = EXISTING_TLS_KEYS.filter((k) => !data?.[k]);
+    const fix =
+        `it must hold tls.crt (the API and virtual-media certificate), tls.key (its private key) and ca.crt (the PEM CA certificate that signed tls.crt, ` +
+        `which baremetal-operator and Ironic trust); recreate it with e.g. \`kubectl -n ${namespace} create secret generic ${secretName} --from-file=tls.crt --from-file=tls.key --from-file=ca.crt ` +
+        `--dry-run=client -o yaml | kubectl apply -f -\`, or set tls.mode to "generate"`;
+    if (missing.length > 0) {
+        const present = Object.keys(data ?? {}).filter((k) => data![k]).sort();
+        const has = present.length > 0 ? present.map((k) => `"${k}"`).join(", ") : "no non-empty key";
+        return `tls.existingSecret: Secret ${id} lacks ${missing.map((k) => `"${k}"`).join(", ")} (missing or empty; it has ${has}): ${fix}`;
+    }
+    if (caPem !== undefined && !/-----BEGIN CERTIFICATE-----/.test(caPem)) {
+        return `tls.existingSecret: Secret ${id}: "ca.crt" is not a PEM certificate (no -----BEGIN CERTIFICATE----- line): ${fix}`;
+    }
+    return undefined;
+}
+
+/**
+ * An error about something the program found at deploy time, reported like a config error: no
+ * stack trace, and the message as written. (The SDK prefixes the message of an error thrown in an
+ * apply with the property path of every resource that awaited it: `error serializing property
+ * "stringData": ...`.)
+ */
+class DeployTimeError extends pulumi.ResourceError {
+    constructor(message: string, resource: pulumi.Resource) {
+        super(message, resource, true);
+        Object.defineProperty(this, "message", { get: () => message, set: () => undefined, enumerable: false, configurable: true });
+    }
+}
+
+/**
+ * Read the user's Secret `namespace/secretName` through the parent's (explicit) provider. A read
+ * registers nothing: the object is neither managed, replaced nor deleted by this stack.
+ */
+function readExistingTls(name: string, namespace: string, secretName: string, parent: pulumi.Resource): ExistingTls {
+    const secret = k8s.core.v1.Secret.get(name, `${namespace}/${secretName}`, { parent });
+    const decode = (v: string) => Buffer.from(v, "base64").toString("utf8");
+    // `data` is a secret output (it holds tls.key); the certificates taken from it are public.
+    const pems = secret.data.apply((data) => {
+        const ca = data?.["ca.crt"] ? decode(data["ca.crt"]) : undefined;
+        const error = existingTlsError(namespace, secretName, data, ca);
+        if (error) throw new DeployTimeError(error, parent);
+        return { ca: ca!, cert: decode(data["tls.crt"]) };
+    });
+    return { caCertPem: pulumi.unsecret(pems.apply((p) => p.ca)), tlsCertPem: pulumi.unsecret(pems.apply((p) => p.cert)) };
 }

@@ -10,6 +10,7 @@ import * as path from "path";
 
 import { formatIssues, validateConfig } from "../components/config";
 import { buildPlan } from "../components/plan";
+import { userSecretIssues } from "../components/stack";
 import { renderOffline, readStackConfig } from "./render";
 
 const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR]";
@@ -59,6 +60,11 @@ async function main(): Promise<number> {
         return 1;
     }
     const plan = buildPlan(result.config);
+    const secretIssues = userSecretIssues(plan);
+    if (secretIssues.length > 0) {
+        console.error(`plan: ${path.basename(file)}: ${formatIssues(secretIssues)}`);
+        return 1;
+    }
     const rendered = await renderOffline(raw, stack);
 
     const outDir = path.resolve(out ?? path.join(root, "out", stack));
@@ -71,6 +77,8 @@ async function main(): Promise<number> {
     lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
     lines.push("objects per kind:");
     for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(12)} ${n}`);
+    // Objects the program only reads: they must exist before `pulumi up`, and are never written.
+    for (const r of rendered.reads) lines.push(`reads: ${r.type.split(":").pop()} ${r.id} (existing)`);
     lines.push("endpoints:");
     lines.push(`  API (in cluster, for BMO)  ${plan.urls.apiInCluster}`);
     lines.push(`  API (provisioning network) ${plan.urls.apiProvisioning}`);

@@ -8,7 +8,7 @@ import * as YAML from "yaml";
 
 import { PROJECT, RawConfig } from "../components/config";
 import { runProgram, ProgramOutputs } from "../components/program";
-import { REDACTED, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
+import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
 
 /** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */
 export function readStackConfig(file: string): RawConfig {
@@ -72,13 +72,21 @@ export interface Rendered {
     kinds: Record<string, number>;
     redactedSecrets: number;
     resources: RecordedResource[];
+    /** Existing objects the program reads (never rendered: it does not create them). */
+    reads: RecordedRead[];
     outputs: ProgramOutputs;
 }
 
 export async function renderOffline(
     raw: RawConfig,
     stack = "dev",
-    opts: { hook?: StateHook; preview?: boolean; onRegister?: (args: pulumi.ResourceTransformationArgs) => void; previousOutputs?: Record<string, unknown> } = {},
+    opts: {
+        hook?: StateHook;
+        preview?: boolean;
+        onRegister?: (args: pulumi.ResourceTransformationArgs) => void;
+        previousOutputs?: Record<string, unknown>;
+        existing?: ExistingHook;
+    } = {},
 ): Promise<Rendered> {
     const run = await runOffline(raw, () => runProgram(raw), { stack, ...opts });
     const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));
@@ -91,5 +99,5 @@ export async function renderOffline(
         const name = `${String(i + 1).padStart(2, "0")}-${o.kind.toLowerCase()}-${o.metadata?.name ?? "unnamed"}.yaml`;
         return { name, content: text };
     });
-    return { objects, files, kinds, redactedSecrets, resources: run.resources, outputs: run.outputs };
+    return { objects, files, kinds, redactedSecrets, resources: run.resources, reads: run.reads, outputs: run.outputs };
 }

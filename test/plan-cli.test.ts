@@ -76,6 +76,23 @@ describe("npm run plan", function () {
         assert.ok(!fs.existsSync(path.join(work, "broken")), "nothing written");
     });
 
+    it("with tls.mode existing says which existing object it reads, and renders it as nothing this program creates", function () {
+        const dev = plan(["--stack", "dev", "--out", path.join(work, "dev-reads")]);
+        assert.equal(dev.status, 0, dev.stderr);
+        assert.ok(!/^reads:/m.test(dev.stdout), "the dev stack reads nothing");
+        const r = plan(["--file", path.join(__dirname, "fixtures", "Pulumi.tls-existing.yaml"), "--out", path.join(work, "existing")]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^reads: Secret metal3\/my-tls \(existing\)$/m);
+        const files = readTree(path.join(work, "existing"));
+        assert.ok(!Object.keys(files).some((f) => f.includes("my-tls")), `no file for the user's Secret: ${Object.keys(files).join(", ")}`);
+        assert.ok(!Object.values(files).some((t) => /^\s+name: my-tls$/m.test(t) && /^kind: Secret$/m.test(t)), "no Secret object named my-tls");
+        assert.ok(files["02-secret-ironic-cacert.yaml"], "BMO's CA Secret is created");
+        assert.match(files["02-secret-ironic-cacert.yaml"], /tls\.crt: "<redacted: secret>"/);
+        assert.ok(!Object.keys(files).some((f) => /-secret-ironic-tls\.yaml$/.test(f)), "no API certificate Secret of our own");
+        assert.ok(Object.keys(files).some((f) => /secret-ironic-mariadb-tls\.yaml$/.test(f)), "MariaDB's own certificate");
+        assert.ok(!/PRIVATE KEY/.test(Object.values(files).join("\n") + r.stdout), "no key material");
+    });
+
     it("explains a missing stack file", function () {
         const r = plan(["--stack", "nosuchstack"]);
         assert.equal(r.status, 2);

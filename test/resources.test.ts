@@ -288,5 +288,12 @@ describe("resource graph (pulumi mocks)", function () {
         const d = r2.objects.find((o) => o.kind === "Deployment")!;
         const vols = Object.fromEntries(d.spec.template.spec.volumes.map((v: any) => [v.name, v]));
         assert.equal(vols.tls.secret.secretName, "my-ironic-tls");
+        // Read, not managed: BMO's CA Secret is still created, from the ca.crt of the user's Secret.
+        assert.deepEqual(r2.reads.map((x) => `${x.type} ${x.id}`), ["kubernetes:core/v1:Secret metal3/my-ironic-tls"]);
+        assert.deepEqual(
+            r2.objects.filter((o) => o.kind === "Secret").map((o) => o.metadata.name),
+            ["ironic-cacert", "ironic-credentials"],
+        );
+        assert.match(await valueOf(r2.outputs.caCertificate), /^-----BEGIN CERTIFICATE-----\n\(metal3\/my-ironic-tls ca\.crt: read from the cluster at deploy time\)/);
     });
 });
