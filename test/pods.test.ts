@@ -146,6 +146,17 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     const pods: { node: ConductorPlan; pod: PodRunner; ns: string }[] = [];
     let clientNs = "";
     let clientIf = "";
+    const DB_IP = "172.22.0.250";
+    let adminNs = "";
+    const JOB_IP = "172.22.0.251";
+    let sw = "";
+    let br = "";
+    let images: Record<string, StandinImage>;
+    const others: PodRunner[] = [];
+    const serviceHosts = (apiIp: string) => ({
+        ...Object.fromEntries(s.plan.serviceDnsNames.map((n) => [n, apiIp])),
+        ...Object.fromEntries(s.plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
+    });
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
     const macOf = (i: number) => `52:54:00:00:03:0${i}`;
 
@@ -153,9 +164,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         podRunnerPrerequisites(this);
         work = tmpDir("pods-ha");
         s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha");
-        const images = prepareImages(work);
-        const sw = net.addNamespace("sw");
-        const br = net.addBridge(sw, "br");
+        images = prepareImages(work);
+        sw = net.addNamespace("sw");
+        br = net.addBridge(sw, "br");
         const prefix = s.plan.config.provisioning.cidr.split("/")[1];
         const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
         s.plan.conductors.forEach((c, i) => {
@@ -172,17 +183,22 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 nodeName: c.node,
                 hostIP: c.ip,
                 podIP: c.ip,
-                // Cluster DNS stand-in: the API Service resolves to this node's conductor.
-                hosts: Object.fromEntries(s.plan.serviceDnsNames.map((n) => [n, c.ip])),
+                // Cluster DNS stand-in: the API Service resolves to this node's conductor, the
+                // MariaDB Service to the MariaDB pod.
+                hosts: serviceHosts(c.ip),
             });
             pods.push({ node: c, pod, ns });
         });
         clientNs = net.addNamespace("hc");
         clientIf = net.plug(clientNs, "hc", sw, br, { mac: macOf(9) });
+        // Where BMO, BMCs and the test talk to the conductors from: an address on the network.
+        adminNs = net.addNamespace("ha");
+        net.plug(adminNs, "ha", sw, br, { cidr: "172.22.0.253/24" });
     });
 
     afterEach(function () {
         if (this.currentTest?.state !== "failed") return;
+        for (const p of others) for (const c of [...(p.spec.initContainers ?? []), ...p.spec.containers]) console.log(`---- ${p.o.name}/${c.name} ----\n${tail(p.logs(c.name), 1500)}`);
         for (const { node, pod } of pods) {
             for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
                 const l = pod.logs(c.name);
@@ -193,6 +209,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     after(async function () {
         for (const { pod } of pods) await pod.stop();
+        for (const p of others.reverse()) await p.stop();
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
@@ -248,6 +265,111 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             await pod.waitReady("dhcp-pruner");
             assert.match(pod.logs("dhcp-pruner"), new RegExp(`dhcp-pruner\\[${node.ip.replace(/\./g, "\\.")}\\]: watching ${DHCP_PROVIDER_PATHS.hostsDir}`));
         }
+    });
+
+    /** A pod of the stack that is not on the host network: its own namespace on the provisioning bridge. */
+    function clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
+        const o = s.rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
+        const ns = net.addNamespace(base);
+        net.plug(ns, base, sw, br, { cidr: `${ip}/24` });
+        const p = new PodRunner({ name: podName, namespace: s.plan.namespace, spec: o.spec.template.spec, cluster: s.cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: ip, hosts: serviceHosts("172.22.0.2") });
+        others.push(p);
+        return p;
+    }
+
+    /** A Job's pod, run to completion (restartPolicy OnFailure: the kubelet would retry; here a failure fails). */
+    async function runJob(p: PodRunner): Promise<void> {
+        const [run1] = p.startContainers();
+        const code = await new Promise<number | null>((res) => (run1.proc.exitCode !== null ? res(run1.proc.exitCode) : run1.proc.once("exit", (c) => res(c))));
+        assert.equal(code, 0, `${p.o.name} exited ${code}:\n${tail(p.logs(p.spec.containers[0].name))}`);
+    }
+
+    function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
+        const ca = path.join(work, "ca.crt");
+        if (!fs.existsSync(ca)) fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+        const creds = s.cluster.secrets[s.plan.names.credentialsSecret];
+        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", ca, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${nodeIp}:${s.plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
+        const lines = r.stdout.split("\n");
+        return { code: Number(lines.pop()), body: lines.join("\n") };
+    }
+
+    it("MariaDB starts from its StatefulSet as declared (TLS, first-start SQL) and the schema Job upgrades it", async function () {
+        const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "db");
+        db.startContainers();
+        await db.waitReady("mariadb", 180000);
+        await runJob(clusterPod("Job", "dbsync", JOB_IP, "jb"));
+    });
+
+    it("every node's ironic and httpd start as declared; three conductors join one hash ring over the shared database", async function () {
+        for (const { pod } of pods) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
+        for (const { pod } of pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
+        const t0 = Date.now();
+        for (;;) {
+            const r = api(s.plan.conductors[0].ip, "/v1/conductors");
+            const alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
+            if (alive.length === 3) {
+                assert.deepEqual(alive, s.plan.conductors.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
+                break;
+            }
+            if (Date.now() - t0 > 120000) assert.fail(`conductors alive: ${JSON.stringify(alive)} (${r.code} ${r.body})`);
+            await new Promise((res) => setTimeout(res, 2000));
+        }
+    });
+
+    it("API calls reach the owning conductors over JSON-RPC with TLS, node certificates and the RPC credentials", async function () {
+        // Creating nodes goes from the API (in cp-0's process) to the conductor the hash ring
+        // picks for each, often another pod: JSON-RPC over TLS verified with the stack CA.
+        const owners = new Set<string>();
+        for (let i = 0; i < 6; i++) {
+            const r = api(s.plan.conductors[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, driver: "fake-hardware" })]);
+            assert.equal(r.code, 201, r.body);
+        }
+        const nodes = JSON.parse(api(s.plan.conductors[0].ip, "/v1/nodes?detail=true").body).nodes;
+        for (const n of nodes) owners.add(n.conductor);
+        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}`);
+        for (const n of nodes) {
+            // A call that the API hands to the node's conductor over JSON-RPC.
+            const r = api(s.plan.conductors[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
+            assert.equal(r.code, 202, `${n.name} (conductor ${n.conductor}): ${r.body}`);
+        }
+    });
+
+    it("every node's pruner reaches the API through the Service name, verifying the stack CA", async function () {
+        for (const { node, pod } of pods) {
+            const t0 = Date.now();
+            while (!/Ironic API reachable/.test(pod.logs("dhcp-pruner"))) {
+                if (Date.now() - t0 > 60000) assert.fail(`${node.node}'s pruner never reached the API:\n${tail(pod.logs("dhcp-pruner"))}`);
+                await new Promise((res) => setTimeout(res, 1000));
+            }
+            assert.ok(pod.isRunning("dhcp-pruner"));
+        }
+    });
+
+    it("each conductor hands BMCs its own virtual-media URL on the TLS port, and its httpd serves it there", function () {
+        for (const { node, pod } of pods) {
+            const marker = `vmedia of ${node.node}`;
+            const script = [
+                "import sys, uuid",
+                "from ironic.conf import CONF",
+                "from ironic.drivers.modules import image_utils",
+                "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
+                "name = 'boot-%s.iso' % uuid.uuid4()",
+                "src = '/shared/tmp/' + name",
+                "open(src, 'w').write(sys.argv[1])",
+                "print(image_utils.ImageHandler('redfish').publish_image(src, name))",
+            ].join("\n");
+            const r = pod.exec("ironic", ["python3.12", "-c", script, marker]);
+            assert.equal(r.status, 0, r.stderr);
+            const url = r.stdout.trim().split("\n").pop()!;
+            assert.match(url, new RegExp(`^https://${node.ip.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
+            const ca = path.join(work, "ca.crt");
+            const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", ca, url], { allowFail: true });
+            assert.equal(got.stdout, marker, `${url}: ${got.stderr}`);
+        }
+    });
+
+    it("the online data migrations Job completes once the conductors are up", async function () {
+        await runJob(clusterPod("Job", "migrate", "172.22.0.252", "jm"));
     });
 });
 
