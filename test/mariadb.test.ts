@@ -69,11 +69,12 @@ describe("MariaDB with the program's configuration (Debian mariadbd, ironic-dbsy
 
         // The program's server configuration, pointed at this test's TLS directory.
         fs.writeFileSync(path.join(work, "server.cnf"), renderMariadbConf({ tlsDir: tls, bufferPool: "64M" }));
-        for (const d of ["db", "run"]) {
+        // Its own tmpdir too: the default /tmp is shared with every other run (and their temporary tables).
+        for (const d of ["db", "run", "tmp"]) {
             fs.mkdirSync(path.join(work, d));
             run("chown", ["mysql:mysql", path.join(work, d)]);
         }
-        run("mariadb-install-db", ["--no-defaults", "--user=mysql", `--datadir=${path.join(work, "db")}`, "--auth-root-authentication-method=normal", "--skip-test-db"]);
+        run("mariadb-install-db", ["--no-defaults", "--user=mysql", `--datadir=${path.join(work, "db")}`, "--auth-root-authentication-method=normal", "--skip-test-db", `--tmpdir=${path.join(work, "tmp")}`], { timeout: 180000 });
 
         // Name resolution inside the namespace only: ip netns exec bind-mounts /etc/netns/<ns>/hosts.
         ns = lab.addNamespace("db");
@@ -85,7 +86,7 @@ describe("MariaDB with the program's configuration (Debian mariadbd, ironic-dbsy
         const sock = path.join(work, "run", "mysqld.sock");
         daemon = new Daemon(
             "ip",
-            ["netns", "exec", ns, "mariadbd", `--defaults-file=${path.join(work, "server.cnf")}`, "--user=mysql", `--datadir=${path.join(work, "db")}`, "--bind-address=127.0.0.1", `--port=${MARIADB.port}`, `--socket=${sock}`, `--pid-file=${path.join(work, "run", "mysqld.pid")}`],
+            ["netns", "exec", ns, "mariadbd", `--defaults-file=${path.join(work, "server.cnf")}`, "--user=mysql", `--datadir=${path.join(work, "db")}`, "--bind-address=127.0.0.1", `--port=${MARIADB.port}`, `--socket=${sock}`, `--pid-file=${path.join(work, "run", "mysqld.pid")}`, `--tmpdir=${path.join(work, "tmp")}`],
             path.join(work, "mariadbd.log"),
         );
         // Generous: another suite on the same cores may be starting its own daemons.

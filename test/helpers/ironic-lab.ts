@@ -130,12 +130,15 @@ export class IronicLab {
     async startDatabase(): Promise<void> {
         this.dbPortValue = await this.reserve(["127.0.0.1"]);
         fs.chmodSync(this.o.work, 0o755);
-        run("chown", ["mysql:mysql", path.join(this.o.work, "db"), path.join(this.o.work, "run")]);
-        run("mariadb-install-db", ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--auth-root-authentication-method=normal", "--skip-test-db"], { timeout: START_TIMEOUT });
+        // Its own tmpdir too: the default /tmp is shared with every other run (and their temporary tables).
+        const tmp = path.join(this.o.work, "run", "tmp");
+        fs.mkdirSync(tmp, { recursive: true });
+        run("chown", ["mysql:mysql", path.join(this.o.work, "db"), path.join(this.o.work, "run"), tmp]);
+        run("mariadb-install-db", ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--auth-root-authentication-method=normal", "--skip-test-db", `--tmpdir=${tmp}`], { timeout: START_TIMEOUT });
         const sock = path.join(this.o.work, "run", "mysql.sock");
         this.mariadb = new Daemon(
             "mariadbd",
-            ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--bind-address=127.0.0.1", `--port=${this.dbPort}`, `--socket=${sock}`, `--pid-file=${path.join(this.o.work, "run", "mysql.pid")}`, "--skip-name-resolve", "--innodb-buffer-pool-size=64M"],
+            ["--no-defaults", "--user=mysql", `--datadir=${path.join(this.o.work, "db")}`, "--bind-address=127.0.0.1", `--port=${this.dbPort}`, `--socket=${sock}`, `--pid-file=${path.join(this.o.work, "run", "mysql.pid")}`, `--tmpdir=${tmp}`, "--skip-name-resolve", "--innodb-buffer-pool-size=64M"],
             path.join(this.logs, "mariadb.log"),
         );
         await this.untilRunning(() => run("mariadb-admin", ["--no-defaults", "-S", sock, "-uroot", "ping"], { allowFail: true }).status === 0, START_TIMEOUT, "mariadb up");
