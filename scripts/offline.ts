@@ -164,7 +164,11 @@ export async function runOffline<T>(
     // a key) surfaces as a rejected registration, i.e. an unhandled rejection; the engine reports
     // it the same way. Collect those of this run and fail the run with the first.
     const failures: unknown[] = [];
-    const onRejection = (e: unknown) => failures.push(e);
+    // A RunError is the program refusing its input: it also rejects the run itself (below), and
+    // copies of it that surface later must not fail the next run.
+    const onRejection = (e: unknown) => {
+        if (!(e instanceof pulumi.RunError)) failures.push(e);
+    };
     process.on("unhandledRejection", onRejection);
     await pulumi.runtime.setMocks(
         {
@@ -217,6 +221,8 @@ export async function runOffline<T>(
         });
         await settle();
     } finally {
+        // Let this run's own late rejections reach its listener, not the next run's.
+        await settle();
         process.off("unhandledRejection", onRejection);
     }
     if (failures.length > 0) throw failures[0];
