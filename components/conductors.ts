@@ -8,11 +8,11 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "./conductor";
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "../core/plan/conductor";
 import { Credentials } from "./credentials";
-import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "./manifests";
+import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
 import { StackPki } from "./pki";
-import { IronicPlan } from "./plan";
+import { IronicPlan } from "../core/plan";
 
 export interface ConductorsArgs {
     plan: IronicPlan;

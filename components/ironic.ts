@@ -5,8 +5,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicService, sha256 } from "./manifests";
-import { IronicPlan } from "./plan";
+import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicService, sha256 } from "../core/manifests";
+import { IronicPlan } from "../core/plan";
 
 export interface IronicArgs {
     plan: IronicPlan;

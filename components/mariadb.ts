@@ -8,10 +8,10 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
-import { MARIADB, renderInitSql, renderMariadbConf } from "./database";
-import { contentHash, inNamespace, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "./manifests";
+import { MARIADB, renderInitSql, renderMariadbConf } from "../core/plan/database";
+import { contentHash, inNamespace, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki } from "./pki";
-import { IronicPlan } from "./plan";
+import { IronicPlan } from "../core/plan";
 
 export interface MariaDBArgs {
     plan: IronicPlan;

@@ -1,13 +1,13 @@
 /**
  * The program: read stack config, validate it completely, then register resources. Shared by
- * `index.ts` (the Pulumi CLI) and `scripts/plan.ts` (offline rendering).
+ * `index.ts` (the Pulumi CLI) and `tools/plan.ts` (offline rendering).
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "./config";
-import { downgradeError } from "./database";
-import { IronicPlan, buildPlan } from "./plan";
+import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "../core/config";
+import { downgradeError } from "../core/plan/database";
+import { IronicPlan, buildPlan } from "../core/plan";
 import { IRONIC_IMAGE_OUTPUT, Metal3Ironic, userSecretIssues } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */

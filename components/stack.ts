@@ -9,9 +9,9 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
-import { ConfigIssue } from "./config";
-import { bmoConfigMapData, dbJob, inNamespace } from "./manifests";
-import { IronicPlan } from "./plan";
+import { ConfigIssue } from "../core/config";
+import { bmoConfigMapData, dbJob, inNamespace } from "../core/manifests";
+import { IronicPlan } from "../core/plan";
 import { StackPki } from "./pki";
 
 /** Stack output name of the deployed Ironic image. */

@@ -11,8 +11,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-import { unwrapSecrets } from "../../scripts/offline";
-import type { Rendered } from "../../scripts/render";
+import { unwrapSecrets } from "../../tools/offline";
+import type { Rendered } from "../../tools/render";
 import type { ClusterData } from "./pod-runner";
 
 function openssl(args: string[], input?: string): string {

@@ -20,7 +20,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { DEFAULT_IMAGES, IPXE_FILES, IRONIC_GID, IRONIC_UID } from "../../components/contract";
+import { DEFAULT_IMAGES, IPXE_FILES, IRONIC_GID, IRONIC_UID } from "../../core/contract";
 import type { StandinImage } from "./pod-runner";
 
 const SRC = path.join(__dirname, "..", "standins");

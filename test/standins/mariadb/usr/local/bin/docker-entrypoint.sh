@@ -1,6 +1,6 @@
 #!/bin/bash
 # Stand-in for the entrypoint of the upstream MariaDB image (docker.io/library/mariadb), the
-# documented behaviour our StatefulSet relies on (components/manifests.ts mariadbStatefulSet),
+# documented behaviour our StatefulSet relies on (core/manifests mariadbStatefulSet),
 # then Debian's real mariadbd:
 #  - "docker-entrypoint.sh mariadbd [args]" (a first argument starting with "-" means mariadbd);
 #    anything else is exec'd as is;

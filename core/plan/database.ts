@@ -1,0 +1,156 @@
+/**
+ * The database side, pure: MariaDB server configuration and first-start SQL, the connection the
+ * ironic image is given, schema-job identity keyed on the Ironic image, and the downgrade guard.
+ */
+import { createHash } from "crypto";
+
+import { StackConfig } from "../config";
+
+/** Paths inside the upstream MariaDB image (docker.io/library/mariadb) and our mounts. */
+export const MARIADB = {
+    port: 3306,
+    uid: 999,
+    gid: 999,
+    dataDir: "/var/lib/mysql",
+    /** Read by the image's entrypoint and mariadbd: extra server configuration. */
+    confDir: "/etc/mysql/conf.d",
+    confFile: "metal3-ironic.cnf",
+    /** Executed by the image's entrypoint on first start only (empty data dir). */
+    initDir: "/docker-entrypoint-initdb.d",
+    initFile: "10-ironic.sql",
+    tlsDir: "/etc/mysql/tls",
+    credentialsDir: "/etc/mysql/credentials",
+    /** The entrypoint reads the root password from this file (MARIADB_ROOT_PASSWORD_FILE). */
+    rootPasswordKey: "root-password",
+    runDir: "/run/mysqld",
+    healthcheck: "healthcheck.sh",
+} as const;
+
+export interface DatabasePlan {
+    kind: "sqlite" | "mariadb" | "external";
+    /** MARIADB_HOST for the ironic image (may carry :port). */
+    hostForIronic?: string;
+    database: string;
+    /** In-cluster DNS names of the MariaDB Service (mariadb kind): certificate SANs. */
+    serviceDnsNames: string[];
+    names: {
+        statefulSet: string;
+        service: string;
+        pvc: string;
+        credentialsSecret: string;
+        tlsSecret: string;
+        configMap: string;
+        initSecret: string;
+    };
+    /** Schema jobs; absent for SQLite (the image creates its schema at start). */
+    jobs?: { upgrade: string; migrate: string };
+}
+
+/** A short, stable key of an image reference: jobs run again on every image change, never on a no-op. */
+export function imageKey(image: string): string {
+    return createHash("sha256").update(image).digest("hex").slice(0, 10);
+}
+
+export function databasePlan(config: StackConfig): DatabasePlan {
+    const { name, namespace } = config;
+    const db = config.database;
+    const svc = `${name}-mariadb`;
+    const serviceDnsNames = [svc, `${svc}.${namespace}`, `${svc}.${namespace}.svc`, `${svc}.${namespace}.svc.${config.clusterDomain}`];
+    let hostForIronic: string | undefined;
+    if (db.kind === "mariadb") hostForIronic = `${svc}.${namespace}.svc`;
+    if (db.kind === "external") hostForIronic = db.port ? `${db.host}:${db.port}` : db.host;
+    const key = imageKey(config.images.ironic);
+    return {
+        kind: db.kind,
+        hostForIronic,
+        database: db.name,
+        serviceDnsNames,
+        names: {
+            statefulSet: svc,
+            service: svc,
+            pvc: `${svc}-data`,
+            credentialsSecret: `${svc}-credentials`,
+            tlsSecret: `${svc}-tls`,
+            configMap: `${svc}-config`,
+            initSecret: `${svc}-init`,
+        },
+        jobs: db.kind === "sqlite" ? undefined : { upgrade: `${name}-dbsync-${key}`, migrate: `${name}-migrate-${key}` },
+    };
+}
+
+/** MariaDB server configuration: TLS required for every TCP client. */
+export function renderMariadbConf(opts: { tlsDir?: string; maxConnections?: number; bufferPool?: string } = {}): string {
+    const tls = opts.tlsDir ?? MARIADB.tlsDir;
+    return [
+        "# Rendered by metal3-ironic.",
+        "[mariadbd]",
+        "skip-name-resolve",
+        `max_connections = ${opts.maxConnections ?? 256}`,
+        `innodb_buffer_pool_size = ${opts.bufferPool ?? "256M"}`,
+        "character-set-server = utf8mb4",
+        `ssl_cert = ${tls}/tls.crt`,
+        `ssl_key = ${tls}/tls.key`,
+        `ssl_ca = ${tls}/ca.crt`,
+        "tls_version = TLSv1.2,TLSv1.3",
+        // Plain TCP is refused; the local socket (entrypoint, health check) stays usable.
+        "require_secure_transport = ON",
+        "",
+    ].join("\n");
+}
+
+function sqlString(s: string): string {
+    return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+function sqlIdent(s: string): string {
+    return "`" + s.replace(/`/g, "``") + "`";
+}
+
+/** First-start SQL: the Ironic database and user, which may only connect over TLS. */
+export function renderInitSql(database: string, user: string, password: string): string {
+    return [
+        `CREATE DATABASE IF NOT EXISTS ${sqlIdent(database)} CHARACTER SET utf8mb3;`,
+        `CREATE USER IF NOT EXISTS ${sqlString(user)}@'%' IDENTIFIED BY ${sqlString(password)} REQUIRE SSL;`,
+        `GRANT ALL PRIVILEGES ON ${sqlIdent(database)}.* TO ${sqlString(user)}@'%';`,
+        "",
+    ].join("\n");
+}
+
+/**
+ * The Ironic version an image reference names, when it names one: `release-38.0` → [38, 0],
+ * `38.0.1` / `v38.0` → [38, 0, 1]. `latest`, `main` and digest-only references name none.
+ */
+export function ironicVersion(image: string): number[] | undefined {
+    const at = image.indexOf("@");
+    const withoutDigest = at >= 0 ? image.slice(0, at) : image;
+    const slash = withoutDigest.lastIndexOf("/");
+    const colon = withoutDigest.lastIndexOf(":");
+    if (colon <= slash) return undefined;
+    const tag = withoutDigest.slice(colon + 1);
+    const m = /^(?:release-|v)?([0-9]+(?:\.[0-9]+)*)$/.exec(tag);
+    return m ? m[1].split(".").map(Number) : undefined;
+}
+
+function compareVersions(a: number[], b: number[]): number {
+    for (let i = 0; i < Math.max(a.length, b.length); i++) {
+        const d = (a[i] ?? 0) - (b[i] ?? 0);
+        if (d !== 0) return d;
+    }
+    return 0;
+}
+
+/**
+ * Refuse moving a shared database to an older Ironic: the schema cannot be downgraded. Returns the
+ * error message, or undefined when the change is allowed (no previous image, no comparable
+ * versions, same or newer, or explicitly allowed).
+ */
+export function downgradeError(previousImage: string | undefined, nextImage: string, allowDowngrade: boolean): string | undefined {
+    if (!previousImage || allowDowngrade) return undefined;
+    const prev = ironicVersion(previousImage);
+    const next = ironicVersion(nextImage);
+    if (!prev || !next || compareVersions(next, prev) >= 0) return undefined;
+    return (
+        `images.ironic: ${nextImage} is older than the deployed ${previousImage} (${next.join(".")} < ${prev.join(".")}). ` +
+        "Ironic cannot downgrade its database schema; keep the newer image, or set database.allowDowngrade to true if the schema is known to be compatible"
+    );
+}

@@ -1,0 +1,132 @@
+/**
+ * The dnsmasq configuration that runs in every Ironic pod: one pure renderer for the single and
+ * the multi-conductor topology. The image's own template (contract §12) is the model; we render
+ * the file ourselves so that it is visible in `pulumi preview`, testable with real dnsmasq, and
+ * able to carry per-conductor settings (disjoint slices, hostsdir/optsdir, dhcp-ignore).
+ */
+import * as ipaddr from "ipaddr.js";
+
+import { IPXE_FILES, PATHS } from "../contract";
+
+export interface DhcpRange {
+    start: string;
+    end: string;
+    /** Network prefix length of the provisioning CIDR. */
+    prefixLength: number;
+    /** dnsmasq lease time (e.g. 1h). */
+    leaseTime: string;
+}
+
+export interface DnsmasqOptions {
+    /** Bind to this interface; when absent, dnsmasq serves the interface that carries `serverIp`. */
+    interface?: string;
+    /** The address hosts are sent to: TFTP next-server and iPXE script host. */
+    serverIp: string;
+    /** Base URL of this conductor's httpd, e.g. http://172.22.0.2:6180. */
+    httpUrl: string;
+    /** DHCP range (absent: TFTP only, no DHCP). */
+    range?: DhcpRange;
+    gateway?: string;
+    dns?: string;
+    /**
+     * Answer only hosts Ironic has written into these directories (multi-conductor). The
+     * directories are shared with the ironic container, whose `dnsmasq` DHCP provider writes them.
+     */
+    knownHostsOnly?: { hostsDir: string; optsDir: string };
+    /** File system locations; defaults are the image's. Tests point them at scratch dirs. */
+    tftpRoot?: string;
+    leaseFile?: string;
+    /** A comment line naming what the file is for. */
+    header?: string;
+}
+
+export function netmaskOf(prefixLength: number): string {
+    return ipaddr.IPv4.subnetMaskFromPrefixLength(prefixLength).toString();
+}
+
+/** Render dnsmasq.conf. Lines are in a fixed order; the output is byte-stable for equal input. */
+export function renderDnsmasqConf(o: DnsmasqOptions): string {
+    const lines: string[] = [];
+    if (o.header) lines.push(`# ${o.header}`);
+    lines.push("# Rendered by metal3-ironic. Change the stack configuration, not this file.");
+    // No DNS service: only DHCP and TFTP.
+    lines.push("port=0");
+    if (o.interface) {
+        lines.push(`interface=${o.interface}`);
+    } else {
+        lines.push(`listen-address=${o.serverIp}`);
+    }
+    lines.push("except-interface=lo");
+    // Follow addresses that appear later (keepalived VIP, slow NICs) without a restart.
+    lines.push("bind-dynamic");
+    lines.push("enable-tftp");
+    lines.push(`tftp-root=${o.tftpRoot ?? PATHS.tftpRoot}`);
+    lines.push(`dhcp-leasefile=${o.leaseFile ?? PATHS.dnsmasqLeaseFile}`);
+
+    if (o.range) {
+        const r = o.range;
+        lines.push("log-dhcp");
+        lines.push(`dhcp-range=${r.start},${r.end},${netmaskOf(r.prefixLength)},${r.leaseTime}`);
+        // An empty option suppresses it: without a gateway hosts get no default route, and
+        // without a DNS server no resolver (dnsmasq would otherwise offer itself).
+        lines.push(o.gateway ? `dhcp-option=option:router,${o.gateway}` : "dhcp-option=option:router");
+        lines.push(o.dns ? `dhcp-option=option:dns-server,${o.dns}` : "dhcp-option=option:dns-server");
+        if (o.knownHostsOnly) {
+            lines.push(`dhcp-hostsdir=${o.knownHostsOnly.hostsDir}`);
+            lines.push(`dhcp-optsdir=${o.knownHostsOnly.optsDir}`);
+            // Only hosts listed in the hostsdir (i.e. owned by this conductor) get an answer.
+            lines.push("dhcp-ignore=tag:!known");
+        }
+        // Clients that are already iPXE send option 175 (Ironic's dnsmasq provider relies on this tag).
+        lines.push("dhcp-match=set:ipxe,175");
+        lines.push("dhcp-match=set:efi,option:client-arch,7");
+        lines.push("dhcp-match=set:efi,option:client-arch,9");
+        lines.push("dhcp-match=set:efi-arm64,option:client-arch,11");
+        // PXE ROMs get iPXE over TFTP from this server; iPXE gets the boot script over HTTP.
+        lines.push(`dhcp-boot=tag:!ipxe,tag:efi,/${IPXE_FILES.efiX86_64},,${o.serverIp}`);
+        lines.push(`dhcp-boot=tag:!ipxe,tag:efi-arm64,/${IPXE_FILES.efiArm64},,${o.serverIp}`);
+        lines.push(`dhcp-boot=tag:!ipxe,tag:!efi,tag:!efi-arm64,/${IPXE_FILES.bios},,${o.serverIp}`);
+        lines.push(`dhcp-boot=tag:ipxe,${o.httpUrl}/boot.ipxe`);
+    }
+    return lines.join("\n") + "\n";
+}
+
+/**
+ * The dnsmasq container's start script. It prepares what the image's own /bin/rundnsmasq
+ * prepares (TFTP root with the iPXE binaries, HTTP root, lease file) and then runs dnsmasq on
+ * exactly our rendered file.
+ *
+ * `configFile` is a shell word: a fixed path (single) or an expression resolved at start from the
+ * node name (multi).
+ */
+export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string; extraDirs?: string[] } = {}): string {
+    const leaseFile = opts.leaseFile ?? PATHS.dnsmasqLeaseFile;
+    const dirs = [PATHS.tftpRoot, `${PATHS.sharedHtml}/images`, `${PATHS.sharedHtml}/pxelinux.cfg`, dirname(leaseFile), ...(opts.extraDirs ?? [])];
+    const files = [IPXE_FILES.bios, IPXE_FILES.efiX86_64, IPXE_FILES.efiArm64];
+    return [
+        "#!/bin/bash",
+        "# Rendered by metal3-ironic: prepares the TFTP root like the image's rundnsmasq, then runs",
+        "# dnsmasq on the configuration shipped in a ConfigMap.",
+        "set -euo pipefail",
+        `conf=${configFile}`,
+        'if [[ ! -r "$conf" ]]; then echo "FATAL: dnsmasq configuration $conf not found" >&2; exit 1; fi',
+        `mkdir -p ${dirs.join(" ")}`,
+        `touch ${leaseFile}`,
+        `src=${PATHS.ipxeFirmware}`,
+        `if [[ -r ${PATHS.ipxeCustomFirmware} ]]; then src=${PATHS.ipxeCustomFirmware}; fi`,
+        "copied=0",
+        `for f in ${files.join(" ")}; do`,
+        `  if [[ -r "$src/$f" ]]; then cp "$src/$f" ${PATHS.tftpRoot}/; copied=$((copied + 1)); fi`,
+        "done",
+        'if [[ "$copied" -eq 0 ]]; then',
+        `  echo "FATAL: no iPXE firmware (${files.join(", ")}) found in $src" >&2`,
+        "  exit 1",
+        "fi",
+        'exec /usr/sbin/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=$conf"',
+        "",
+    ].join("\n");
+}
+
+function dirname(p: string): string {
+    return p.slice(0, p.lastIndexOf("/"));
+}

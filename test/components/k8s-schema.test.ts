@@ -1,0 +1,69 @@
+/**
+ * Every rendered Kubernetes object validated against the Kubernetes OpenAPI schema
+ * (kubernetes-models, generated from the upstream OpenAPI spec).
+ */
+import { strict as assert } from "assert";
+import * as path from "path";
+
+import { RawConfig } from "../../core/config";
+import { renderOffline, readStackConfig } from "../../tools/render";
+
+const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml"));
+const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
+
+/** kubernetes-models ships ES modules only; a real dynamic import (not compiled to require). */
+const esmImport = new Function("specifier", "return import(specifier)") as (s: string) => Promise<any>;
+
+/** The kubernetes-models class for an apiVersion/kind (core objects live under "v1"). */
+async function modelFor(apiVersion: string, kind: string): Promise<new (o: any) => { validate(): void }> {
+    const cls = (await esmImport(`kubernetes-models/${apiVersion}`))[kind];
+    if (!cls) throw new Error(`no schema for ${apiVersion} ${kind}`);
+    return cls;
+}
+
+/** Validate; returns the error message or undefined. */
+export async function schemaError(o: Record<string, any>): Promise<string | undefined> {
+    const Model = await modelFor(o.apiVersion, o.kind);
+    try {
+        new Model(o).validate();
+        return undefined;
+    } catch (e) {
+        return (e as Error).message;
+    }
+}
+
+const variants: [string, RawConfig][] = [
+    ["dev stack", devRaw],
+    ["ha stack (multi, DaemonSet, node label patches)", haRaw],
+    ["virtual media only, keepalived, existing TLS", (() => {
+        const prov: Record<string, unknown> = { ...(devRaw.provisioning as object), keepalived: true };
+        delete prov.dhcp;
+        return { ...devRaw, provisioning: prov, tls: { mode: "existing", existingSecret: "my-tls" }, createNamespace: false };
+    })()],
+];
+
+describe("Kubernetes schema validation of every rendered object", function () {
+    this.timeout(30000);
+    for (const [label, raw] of variants) {
+        it(`${label}: every object is valid`, async function () {
+            const r = await renderOffline(raw);
+            assert.ok(r.objects.length >= 4);
+            const errors: string[] = [];
+            for (const o of r.objects) {
+                const e = await schemaError(o);
+                if (e) errors.push(`${o.kind}/${o.metadata?.name}: ${e}`);
+            }
+            assert.deepEqual(errors, []);
+        });
+    }
+
+    it("an invalid object is rejected (the check can fail)", async function () {
+        const r = await renderOffline(devRaw);
+        const d = JSON.parse(JSON.stringify(r.objects.find((o) => o.kind === "Deployment")));
+        d.spec.template.spec.containers[0].ports = [{ containerPort: "http" }];
+        assert.match(String(await schemaError(d)), /containerPort/);
+        const s = JSON.parse(JSON.stringify(r.objects.find((o) => o.kind === "Service")));
+        delete s.spec.ports[0].port;
+        assert.match(String(await schemaError(s)), /port/);
+    });
+});

@@ -1,0 +1,229 @@
+/** Multi-conductor topology: the DHCP planner, template stability, per-node data and certificates. */
+import { strict as assert } from "assert";
+import * as path from "path";
+
+import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
+import { ipToNumber } from "../../core/ip";
+import { buildPlan } from "../../core/plan";
+import { autoSlot, planSlices, SliceRequest } from "../../core/plan/slices";
+import { renderOffline, readStackConfig } from "../../tools/render";
+
+const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
+
+function req(conductors: { name: string; slot?: number }[], over: Partial<SliceRequest> = {}): SliceRequest {
+    return { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 8, minSize: 8, conductors, ...over };
+}
+
+function sliceMap(conductors: { name: string; slot?: number }[]) {
+    const p = planSlices(req(conductors));
+    assert.deepEqual(p.issues, []);
+    return Object.fromEntries(p.slices.map((s) => [s.node, `${s.start}-${s.end}`]));
+}
+
+function withConductors(conductors: RawConfig["conductors"]): RawConfig {
+    return { ...haRaw, conductors };
+}
+
+describe("DHCP planner (multi)", function () {
+    const three = [{ name: "cp-0" }, { name: "cp-1" }, { name: "cp-2", slot: 0 }];
+
+    it("cuts the range into equal, disjoint slices inside the range", function () {
+        const p = planSlices(req(three));
+        assert.equal(p.sliceSize, 25);
+        assert.equal(p.unused, 0);
+        assert.deepEqual(
+            p.slices.map((s) => [s.node, s.slot, s.start, s.end, s.size]),
+            [
+                ["cp-0", 4, "172.22.0.110", "172.22.0.134", 25],
+                ["cp-1", 6, "172.22.0.160", "172.22.0.184", 25],
+                ["cp-2", 0, "172.22.0.10", "172.22.0.34", 25],
+            ],
+        );
+        // All 8 slots together cover the range exactly, without overlap.
+        const all = planSlices(req([...Array(8).keys()].map((i) => ({ name: `n${i}`, slot: i }))));
+        const sorted = all.slices.map((s) => [ipToNumber(s.start), ipToNumber(s.end)]).sort((a, b) => a[0] - b[0]);
+        assert.equal(sorted[0][0], ipToNumber("172.22.0.10"));
+        assert.equal(sorted[7][1], ipToNumber("172.22.0.209"));
+        for (let i = 1; i < sorted.length; i++) assert.equal(sorted[i][0], sorted[i - 1][1] + 1, "adjacent, disjoint");
+    });
+
+    it("adding, removing or replacing a node never moves another node's slice", function () {
+        const before = sliceMap(three);
+        const added = sliceMap([...three, { name: "cp-3" }]);
+        const removed = sliceMap(three.filter((c) => c.name !== "cp-0"));
+        const replaced = sliceMap([{ name: "cp-0" }, { name: "cp-1-new", slot: 6 }, { name: "cp-2", slot: 0 }]);
+        const reordered = sliceMap([...three].reverse());
+        for (const n of ["cp-0", "cp-1", "cp-2"]) assert.equal(added[n], before[n], `${n} after adding cp-3`);
+        for (const n of ["cp-1", "cp-2"]) assert.equal(removed[n], before[n], `${n} after removing cp-0`);
+        for (const n of ["cp-0", "cp-2"]) assert.equal(replaced[n], before[n], `${n} after replacing cp-1`);
+        assert.equal(replaced["cp-1-new"], before["cp-1"], "the replacement pinned to the old slot takes over its slice");
+        assert.deepEqual(reordered, before, "list order does not matter");
+    });
+
+    it("derives auto slots from the node name alone", function () {
+        assert.equal(autoSlot("cp-0", 8), 4);
+        assert.equal(autoSlot("cp-0", 8), planSlices(req([{ name: "cp-0" }, { name: "zzz", slot: 0 }])).slices[0].slot);
+    });
+
+    it("rejects two nodes on one slice, naming the free slots to pin", function () {
+        const p = planSlices(req([{ name: "master-1" }, { name: "master-2" }]));
+        assert.equal(autoSlot("master-1", 8), autoSlot("master-2", 8), "these two names collide with 8 slots");
+        assert.equal(p.issues.length, 1);
+        assert.equal(p.issues[0].key, "conductors[1].slot");
+        assert.match(p.issues[0].message, /would share a DHCP slice.*Pin the node that is new with an explicit slot \(free: 0, 1, 2, 3, 5, 6, 7\)/);
+        const pinned = planSlices(req([{ name: "master-1", slot: 4 }, { name: "master-1b", slot: 4 }]));
+        assert.match(pinned.issues[0].message, /pinned to 4/);
+    });
+
+    it("rejects more nodes than slots, slots that do not exist, and slices too small", function () {
+        const many = planSlices(req([...Array(3).keys()].map((i) => ({ name: `n${i}`, slot: i })), { slots: 2 }));
+        assert.ok(many.issues.some((i) => i.key === "provisioning.dhcp.slots" && /3 conductors but only 2 slots/.test(i.message)));
+        assert.ok(many.issues.some((i) => i.key === "conductors[2].slot" && /slot 2 does not exist: slots are 0-1/.test(i.message)));
+        const small = planSlices(req([{ name: "a", slot: 0 }], { slots: 64 }));
+        assert.ok(small.issues.some((i) => i.key === "provisioning.dhcp" && /gives 3 per conductor; at least 8/.test(i.message)));
+    });
+});
+
+describe("multi-conductor config validation", function () {
+    function issues(raw: RawConfig): ConfigIssue[] {
+        const r = validateConfig(raw);
+        assert.equal(r.ok, false);
+        return (r as { issues: ConfigIssue[] }).issues;
+    }
+    const has = (list: ConfigIssue[], key: string, re: RegExp) => assert.ok(list.some((i) => i.key === key && re.test(i.message)), `${key} ${re}: ${JSON.stringify(list)}`);
+
+    it("accepts the example ha stack", function () {
+        const r = validateConfig(haRaw);
+        assert.ok(r.ok, JSON.stringify(!r.ok && r.issues));
+    });
+
+    it("rejects conductor IPs inside the range or outside the CIDR, and a single-topology provisioning.ip", function () {
+        const list = issues({ ...withConductors([{ name: "cp-0", ip: "172.22.0.20" }, { name: "cp-1", ip: "10.0.0.3" }]), provisioning: { ...(haRaw.provisioning as object), ip: "172.22.0.250" } });
+        has(list, "conductors[0].ip", /contains the conductor IP 172\.22\.0\.20/);
+        has(list, "conductors[1].ip", /not inside provisioning.cidr/);
+        has(list, "provisioning.ip", /not used with topology "multi"/);
+    });
+
+    it("rejects colliding auto slots with the fix, and overrides of the settings multi depends on", function () {
+        const list = issues({ ...withConductors([{ name: "master-1", ip: "172.22.0.2" }, { name: "master-2", ip: "172.22.0.3" }]), ironic: { config: { "dhcp.dhcp_provider": "none", "json_rpc.port": 1 } } });
+        has(list, "conductors[1].slot", /free: /);
+        has(list, "ironic.config.dhcp.dhcp_provider", /set by this program/);
+        has(list, "ironic.config.json_rpc.port", /set by this program/);
+    });
+
+    it("rejects existing TLS (node certificates are issued per node)", function () {
+        has(issues({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } }), "tls.mode", /own certificate/);
+    });
+});
+
+describe("multi-conductor resources (pulumi mocks)", function () {
+    this.timeout(60000);
+
+    async function daemonSetTemplate(raw: RawConfig): Promise<string> {
+        const r = await renderOffline(raw, "ha");
+        const ds = r.objects.find((o) => o.kind === "DaemonSet")!;
+        return JSON.stringify(ds.spec.template);
+    }
+
+    it("keeps the DaemonSet pod template byte-identical when nodes are added, removed or replaced", async function () {
+        const base = haRaw.conductors as any[];
+        const variants = [
+            base,
+            [...base, { name: "cp-3", ip: "172.22.0.5", slot: 1 }],
+            base.slice(1),
+            [{ name: "cp-0-new", ip: "172.22.0.6", slot: 4 }, ...base.slice(1)],
+            base.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.7" } : c)),
+        ];
+        const templates = [];
+        for (const v of variants) templates.push(await daemonSetTemplate(withConductors(v)));
+        for (const t of templates.slice(1)) assert.equal(t, templates[0]);
+    });
+
+    it("changing one node changes only that node's entries", async function () {
+        const a = await renderOffline(haRaw, "ha");
+        const b = await renderOffline(withConductors((haRaw.conductors as any[]).map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.7" } : c))), "ha");
+        const data = (r: typeof a) => r.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data;
+        const changed = Object.keys(data(a)).filter((k) => data(a)[k] !== data(b)[k]);
+        assert.deepEqual(changed.sort(), ["cp-1.dnsmasq.conf", "cp-1.env"]);
+        const certReq = (r: typeof a, node: string) => r.resources.find((x) => x.type === "tls:index/certRequest:CertRequest" && x.name === `ironic-conductors-node-${node}-csr`)!.inputs;
+        assert.deepEqual(certReq(a, "cp-0"), certReq(b, "cp-0"), "cp-0's certificate inputs are untouched");
+        assert.notDeepEqual(certReq(a, "cp-1"), certReq(b, "cp-1"));
+    });
+
+    it("issues one certificate per node with that node's IP and name (and the API Service names), none listing other nodes", async function () {
+        const r = await renderOffline(haRaw, "ha");
+        const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest" && x.name.startsWith("ironic-conductors-node-"));
+        assert.equal(csrs.length, 3);
+        const byNode = Object.fromEntries(csrs.map((x) => [x.inputs.subject.commonName, x.inputs]));
+        assert.deepEqual(byNode["cp-0"].ipAddresses, ["172.22.0.2"]);
+        assert.deepEqual(byNode["cp-1"].ipAddresses, ["172.22.0.3"]);
+        assert.deepEqual(byNode["cp-2"].dnsNames, ["cp-2", "ironic", "ironic.metal3", "ironic.metal3.svc", "ironic.metal3.svc.cluster.local"]);
+        const certs = r.resources.filter((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert");
+        assert.ok(certs.every((x) => x.inputs.allowedUses.includes("server_auth") && x.inputs.allowedUses.includes("client_auth")));
+    });
+
+    it("labels exactly the configured nodes and selects that label, tolerating control-plane taints", async function () {
+        const r = await renderOffline(haRaw, "ha");
+        const patches = r.objects.filter((o) => o.kind === "Node");
+        assert.deepEqual(patches.map((p) => [p.metadata.name, p.metadata.labels]), [
+            ["cp-0", { "metal3-ironic.metal3.io/conductor": "metal3.ironic" }],
+            ["cp-1", { "metal3-ironic.metal3.io/conductor": "metal3.ironic" }],
+            ["cp-2", { "metal3-ironic.metal3.io/conductor": "metal3.ironic" }],
+        ]);
+        const pod = r.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
+        assert.deepEqual(pod.nodeSelector, { "metal3-ironic.metal3.io/conductor": "metal3.ironic" });
+        assert.ok(pod.tolerations.some((t: any) => t.key === "node-role.kubernetes.io/control-plane"));
+    });
+
+    it("enables JSON-RPC with its own credentials, the dnsmasq provider with the shared dirs, and the shared DB", async function () {
+        const r = await renderOffline(haRaw, "ha");
+        const pod = r.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
+        const ironic = pod.containers.find((c: any) => c.name === "ironic");
+        const env = Object.fromEntries(ironic.env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
+        assert.equal(env.IRONIC_EXPOSE_JSON_RPC, "true");
+        assert.equal(env.IRONIC_JSON_RPC_PORT, "6189");
+        assert.equal(env.OS_DHCP__DHCP_PROVIDER, "dnsmasq");
+        assert.equal(env.OS_DNSMASQ__DHCP_HOSTSDIR, "/shared/dnsmasq/hostsdir.d");
+        assert.equal(env.OS_DNSMASQ__DHCP_OPTSDIR, "/shared/dnsmasq/optsdir.d");
+        assert.equal(env.OS_DNSMASQ__DHCP_LEASEFILE, "/shared/dnsmasq/dnsmasq.leases");
+        assert.equal(env.IRONIC_USE_MARIADB, "true");
+        assert.equal(env.MARIADB_HOST, "ironic-mariadb.metal3.svc");
+        assert.equal(env.IRONIC_SKIP_DBSYNC, "true", "schema changes run in the ordered Jobs");
+        assert.equal(env.PROVISIONING_IP, undefined, "the node's IP comes from its entry, not the template");
+        assert.deepEqual(ironic.command, ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh", "/bin/runironic"]);
+        const mounts = Object.fromEntries(ironic.volumeMounts.map((m: any) => [m.mountPath, m.name]));
+        assert.equal(mounts["/auth/ironic-rpc"], "rpc-auth");
+        assert.equal(mounts["/auth/mariadb"], "db-auth");
+        assert.equal(mounts["/certs/ca/ironic"], "ca");
+        const vols = Object.fromEntries(pod.volumes.map((v: any) => [v.name, v]));
+        assert.equal(vols["rpc-auth"].secret.secretName, "ironic-rpc-credentials");
+        assert.equal(vols.ca.secret.secretName, "ironic-cacert");
+        const rpcSecret = r.objects.find((o) => o.kind === "Secret" && o.metadata.name === "ironic-rpc-credentials")!;
+        assert.deepEqual(Object.keys(rpcSecret.stringData).sort(), ["htpasswd", "password", "username"]);
+        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["ipa-downloader", "dhcp-dirs"]);
+    });
+
+    it("puts the API Service in front of all conductors and reports each slice in the outputs", async function () {
+        const r = await renderOffline(haRaw, "ha");
+        const svc = r.objects.find((o) => o.kind === "Service")!;
+        const ds = r.objects.find((o) => o.kind === "DaemonSet")!;
+        assert.deepEqual(svc.spec.selector, ds.spec.selector.matchLabels);
+        const topology: any = await new Promise((res) => r.outputs.topology.apply(res));
+        assert.deepEqual(topology.conductors, [
+            { node: "cp-0", ip: "172.22.0.2", slot: 4, dhcpRange: "172.22.0.110-172.22.0.134 (25 addresses)" },
+            { node: "cp-1", ip: "172.22.0.3", slot: 6, dhcpRange: "172.22.0.160-172.22.0.184 (25 addresses)" },
+            { node: "cp-2", ip: "172.22.0.4", slot: 0, dhcpRange: "172.22.0.10-172.22.0.34 (25 addresses)" },
+        ]);
+    });
+
+    it("the per-node dnsmasq config answers only known hosts, from the node's slice, pointing at the node", function () {
+        const r = validateConfig(haRaw);
+        assert.ok(r.ok);
+        const cp1 = buildPlan(r.config).conductors.find((c) => c.node === "cp-1")!;
+        assert.match(cp1.dnsmasqConf!, /^dhcp-range=172\.22\.0\.160,172\.22\.0\.184,255\.255\.255\.0,1h$/m);
+        assert.match(cp1.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
+        assert.match(cp1.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
+        assert.match(cp1.dnsmasqConf!, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.3:6180\/boot\.ipxe$/m);
+        assert.match(cp1.dnsmasqConf!, /^dhcp-leasefile=\/shared\/dnsmasq\/dnsmasq\.leases$/m);
+    });
+});

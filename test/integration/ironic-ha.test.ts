@@ -1,0 +1,497 @@
+/**
+ * Multi-conductor DHCP end to end with real Ironic (Debian's ironic-api/ironic-conductor on
+ * MariaDB): 3 conductors and the API run with the program's own OS_* settings (failover timing,
+ * dnsmasq DHCP provider, iPXE firmware names) and JSON-RPC over TLS with basic auth, each
+ * conductor holding its own certificate with the SANs the program issues; one real dnsmasq per
+ * conductor runs the program's rendered per-node config in a network namespace; the program's
+ * pruner runs beside each, reading the API over TLS; DHCP clients ask for every MAC. Ironic runs
+ * on loopback aliases with per-run ports (two runs may share the machine); DHCP stays inside the
+ * namespaces this test creates and deletes. On a failure the daemons' log tails are printed;
+ * KEEP_WORK=1 keeps the work directory.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import { validateConfig } from "../../core/config";
+import { nodeCertificateSans } from "../../components/conductors";
+import { IPXE_FILES, PATHS } from "../../core/contract";
+import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
+import { ipToNumber } from "../../core/ip";
+import { buildPlan, ConductorPlan } from "../../core/plan";
+import { PRUNER_ENV, renderPrunerScript } from "../../core/render/pruner";
+import { renderOffline, readStackConfig } from "../../tools/render";
+import { IronicLab, LabConductor, LabTls, peerSans, printLogTails, request, TestCa, until } from "../helpers/ironic-lab";
+import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+
+const NODES = 12;
+const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
+/**
+ * Fixed node UUIDs: with fixed conductor hosts the hash ring is deterministic, so the layout is
+ * too (random UUIDs sometimes left a conductor without nodes: ironic-on-debian.md §8).
+ */
+const uuidOf = (i: number) => `6c7b3a10-5e1d-4f00-8a00-0000000000${String(i).padStart(2, "0")}`;
+/**
+ * Nodes after the first NODES, with an architecture and a boot mode, and the firmware a PXE ROM
+ * must be pointed at: a file the TFTP root really holds. Ironic 21.4 looks up cpu_arch in
+ * [pxe]ipxe_bootfile_name_by_arch first, then takes the UEFI or BIOS name by boot mode
+ * (properties/capabilities boot_mode; default uefi).
+ */
+const FIRMWARE_NODES: { properties: Record<string, string>; firmware: string }[] = [
+    { properties: { cpu_arch: "x86_64", capabilities: "boot_mode:uefi" }, firmware: IPXE_FILES.efiX86_64 },
+    { properties: { cpu_arch: "aarch64", capabilities: "boot_mode:uefi" }, firmware: IPXE_FILES.efiArm64 },
+    { properties: { cpu_arch: "x86_64", capabilities: "boot_mode:bios" }, firmware: IPXE_FILES.bios },
+];
+/** The host's loopback alias standing in for conductor i's node IP: its [DEFAULT]host, which peers dial. */
+const hostOf = (i: number) => `127.0.0.${11 + i}`;
+
+interface Member {
+    conductor: LabConductor;
+    plan: ConductorPlan;
+    ns: string;
+    dnsmasq?: Daemon;
+    pruner?: Daemon;
+    log: string;
+}
+
+describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, pruning", function () {
+    this.timeout(900000);
+    const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
+    const r = validateConfig(haRaw);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const plan = buildPlan(r.config);
+    const net = new NetnsLab();
+    let work = "";
+    let lab: IronicLab;
+    let ca: TestCa;
+    const members: Member[] = [];
+    let clientNs = "";
+    let clientIf = "";
+    const nodeUuid: Record<string, string> = {}; // mac -> uuid
+    let prunerEnv: Record<string, string> = {};
+    const t0 = Date.now();
+    const stamp = (msg: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
+    /** Generous waits for start-up: a second suite on the same 2 cores doubles the load. */
+    const START = 240000;
+
+    /** The program's container paths (/shared, /certs), moved into a process's own directory. */
+    const remap = (value: string, dir: string) => {
+        for (const root of ["/shared/", "/certs/"]) if (value.startsWith(root)) return path.join(dir, root.slice(1), value.slice(root.length));
+        return value;
+    };
+    /** Server certificate and CA where the image reads them, under `dir` (the pod mounts them there). */
+    const tlsFilesIn = (dir: string): LabTls => ({
+        certFile: remap(`${PATHS.certsIronic}/tls.crt`, dir),
+        keyFile: remap(`${PATHS.certsIronic}/tls.key`, dir),
+        caFile: remap(`${PATHS.certsIronicCa}/tls.crt`, dir),
+    });
+    const logFiles = () => [
+        ...(lab?.logFiles() ?? []),
+        ...members.flatMap((m) => [m.log, path.join(m.conductor.dir, "dnsmasq.out"), path.join(m.conductor.dir, "pruner.log")]),
+    ];
+    const postMortem = (what: string) => {
+        printLogTails(what, logFiles(), 40);
+        console.error(work && process.env.KEEP_WORK === "1" ? `work directory kept: ${work}` : `work directory ${work} is removed after the suite; KEEP_WORK=1 keeps it`);
+    };
+
+    before(async function () {
+        requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
+        requireOrSkip(this, !!which("mariadbd") && !!which("dnsmasq") && !!which("busybox") && !!which("openssl"), "mariadb-server, dnsmasq, busybox, openssl");
+        requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
+        work = tmpDir("ironic-ha");
+        try {
+            await setUp();
+        } catch (e) {
+            postMortem(`set-up failed (${(e as Error).message.split("\n")[0]})`);
+            throw e;
+        }
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") postMortem(`"${this.currentTest.title}" failed`);
+    });
+
+    async function setUp() {
+        // The program's own settings, from the rendered DaemonSet.
+        const rendered = await renderOffline(haRaw, "ha");
+        const pod = rendered.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
+        const envOf = (name: string) => Object.fromEntries(pod.containers.find((c: any) => c.name === name).env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value])) as Record<string, string>;
+        const ironicEnv = envOf("ironic");
+        const osEnv = Object.fromEntries(Object.entries(ironicEnv).filter(([k]) => k.startsWith("OS_")));
+        prunerEnv = envOf("dhcp-pruner");
+        assert.equal(osEnv.OS_DHCP__DHCP_PROVIDER, "dnsmasq");
+        assert.ok(osEnv.OS_CONDUCTOR__HEARTBEAT_TIMEOUT, "failover timing comes from the program");
+        assert.equal(ironicEnv.IRONIC_EXPOSE_JSON_RPC, "true");
+
+        // JSON-RPC over TLS as the pod runs it: a stack CA (here a test CA made with openssl), one
+        // certificate per node with exactly the SANs the program issues, mounted where the image
+        // reads them (/certs/ironic/tls.{crt,key} → [ssl]cert_file/key_file; /certs/ca/ironic/tls.crt
+        // → [json_rpc]cafile; [json_rpc]use_ssl). The node's IP is played by its loopback alias.
+        ca = new TestCa(path.join(work, "ca"));
+        const apiDir = path.join(work, "api");
+        const apiTls = tlsFilesIn(apiDir);
+        ca.issue("ironic-api", { dnsNames: [], ipAddresses: ["127.0.0.1"] }, apiTls.certFile, apiTls.keyFile);
+        fs.mkdirSync(path.dirname(apiTls.caFile), { recursive: true });
+        fs.copyFileSync(ca.certFile, apiTls.caFile);
+
+        lab = new IronicLab({
+            work,
+            api: { username: "metal3", password: "api-password-from-the-test" },
+            rpc: { username: "ironic-rpc", password: "rpc-password-from-the-test" },
+            apiEnv: Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, apiDir)])),
+            apiTls,
+        });
+        const authDir = path.join(work, "etc", "api-auth");
+        fs.mkdirSync(authDir, { recursive: true });
+        fs.writeFileSync(path.join(authDir, "username"), "metal3");
+        fs.writeFileSync(path.join(authDir, "password"), "api-password-from-the-test");
+
+        // Conductor N ↔ the plan's node N: hash-ring host on a loopback alias; DHCP/HTTP address = the plan's IP.
+        plan.conductors.forEach((c, i) => {
+            const host = hostOf(i);
+            const dir = path.join(work, `c-${host}`);
+            const env = Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, dir)]));
+            const files = tlsFilesIn(dir);
+            ca.issue(c.node, nodeCertificateSans(plan, c.node, host), files.certFile, files.keyFile);
+            fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
+            fs.copyFileSync(ca.certFile, files.caFile);
+            const conductor = lab.addConductor(
+                host,
+                env,
+                {
+                    pxe: { tftp_server: c.ip },
+                    deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` },
+                },
+                files,
+            );
+            for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
+            members.push({ conductor, plan: c, ns: "", log: path.join(dir, "dnsmasq.log") });
+        });
+
+        await lab.startDatabase();
+        await lab.writeConfig();
+        lab.dbsync();
+        stamp(`schema created (MariaDB on port ${lab.dbPort}; API ${lab.apiUrl}; JSON-RPC port ${lab.jsonRpcPort})`);
+        lab.startApi();
+        for (const m of members) lab.startConductor(m.conductor);
+        await lab.untilRunning(async () => (await lab.aliveConductors()).length === 3, START, "API and 3 conductors alive", 500);
+        stamp(`API and conductors alive: ${(await lab.aliveConductors()).join(", ")}`);
+
+        // Nodes with pxe-enabled ports, deployed with ipxe boot + ramdisk deploy (writes DHCP files).
+        const img = (f: string) => `file://${path.join(work, "images", f)}`;
+        for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) {
+            const node = await lab.api("POST", "/v1/nodes", {
+                uuid: uuidOf(i),
+                name: `node-${String(i).padStart(2, "0")}`,
+                driver: "fake-hardware",
+                boot_interface: "ipxe",
+                deploy_interface: "ramdisk",
+                driver_info: { deploy_kernel: img("kernel"), deploy_ramdisk: img("ramdisk") },
+                instance_info: { kernel: img("kernel"), ramdisk: img("ramdisk") },
+                ...(i > NODES ? { properties: FIRMWARE_NODES[i - NODES - 1].properties } : {}),
+            });
+            await lab.api("POST", "/v1/ports", { node_uuid: node.uuid, address: macOf(i), pxe_enabled: true });
+            nodeUuid[macOf(i)] = node.uuid;
+        }
+        await moveAll("manage", "manageable");
+        await moveAll("provide", "available");
+        await moveAll("active", "active");
+        stamp(`${Object.keys(nodeUuid).length} nodes active; owners: ${JSON.stringify(await ownerCounts())}`);
+
+        // The provisioning network: one bridge, one namespace per conductor, one for the host.
+        const sw = net.addNamespace("sw");
+        const br = net.addBridge(sw, "br");
+        const prefix = plan.config.provisioning.cidr.split("/")[1];
+        members.forEach((m, i) => {
+            m.ns = net.addNamespace(`i${i}`);
+            net.plug(m.ns, `d${i}`, sw, br, { cidr: `${m.plan.ip}/${prefix}`, rename: m.plan.interface });
+            const dir = m.conductor.dir;
+            const o = m.plan.dnsmasqOptions as DnsmasqOptions;
+            const conf = renderDnsmasqConf({
+                ...o,
+                tftpRoot: path.join(dir, "tftp"),
+                leaseFile: remap(o.leaseFile!, dir),
+                knownHostsOnly: { hostsDir: remap(o.knownHostsOnly!.hostsDir, dir), optsDir: remap(o.knownHostsOnly!.optsDir, dir) },
+            });
+            fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
+            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
+        });
+        clientNs = net.addNamespace("bm");
+        clientIf = net.plug(clientNs, "bm", sw, br, { mac: macOf(1) });
+        for (const m of members) {
+            await until(() => /:67\b/.test(run("ip", ["netns", "exec", m.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, "dnsmasq listening", 250, () => {
+                if (!m.dnsmasq!.running) throw new Error(`dnsmasq of ${m.conductor.host} exited`);
+            });
+        }
+        fs.writeFileSync(path.join(work, "pruner.py"), renderPrunerScript());
+    }
+
+    after(async function () {
+        for (const m of members) {
+            await m.pruner?.stop();
+            await m.dnsmasq?.stop();
+        }
+        if (lab) await lab.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    async function moveAll(target: string, state: string) {
+        const nodes = await lab.nodes();
+        for (const n of nodes) await lab.api("PUT", `/v1/nodes/${n.uuid}/states/provision`, { target });
+        await lab.untilRunning(async () => (await lab.nodes()).every((n) => n.provision_state === state), START, `all nodes ${state}`, 500);
+    }
+
+    async function owners(): Promise<Record<string, string>> {
+        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
+        return Object.fromEntries(Object.entries(nodeUuid).map(([mac, uuid]) => [mac, byUuid[uuid].conductor]));
+    }
+    async function ownerCounts(): Promise<Record<string, number>> {
+        const counts: Record<string, number> = {};
+        for (const o of Object.values(await owners())) counts[o] = (counts[o] ?? 0) + 1;
+        return counts;
+    }
+    const member = (host: string) => members.find((m) => m.conductor.host === host)!;
+
+    function startPruners() {
+        for (const m of members) {
+            const env: Record<string, string> = {
+                PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+                ...Object.fromEntries(Object.entries(prunerEnv).filter(([k]) => k.startsWith("PRUNER_")).map(([k, v]) => [k, remap(v, m.conductor.dir)])),
+                // The pod's pruner dials the Service URL; here the API's loopback address, over TLS
+                // verified with the CA at the pod's path (remapped above).
+                [PRUNER_ENV.apiUrl]: lab.apiUrl,
+                [PRUNER_ENV.authDir]: path.join(work, "etc", "api-auth"),
+                [PRUNER_ENV.conductorHost]: m.conductor.host,
+            };
+            assert.ok(env[PRUNER_ENV.apiUrl].startsWith("https://") && env[PRUNER_ENV.caFile] === m.conductor.tls!.caFile, "the pruner verifies the API with the CA the pod mounts");
+            m.pruner = new Daemon("/usr/bin/python3", [path.join(work, "pruner.py")], path.join(m.conductor.dir, "pruner.log"), env);
+        }
+    }
+
+    /** Active host entries per MAC across all conductors' hostsdirs. */
+    function activeEntries(): Record<string, string[]> {
+        const out: Record<string, string[]> = {};
+        for (const m of members) {
+            const dir = m.conductor.env.OS_DNSMASQ__DHCP_HOSTSDIR;
+            for (const f of fs.readdirSync(dir)) {
+                if (!f.startsWith("ironic-")) continue;
+                const line = fs.readFileSync(path.join(dir, f), "utf8").trim();
+                const [mac, second] = line.split(",");
+                if (second && second !== "ignore") (out[mac.toLowerCase()] ??= []).push(m.conductor.host);
+            }
+        }
+        return out;
+    }
+
+    /** One DHCP exchange for `mac` (as iPXE); which conductors offered, and the lease taken. */
+    async function probe(mac: string, tries = 2): Promise<{ offeredBy: string[]; lease: Record<string, string> }> {
+        const sizes = members.map((m) => (fs.existsSync(m.log) ? fs.statSync(m.log).size : 0));
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "down"]);
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "up"]);
+        const script = path.join(work, "udhcpc.sh");
+        if (!fs.existsSync(script)) fs.writeFileSync(script, '#!/bin/sh\n[ "$1" = bound ] && env | grep -E "^(ip|serverid|siaddr|bootfile|boot_file|tftp)="\nexit 0\n', { mode: 0o755 });
+        const res = run("ip", ["netns", "exec", clientNs, "busybox", "udhcpc", "-i", clientIf, "-f", "-q", "-n", "-t", String(tries), "-T", "1", "-s", script, "-O", "66", "-O", "67", "-x", "0xaf:01"], { allowFail: true, timeout: 30000 });
+        await new Promise((r) => setTimeout(r, 400)); // let every server's OFFER reach its log
+        const lease: Record<string, string> = {};
+        for (const line of res.stdout.split("\n")) {
+            const mm = /^([a-z_]+)=(.*)$/.exec(line);
+            if (mm) lease[mm[1]] = mm[2];
+        }
+        const offeredBy = members
+            .filter((m, i) => {
+                const fd = fs.openSync(m.log, "r");
+                const len = fs.statSync(m.log).size - sizes[i];
+                const buf = Buffer.alloc(Math.max(0, len));
+                fs.readSync(fd, buf, 0, buf.length, sizes[i]);
+                fs.closeSync(fd);
+                return new RegExp(`DHCPOFFER\\(\\S+\\) \\S+ ${mac}`, "i").test(buf.toString());
+            })
+            .map((m) => m.conductor.host);
+        return { offeredBy, lease };
+    }
+
+    /** A MAC answered by exactly its owner, from the owner's slice, with boot options at the owner. */
+    async function answeredByOwnerOnly(mac: string, owner: string): Promise<string | undefined> {
+        const p = await probe(mac);
+        if (p.offeredBy.length !== 1 || p.offeredBy[0] !== owner) return `offers from [${p.offeredBy.join(", ")}], owner ${owner}`;
+        const o = member(owner).plan;
+        if (p.lease.serverid !== o.ip) return `lease from ${p.lease.serverid}`;
+        const n = ipToNumber(p.lease.ip);
+        if (n < ipToNumber(o.range!.start) || n > ipToNumber(o.range!.end)) return `${p.lease.ip} outside ${o.range!.start}-${o.range!.end}`;
+        if (p.lease.bootfile !== `http://${o.ip}:${plan.config.ports.http}/boot.ipxe`) return `bootfile ${p.lease.bootfile}`;
+        return undefined;
+    }
+
+    async function allAnsweredByOwnerOnly(macs: string[]): Promise<string[]> {
+        const own = await owners();
+        const problems: string[] = [];
+        for (const mac of macs) {
+            const p = await answeredByOwnerOnly(mac, own[mac]);
+            if (p) problems.push(`${mac}: ${p}`);
+        }
+        return problems;
+    }
+
+    /** A plain-HTTP request to a TLS port gets no HTTP answer at all (the server wants a handshake). */
+    async function notHttp(p: Promise<{ status: number; text: string }>, what: string) {
+        const outcome = await p.then(
+            (res) => `HTTP ${res.status}`,
+            (e: Error) => `error: ${e.message}`,
+        );
+        assert.match(outcome, /^error: /, `${what} must fail, got ${outcome}`);
+    }
+
+    it("JSON-RPC and the API are TLS only: each conductor presents its own node certificate (the program's SANs), verified with the CA", async function () {
+        const other = new TestCa(path.join(work, "other-ca"), "some other CA");
+        for (const m of members) {
+            const host = m.conductor.host;
+            const url = `https://${host}:${lab.jsonRpcPort}/`;
+            const want = nodeCertificateSans(plan, m.plan.node, host);
+            const sans = await peerSans(host, lab.jsonRpcPort, ca.certFile);
+            assert.deepEqual(sans.sort(), [...want.dnsNames.map((d) => `DNS:${d}`), ...want.ipAddresses.map((ip) => `IP:${ip}`)].sort(), `${host} serves ${m.plan.node}'s certificate`);
+            assert.ok(!sans.some((x) => members.some((o) => o !== m && (x === `DNS:${o.plan.node}` || x === `IP:${o.conductor.host}`))), "no other node's name or address");
+            const noAuth = await request(url, { method: "POST", body: "{}", headers: { "Content-Type": "application/json" }, caFile: ca.certFile });
+            assert.equal(noAuth.status, 401, `${url} without credentials: ${noAuth.text}`);
+            await notHttp(request(`http://${host}:${lab.jsonRpcPort}/`, { method: "POST", body: "{}", timeoutMs: 10000 }), `plain HTTP to ${host}'s JSON-RPC port`);
+            await assert.rejects(request(url, { method: "POST", body: "{}", caFile: other.certFile }), /certificate/i, "a certificate from another CA is not trusted");
+        }
+        await notHttp(request(lab.apiUrl.replace("https:", "http:") + "/v1/conductors", { timeoutMs: 10000 }), "plain HTTP to the API port");
+        assert.ok(lab.apiUrl.startsWith("https://"));
+        // The API reaches every conductor over TLS: a node's state change is an RPC to its owner.
+        const counts = await ownerCounts();
+        assert.equal(Object.keys(counts).length, 3, `every conductor owns nodes, so each served RPCs: ${JSON.stringify(counts)}`);
+        stamp(`TLS: JSON-RPC on port ${lab.jsonRpcPort} and the API at ${lab.apiUrl} refuse plain HTTP; each conductor presents its own node certificate`);
+    });
+
+    it("every node's PXE-ROM firmware is a file the TFTP root holds: by architecture, then boot mode", async function () {
+        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
+        const firmwareOf = (uuid: string): string => {
+            const owner = byUuid[uuid].conductor;
+            const file = path.join(member(owner).conductor.env.OS_DNSMASQ__DHCP_OPTSDIR, `ironic-${uuid}.conf`);
+            const line = fs.readFileSync(file, "utf8").split("\n").find((l) => /^tag:[^,]+,tag:!ipxe,67,/.test(l));
+            assert.ok(line, `${file} has the tag:!ipxe option 67 line`);
+            return line!.split(",").slice(3).join(",");
+        };
+        const seen: Record<string, string> = {};
+        for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) seen[`node-${String(i).padStart(2, "0")}`] = firmwareOf(uuidOf(i));
+        assert.deepEqual(
+            FIRMWARE_NODES.map((n, k) => `${JSON.stringify(n.properties)} → ${seen[`node-${NODES + k + 1}`]}`),
+            FIRMWARE_NODES.map((n) => `${JSON.stringify(n.properties)} → ${n.firmware}`),
+        );
+        const files: string[] = Object.values(IPXE_FILES);
+        assert.deepEqual(Object.entries(seen).filter(([, f]) => !files.includes(f)), [], `every firmware name is one of the TFTP root's files (${files.join(", ")})`);
+        stamp(`firmware by node: ${FIRMWARE_NODES.map((n, k) => `${n.properties.cpu_arch}/${n.properties.capabilities} → ${seen[`node-${NODES + k + 1}`]}`).join("; ")}; the ${NODES} others (Ironic's default boot mode) → ${[...new Set(Object.values(seen).slice(0, NODES))].join(", ")}`);
+    });
+
+    it("before any failure every MAC gets exactly one answer, from its owner, in the owner's slice, pointing at the owner", async function () {
+        const counts = await ownerCounts();
+        assert.equal(Object.keys(counts).length, 3, `every conductor owns nodes: ${JSON.stringify(counts)}`);
+        const problems = await allAnsweredByOwnerOnly(Object.keys(nodeUuid));
+        assert.deepEqual(problems, []);
+        // A healthy cluster does not flap with the program's timing: nothing moves over more than a heartbeat timeout.
+        const before = await owners();
+        await new Promise((r) => setTimeout(r, 12000));
+        assert.deepEqual(await owners(), before, "no ownership change in a healthy cluster");
+        assert.deepEqual(await lab.aliveConductors(), ["127.0.0.11", "127.0.0.12", "127.0.0.13"]);
+        stamp("every MAC answered once, by its owner");
+    });
+
+    it("without the pruner, a killed conductor's entries make two dnsmasq servers answer (the hazard is real)", async function () {
+        const own = await owners();
+        const victim = Object.entries(await ownerCounts()).sort((a, b) => b[1] - a[1])[0][0];
+        const macs = Object.keys(own).filter((m) => own[m] === victim);
+        await member(victim).conductor.daemon!.kill();
+        stamp(`SIGKILL conductor ${victim} (owned ${macs.length} nodes), pruners off`);
+        const took = await until(() => macs.every((m) => (activeEntries()[m] ?? []).some((h) => h !== victim)), 300000, "survivors to take over", 500);
+        stamp(`survivors rewrote DHCP files after ${(took / 1000).toFixed(1)}s`);
+        const doubles: string[] = [];
+        for (const mac of macs) {
+            const p = await probe(mac);
+            if (p.offeredBy.length > 1) doubles.push(mac);
+        }
+        stamp(`without pruning, ${doubles.length} of ${macs.length} MACs were answered by two conductors`);
+        assert.ok(doubles.length > 0, "the dead conductor's dnsmasq still answers next to the new owner");
+
+        startPruners();
+        const fixed = await until(async () => (await allAnsweredByOwnerOnly(macs)).length === 0, 30000, "pruners to remove the stale entries", 500);
+        stamp(`pruners started: exactly one answer per MAC after ${(fixed / 1000).toFixed(1)}s`);
+        // The victim comes back under the same host; its nodes move back to it.
+        lab.startConductor(member(victim).conductor);
+        await until(async () => (await lab.aliveConductors()).includes(victim), START, "restarted conductor alive", 500);
+        await until(async () => {
+            const now = await owners();
+            return macs.every((m) => now[m] === victim && (activeEntries()[m] ?? []).includes(victim));
+        }, 120000, "nodes taken back by the restarted conductor", 500);
+        stamp(`${victim} restarted and took its nodes back`);
+    });
+
+    it("SIGKILL one conductor with the pruners on: every MAC of its active nodes is answered by exactly one survivor within 30 s", async function () {
+        const own = await owners();
+        const counts = await ownerCounts();
+        const victim = Object.entries(counts)
+            .filter(([h]) => h !== "127.0.0.11" || Object.keys(counts).length === 1)
+            .sort((a, b) => b[1] - a[1])[0][0];
+        const macs = Object.keys(own).filter((m) => own[m] === victim);
+        assert.ok(macs.length > 0);
+        // Steady state first: the moves back have converged (the pruners of the conductors that gave
+        // nodes back wait the rebalance delay), and the files have aged as a dead conductor's would.
+        const settle = await until(async () => (await allAnsweredByOwnerOnly(Object.keys(nodeUuid))).length === 0, 90000, "steady state before the failure", 1000);
+        stamp(`steady state (exactly one answer per MAC) ${(settle / 1000).toFixed(1)}s after the rebalance`);
+        const killedAt = Date.now();
+        await member(victim).conductor.daemon!.kill();
+        stamp(`SIGKILL conductor ${victim} (owned ${macs.length} active nodes), pruners on`);
+        await until(
+            async () => {
+                const now = await owners();
+                if (macs.some((m) => now[m] === victim || !now[m])) return false;
+                return (await allAnsweredByOwnerOnly(macs)).length === 0;
+            },
+            60000,
+            "every MAC of the dead conductor answered by exactly one survivor",
+            500,
+        );
+        const seconds = (Date.now() - killedAt) / 1000;
+        console.log(`      measured failover: every MAC of ${victim}'s ${macs.length} active nodes answered by exactly one survivor after ${seconds.toFixed(1)} s`);
+        assert.ok(seconds <= 30, `failover took ${seconds.toFixed(1)} s (limit 30 s)`);
+        lab.startConductor(member(victim).conductor);
+        await until(async () => (await lab.aliveConductors()).length === 3, START, "all conductors alive again", 500);
+    });
+
+    it("after nodes moved back and forth and some were undeployed: no MAC is active in two conductors' directories and DHCP agrees", async function () {
+        const undeploy = Object.keys(nodeUuid).slice(0, 3);
+        // The restart moved nodes back; undeploy while that rebalance may still be converging.
+        await until(async () => {
+            const now = await owners();
+            return Object.keys(nodeUuid).every((m) => (activeEntries()[m] ?? []).includes(now[m]));
+        }, 120000, "every active node's files at its current owner", 500);
+        const undeployedAt = Date.now();
+        for (const mac of undeploy) await lab.api("PUT", `/v1/nodes/${nodeUuid[mac]}/states/provision`, { target: "deleted" });
+        await until(async () => (await lab.nodes()).filter((n) => undeploy.some((m) => nodeUuid[m] === n.uuid)).every((n) => n.provision_state === "available"), 120000, "undeployed nodes available", 500);
+        await until(
+            () => {
+                const e = activeEntries();
+                return Object.values(e).every((hosts) => hosts.length <= 1) && undeploy.every((m) => e[m] === undefined);
+            },
+            60000,
+            "no MAC active in two conductors' directories, none for undeployed nodes",
+            500,
+        );
+        const entries = activeEntries();
+        assert.deepEqual(Object.entries(entries).filter(([, h]) => h.length > 1), []);
+        for (const mac of undeploy) assert.equal(entries[mac], undefined, `${mac} was undeployed`);
+        const active = Object.keys(nodeUuid).filter((m) => !undeploy.includes(m));
+        await until(async () => (await allAnsweredByOwnerOnly(active)).length === 0 && Object.values(activeEntries()).every((h) => h.length <= 1), 90000, "DHCP answers agree with ownership", 1000);
+        stamp(`converged ${((Date.now() - undeployedAt) / 1000).toFixed(1)}s after the undeploys`);
+        assert.deepEqual(Object.entries(activeEntries()).filter(([, h]) => h.length > 1), [], "0 MACs active in two conductors' directories");
+        assert.deepEqual(await allAnsweredByOwnerOnly(active), []);
+        for (const mac of undeploy) {
+            const p = await probe(mac, 1);
+            assert.deepEqual(p.offeredBy, [], `${mac} is answered by nobody after undeploy`);
+        }
+        const pruned = members.map((m) => fs.readFileSync(path.join(m.conductor.dir, "pruner.log"), "utf8").split("\n").filter((l) => / set to ignore/.test(l)).length);
+        stamp(`final: ${active.length} active MACs answered once each, ${undeploy.length} undeployed unanswered; entries pruned per conductor: ${pruned.join("/")}`);
+        assert.ok(pruned.reduce((a, b) => a + b, 0) > 0, "the pruners did the pruning");
+    });
+});

@@ -1,0 +1,180 @@
+/**
+ * Multi-conductor DHCP with real dnsmasq: three control-plane nodes on one bridge, each running
+ * dnsmasq on its rendered per-node config, and bare-metal hosts as DHCP clients. Host entries are
+ * written in the exact format Ironic's dnsmasq provider writes. All inside namespaces this test
+ * creates and deletes.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import { validateConfig } from "../../core/config";
+import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
+import { ipToNumber } from "../../core/ip";
+import { buildPlan, ConductorPlan } from "../../core/plan";
+import { readStackConfig } from "../../tools/render";
+import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+
+const KNOWN_MAC = "52:54:00:00:00:01";
+const UNKNOWN_MAC = "52:54:00:00:00:99";
+
+/** What Ironic's dnsmasq provider writes for an owned, deploying node (ironic-dhcp-and-ha.md §9.2). */
+function ironicHostFile(mac: string, tag: string): string {
+    return `${mac},set:${tag},set:ironic\n`;
+}
+function ironicIgnoreFile(mac: string): string {
+    return `${mac},ignore\n`;
+}
+function ironicOptsFile(tag: string, ip: string, httpPort: number): string {
+    return [
+        `tag:${tag},tag:!ipxe,67,snponly.efi`,
+        `tag:${tag},tag:ipxe,67,http://${ip}:${httpPort}/boot.ipxe`,
+        `tag:${tag},66,${ip}`,
+        `tag:${tag},150,${ip}`,
+        `tag:${tag},255,${ip}`,
+        "",
+    ].join("\n");
+}
+
+interface Node {
+    plan: ConductorPlan;
+    ns: string;
+    dir: string;
+    daemon?: Daemon;
+}
+
+describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)", function () {
+    this.timeout(180000);
+    const lab = new NetnsLab();
+    const r = validateConfig(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml")));
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const plan = buildPlan(r.config);
+    const httpPort = plan.config.ports.http;
+    let work = "";
+    const nodes: Node[] = [];
+    let knownNs = "";
+    let knownIf = "";
+    let unknownNs = "";
+    let unknownIf = "";
+    const tag = "6f1c4f4e-5d4c-4a52-9c55-000000000001";
+    const nodeUuid = "b5f0d0d2-7d0c-4c59-8f43-000000000001";
+
+    before(async function () {
+        requireOrSkip(this, !!which("dnsmasq") && !!which("busybox"), "dnsmasq and busybox (apt-get install dnsmasq busybox)");
+        requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
+        work = tmpDir("multi-dhcp");
+        const sw = lab.addNamespace("sw");
+        const br = lab.addBridge(sw, "br");
+        const prefix = plan.config.provisioning.cidr.split("/")[1];
+        plan.conductors.forEach((c, i) => {
+            const ns = lab.addNamespace(`n${i}`);
+            lab.plug(ns, `c${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
+            const dir = path.join(work, c.node);
+            for (const d of ["hostsdir", "optsdir", "tftp"]) fs.mkdirSync(path.join(dir, d), { recursive: true });
+            // The node's own rendered config; only file locations point at this node's scratch dirs.
+            const conf = renderDnsmasqConf({
+                ...(c.dnsmasqOptions as DnsmasqOptions),
+                tftpRoot: path.join(dir, "tftp"),
+                leaseFile: path.join(dir, "dnsmasq.leases"),
+                knownHostsOnly: { hostsDir: path.join(dir, "hostsdir"), optsDir: path.join(dir, "optsdir") },
+            });
+            fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
+            const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`], { allowFail: true });
+            assert.equal(t.status, 0, t.stderr);
+            nodes.push({ plan: c, ns, dir });
+        });
+        knownNs = lab.addNamespace("hk");
+        knownIf = lab.plug(knownNs, "hk", sw, br, { mac: KNOWN_MAC });
+        unknownNs = lab.addNamespace("hu");
+        unknownIf = lab.plug(unknownNs, "hu", sw, br, { mac: UNKNOWN_MAC });
+
+        for (const n of nodes) {
+            n.daemon = new Daemon(
+                "ip",
+                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
+                path.join(n.dir, "dnsmasq.out"),
+            );
+        }
+        for (const n of nodes) {
+            for (let i = 0; i < 50; i++) {
+                if (/:67\b/.test(run("ip", ["netns", "exec", n.ns, "ss", "-lun"], { allowFail: true }).stdout)) break;
+                await new Promise((res) => setTimeout(res, 100));
+            }
+        }
+    });
+
+    after(async function () {
+        for (const n of nodes) await n.daemon?.stop();
+        lab.destroy();
+        if (work) fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    const node = (name: string) => nodes.find((n) => n.plan.node === name)!;
+    const log = (n: Node) => fs.readFileSync(path.join(n.dir, "dnsmasq.log"), "utf8");
+    const offersFor = (n: Node, mac: string) => log(n).split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(mac)).length;
+    const inSlice = (ip: string, c: ConductorPlan) => ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
+
+    /** Place the entry Ironic's provider writes when `owner` prepares boot for the host. */
+    function own(owner: Node) {
+        fs.writeFileSync(path.join(owner.dir, "optsdir", `ironic-${nodeUuid}.conf`), ironicOptsFile(tag, owner.plan.ip, httpPort));
+        fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), ironicHostFile(KNOWN_MAC, tag));
+    }
+    /** What Ironic's cleanup leaves behind: the host file rewritten to ignore, the opts file gone. */
+    function release(owner: Node) {
+        fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), ironicIgnoreFile(KNOWN_MAC));
+        fs.rmSync(path.join(owner.dir, "optsdir", `ironic-${nodeUuid}.conf`), { force: true });
+    }
+    const settle = () => new Promise((res) => setTimeout(res, 500)); // inotify pick-up
+
+    it("the owner's dnsmasq answers the host from its own slice and points it at itself; the others stay silent", async function () {
+        const owner = node("cp-1");
+        own(owner);
+        await settle();
+        const lease = dhcpClient(knownNs, knownIf, work);
+        assert.equal(lease.serverid, owner.plan.ip, `answered by ${lease.serverid}`);
+        assert.ok(lease.ip && inSlice(lease.ip, owner.plan), `${lease.ip} inside cp-1's slice ${owner.plan.range!.start}-${owner.plan.range!.end}`);
+        assert.equal(lease.siaddr, owner.plan.ip, "next-server is the owner");
+        assert.equal(lease.tftp, owner.plan.ip, "TFTP server option from Ironic's opts file is the owner");
+        const ipxe = dhcpClient(knownNs, knownIf, work, ["0xaf:01"]);
+        assert.equal(ipxe.serverid, owner.plan.ip);
+        assert.equal(ipxe.bootfile, `http://${owner.plan.ip}:${httpPort}/boot.ipxe`, "iPXE is sent to the owner's httpd");
+        for (const other of ["cp-0", "cp-2"]) {
+            assert.equal(offersFor(node(other), KNOWN_MAC), 0, `${other} made no offer`);
+            assert.match(log(node(other)), new RegExp(`DHCPDISCOVER\\(\\S+\\) ${KNOWN_MAC} ignored`), `${other} ignored the host`);
+        }
+        assert.ok(offersFor(owner, KNOWN_MAC) >= 2);
+    });
+
+    it("a MAC known to no conductor gets no answer at all", function () {
+        const lease = dhcpClient(unknownNs, unknownIf, work);
+        assert.deepEqual(lease, {});
+        for (const n of nodes) assert.equal(offersFor(n, UNKNOWN_MAC), 0);
+    });
+
+    it("moving the entry to another conductor moves the answer to it", async function () {
+        const from = node("cp-1");
+        const to = node("cp-2");
+        const offersBefore = offersFor(from, KNOWN_MAC);
+        release(from);
+        own(to);
+        await settle();
+        const lease = dhcpClient(knownNs, knownIf, work);
+        assert.equal(lease.serverid, to.plan.ip);
+        assert.ok(lease.ip && inSlice(lease.ip, to.plan), `${lease.ip} inside cp-2's slice`);
+        assert.equal(lease.siaddr, to.plan.ip);
+        assert.equal(offersFor(from, KNOWN_MAC), offersBefore, "the old owner no longer answers");
+        assert.equal(offersFor(node("cp-0"), KNOWN_MAC), 0);
+    });
+
+    it("a stale active entry left on the old owner makes two conductors answer (what pruning must prevent)", async function () {
+        // Both cp-1 and cp-2 now hold an active entry: the hazard of ironic-dhcp-and-ha.md §8.
+        own(node("cp-1"));
+        await settle();
+        const before = { a: offersFor(node("cp-1"), KNOWN_MAC), b: offersFor(node("cp-2"), KNOWN_MAC) };
+        dhcpClient(knownNs, knownIf, work);
+        await settle();
+        assert.ok(offersFor(node("cp-1"), KNOWN_MAC) > before.a, "cp-1 offered");
+        assert.ok(offersFor(node("cp-2"), KNOWN_MAC) > before.b, "cp-2 offered too");
+        release(node("cp-1"));
+    });
+});

@@ -1,0 +1,427 @@
+/**
+ * The rendered pods, started the way they are declared (test/helpers/pod-runner.ts): each
+ * container with only its own mounts, env, uid, capabilities and read-only root, the project's
+ * scripts from the rendered ConfigMaps running for real, real dnsmasq answering real DHCP clients
+ * in network namespaces this test creates and deletes.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import { RawConfig, validateConfig } from "../../core/config";
+import { DHCP_PROVIDER_PATHS } from "../../core/contract";
+import { ipToNumber } from "../../core/ip";
+import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
+import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
+import { clusterData, realProviderState } from "../helpers/real-secrets";
+import { prepareImages } from "../helpers/standins";
+import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+
+export interface Stack {
+    raw: RawConfig;
+    plan: IronicPlan;
+    rendered: Rendered;
+    cluster: ClusterData;
+}
+
+export async function renderStack(file: string, stack: string): Promise<Stack> {
+    const raw = readStackConfig(file);
+    const r = validateConfig(raw);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    const rendered = await renderOffline(raw, stack, { hook: realProviderState });
+    return { raw, plan: buildPlan(r.config), rendered, cluster: clusterData(rendered) };
+}
+
+export function podRunnerPrerequisites(ctx: Mocha.Context): void {
+    requireOrSkip(ctx, canUseNetns(), "root and iproute2 for network namespaces");
+    requireOrSkip(ctx, ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl"].every((c) => !!which(c)), "dnsmasq, busybox, libcap2-bin, util-linux, openssl, curl");
+}
+
+const ROOT = path.join(__dirname, "..", "..");
+const inRange = (ip: string | undefined, c: ConductorPlan) => !!ip && ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
+
+/** Host PID and uid of the process listening on UDP port 67 in a namespace. */
+function dhcpListener(ns: string): { pid: number; uid: number } | undefined {
+    const out = run("ip", ["netns", "exec", ns, "ss", "-lunpH", "sport = :67"], { allowFail: true }).stdout;
+    const m = /pid=(\d+)/.exec(out);
+    if (!m) return undefined;
+    const status = fs.readFileSync(`/proc/${m[1]}/status`, "utf8");
+    return { pid: Number(m[1]), uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]) };
+}
+
+describe("pods as declared: dev stack (pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let s: Stack;
+    let images: Record<string, StandinImage>;
+    let pod: PodRunner;
+    let nodeNs = "";
+    let clientNs = "";
+    let clientIf = "";
+    const extra: PodRunner[] = [];
+
+    before(async function () {
+        podRunnerPrerequisites(this);
+        work = tmpDir("pods-dev");
+        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev");
+        images = prepareImages(work);
+        const sw = net.addNamespace("sw");
+        const br = net.addBridge(sw, "br");
+        nodeNs = net.addNamespace("n0");
+        const prefix = s.plan.config.provisioning.cidr.split("/")[1];
+        net.plug(nodeNs, "n0", sw, br, { cidr: `${s.plan.config.provisioning.ip}/${prefix}`, rename: s.plan.config.provisioning.interface });
+        clientNs = net.addNamespace("bm");
+        clientIf = net.plug(clientNs, "bm", sw, br, { mac: "52:54:00:00:02:01" });
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment")!;
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: s.plan.config.provisioning.ip, podIP: s.plan.config.provisioning.ip });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed" && pod) {
+            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
+        }
+    });
+
+    after(async function () {
+        for (const p of [pod, ...extra]) await p?.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("init containers complete: the IPA downloader leaves the images where the ironic container looks for them", async function () {
+        await pod.runInitContainers();
+        const images = path.join(pod.volumePath("shared"), "html", "images");
+        for (const f of ["ironic-python-agent.kernel", "ironic-python-agent.initramfs"]) assert.ok(fs.existsSync(path.join(images, f)), `${f} in /shared/html/images`);
+    });
+
+    it("dnsmasq starts from its ConfigMap as uid 997 (file capabilities only) and answers a PXE client from the range", async function () {
+        pod.startContainers(["dnsmasq"]);
+        await pod.waitReady("dnsmasq");
+        const l = dhcpListener(nodeNs);
+        assert.ok(l, "something listens on UDP 67");
+        assert.equal(l!.uid, 997, "dnsmasq runs as the image's ironic user");
+        const lease = dhcpClient(clientNs, clientIf, work);
+        const c = s.plan.conductors[0];
+        assert.ok(inRange(lease.ip, c), `lease ${lease.ip} in ${c.range!.start}-${c.range!.end}\n${pod.logs("dnsmasq")}`);
+        assert.equal(lease.siaddr, c.ip);
+        // The start script copied the image's iPXE binaries into the TFTP root it serves.
+        assert.deepEqual(fs.readdirSync(path.join(pod.volumePath("shared"), "tftpboot")).sort(), ["snponly-arm64.efi", "snponly-x86_64.efi", "undionly.kpxe"]);
+    });
+
+    it("ramdisk-logs starts with its declared mounts", async function () {
+        pod.startContainers(["ramdisk-logs"]);
+        await pod.waitReady("ramdisk-logs");
+    });
+
+    it("the ironic and httpd containers both see the virtual-media certificate, readable by uid 997, where the image looks for it", function () {
+        for (const name of ["ironic", "httpd"]) {
+            const r = pod.exec(name, ["/bin/bash", "-c", "id -u; test -r /certs/vmedia/tls.crt && test -r /certs/vmedia/tls.key && openssl x509 -noout -ext subjectAltName -in /certs/vmedia/tls.crt"]);
+            assert.equal(r.status, 0, `${name}: /certs/vmedia/tls.{crt,key} readable: ${r.stderr}`);
+            assert.match(r.stdout, /^997\n/);
+            assert.match(r.stdout, new RegExp(`IP Address:${s.plan.config.provisioning.ip.replace(/\./g, "\\.")}`), "the certificate covers the provisioning IP BMCs dial");
+        }
+    });
+
+    it("a container whose declared mount is removed fails (the runner gives nothing that is not declared)", async function () {
+        const spec = JSON.parse(JSON.stringify(pod.spec));
+        const dnsmasq = spec.containers.find((c: any) => c.name === "dnsmasq");
+        dnsmasq.volumeMounts = dnsmasq.volumeMounts.filter((m: any) => m.name !== "dnsmasq-config");
+        // Its own node, so that nothing else listens where its probe looks.
+        const ns = net.addNamespace("n9");
+        const broken = new PodRunner({ ...pod.o, name: "ironic-broken", spec, netns: ns });
+        extra.push(broken);
+        broken.startContainers(["dnsmasq"]);
+        await assert.rejects(broken.waitReady("dnsmasq", 20000), /exited 127|exited 1/);
+        assert.match(broken.logs("dnsmasq"), /No such file|not found/);
+    });
+});
+
+describe("pods as declared: ha stack, one pod per conductor node (pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let s: Stack;
+    const pods: { node: ConductorPlan; pod: PodRunner; ns: string }[] = [];
+    let clientNs = "";
+    let clientIf = "";
+    const DB_IP = "172.22.0.250";
+    let adminNs = "";
+    const JOB_IP = "172.22.0.251";
+    let sw = "";
+    let br = "";
+    let images: Record<string, StandinImage>;
+    const others: PodRunner[] = [];
+    const serviceHosts = (apiIp: string) => ({
+        ...Object.fromEntries(s.plan.serviceDnsNames.map((n) => [n, apiIp])),
+        ...Object.fromEntries(s.plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
+    });
+    const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
+    const macOf = (i: number) => `52:54:00:00:03:0${i}`;
+
+    before(async function () {
+        podRunnerPrerequisites(this);
+        work = tmpDir("pods-ha");
+        s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha");
+        images = prepareImages(work);
+        sw = net.addNamespace("sw");
+        br = net.addBridge(sw, "br");
+        const prefix = s.plan.config.provisioning.cidr.split("/")[1];
+        const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
+        s.plan.conductors.forEach((c, i) => {
+            const ns = net.addNamespace(`h${i}`);
+            net.plug(ns, `h${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
+            const pod = new PodRunner({
+                name: `ironic-${c.node}`,
+                namespace: s.plan.namespace,
+                spec: ds.spec.template.spec,
+                cluster: s.cluster,
+                images,
+                work,
+                netns: ns,
+                nodeName: c.node,
+                hostIP: c.ip,
+                podIP: c.ip,
+                // Cluster DNS stand-in: the API Service resolves to this node's conductor, the
+                // MariaDB Service to the MariaDB pod.
+                hosts: serviceHosts(c.ip),
+            });
+            pods.push({ node: c, pod, ns });
+        });
+        clientNs = net.addNamespace("hc");
+        clientIf = net.plug(clientNs, "hc", sw, br, { mac: macOf(9) });
+        // Where BMO, BMCs and the test talk to the conductors from: an address on the network.
+        adminNs = net.addNamespace("ha");
+        net.plug(adminNs, "ha", sw, br, { cidr: "172.22.0.253/24" });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state !== "failed") return;
+        for (const p of others) for (const c of [...(p.spec.initContainers ?? []), ...p.spec.containers]) console.log(`---- ${p.o.name}/${c.name} ----\n${tail(p.logs(c.name), 1500)}`);
+        for (const { node, pod } of pods) {
+            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+                const l = pod.logs(c.name);
+                if (l) console.log(`---- ${node.node}/${c.name} ----\n${tail(l, 1500)}`);
+            }
+        }
+    });
+
+    after(async function () {
+        for (const { pod } of pods) await pod.stop();
+        for (const p of others.reverse()) await p.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("every node's init containers complete (IPA images, the DHCP provider's directories)", async function () {
+        for (const { pod } of pods) {
+            await pod.runInitContainers();
+            for (const d of [DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir]) {
+                const st = fs.statSync(path.join(pod.volumePath("shared"), d.slice("/shared/".length)));
+                assert.equal(st.uid, 997, `${d} owned by the ironic user, so Ironic's provider can write it`);
+            }
+        }
+    });
+
+    it("every node's dnsmasq starts through the start wrapper, from its own mounted slice", async function () {
+        for (const { node, pod } of pods) {
+            pod.startContainers(["dnsmasq"]);
+            await pod.waitReady("dnsmasq");
+            assert.match(pod.logs("dnsmasq"), new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`), `${node.node} serves its slice`);
+        }
+    });
+
+    it("each node's dnsmasq answers only the MACs its conductor owns, from its slice, pointing at itself", async function () {
+        // Host and option files in the exact format Ironic's dnsmasq provider writes, written from
+        // the ironic container's view (its uid, its /shared), as the provider would.
+        pods.forEach(({ node, pod }, i) => {
+            const opts = [`tag:${tagOf(i)},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tagOf(i)},tag:ipxe,67,http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tagOf(i)},66,${node.ip}`, ""].join("\n");
+            const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-node-${i}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
+            const r = pod.exec("ironic", ["/bin/bash", "-c", script, "write", opts, macOf(i), tagOf(i)]);
+            assert.equal(r.status, 0, r.stderr);
+        });
+        await new Promise((r) => setTimeout(r, 1000));
+        for (let i = 0; i < pods.length; i++) {
+            const { node } = pods[i];
+            run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(i)]);
+            const lease = dhcpClient(clientNs, clientIf, work, ["0xaf:01"]);
+            assert.equal(lease.serverid, node.ip, `${macOf(i)} answered by its owner ${node.node}`);
+            assert.ok(inRange(lease.ip, node), `${lease.ip} in ${node.node}'s slice`);
+            assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`);
+            for (let j = 0; j < pods.length; j++) {
+                if (j === i) continue;
+                const offers = pods[j].pod.logs("dnsmasq").split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(macOf(i)));
+                assert.equal(offers.length, 0, `${pods[j].node.node} made no offer to ${macOf(i)}`);
+            }
+        }
+        run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(9)]);
+        assert.deepEqual(dhcpClient(clientNs, clientIf, work), {}, "a MAC no conductor owns gets no answer");
+    });
+
+    it("every node's dhcp-pruner starts through the wrapper with its declared mounts and watches its own directories", async function () {
+        for (const { node, pod } of pods) {
+            pod.startContainers(["dhcp-pruner"]);
+            await pod.waitReady("dhcp-pruner");
+            assert.match(pod.logs("dhcp-pruner"), new RegExp(`dhcp-pruner\\[${node.ip.replace(/\./g, "\\.")}\\]: watching ${DHCP_PROVIDER_PATHS.hostsDir}`));
+        }
+    });
+
+    /** A pod of the stack that is not on the host network: its own namespace on the provisioning bridge. */
+    function clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
+        const o = s.rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
+        const ns = net.addNamespace(base);
+        net.plug(ns, base, sw, br, { cidr: `${ip}/24` });
+        const p = new PodRunner({ name: podName, namespace: s.plan.namespace, spec: o.spec.template.spec, cluster: s.cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: ip, hosts: serviceHosts("172.22.0.2") });
+        others.push(p);
+        return p;
+    }
+
+    /** A Job's pod, run to completion (restartPolicy OnFailure: the kubelet would retry; here a failure fails). */
+    async function runJob(p: PodRunner): Promise<void> {
+        const [run1] = p.startContainers();
+        const code = await new Promise<number | null>((res) => (run1.proc.exitCode !== null ? res(run1.proc.exitCode) : run1.proc.once("exit", (c) => res(c))));
+        assert.equal(code, 0, `${p.o.name} exited ${code}:\n${tail(p.logs(p.spec.containers[0].name))}`);
+    }
+
+    function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
+        const ca = path.join(work, "ca.crt");
+        if (!fs.existsSync(ca)) fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+        const creds = s.cluster.secrets[s.plan.names.credentialsSecret];
+        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", ca, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${nodeIp}:${s.plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
+        const lines = r.stdout.split("\n");
+        return { code: Number(lines.pop()), body: lines.join("\n") };
+    }
+
+    it("MariaDB starts from its StatefulSet as declared (TLS, first-start SQL) and the schema Job upgrades it", async function () {
+        const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "db");
+        db.startContainers();
+        await db.waitReady("mariadb", 180000);
+        await runJob(clusterPod("Job", "dbsync", JOB_IP, "jb"));
+    });
+
+    it("every node's ironic and httpd start as declared; three conductors join one hash ring over the shared database", async function () {
+        for (const { pod } of pods) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
+        for (const { pod } of pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
+        const t0 = Date.now();
+        for (;;) {
+            const r = api(s.plan.conductors[0].ip, "/v1/conductors");
+            const alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
+            if (alive.length === 3) {
+                assert.deepEqual(alive, s.plan.conductors.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
+                break;
+            }
+            if (Date.now() - t0 > 120000) assert.fail(`conductors alive: ${JSON.stringify(alive)} (${r.code} ${r.body})`);
+            await new Promise((res) => setTimeout(res, 2000));
+        }
+    });
+
+    it("API calls reach the owning conductors over JSON-RPC with TLS, node certificates and the RPC credentials", async function () {
+        // Creating nodes goes from the API (in cp-0's process) to the conductor the hash ring
+        // picks for each, often another pod: JSON-RPC over TLS verified with the stack CA.
+        const owners = new Set<string>();
+        for (let i = 0; i < 6; i++) {
+            const r = api(s.plan.conductors[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, driver: "fake-hardware" })]);
+            assert.equal(r.code, 201, r.body);
+        }
+        const nodes = JSON.parse(api(s.plan.conductors[0].ip, "/v1/nodes?detail=true").body).nodes;
+        for (const n of nodes) owners.add(n.conductor);
+        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}`);
+        for (const n of nodes) {
+            // A call that the API hands to the node's conductor over JSON-RPC.
+            const r = api(s.plan.conductors[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
+            assert.equal(r.code, 202, `${n.name} (conductor ${n.conductor}): ${r.body}`);
+        }
+    });
+
+    it("every node's pruner reaches the API through the Service name, verifying the stack CA", async function () {
+        for (const { node, pod } of pods) {
+            const t0 = Date.now();
+            while (!/Ironic API reachable/.test(pod.logs("dhcp-pruner"))) {
+                if (Date.now() - t0 > 60000) assert.fail(`${node.node}'s pruner never reached the API:\n${tail(pod.logs("dhcp-pruner"))}`);
+                await new Promise((res) => setTimeout(res, 1000));
+            }
+            assert.ok(pod.isRunning("dhcp-pruner"));
+        }
+    });
+
+    it("each conductor hands BMCs its own virtual-media URL on the TLS port, and its httpd serves it there", function () {
+        for (const { node, pod } of pods) {
+            const marker = `vmedia of ${node.node}`;
+            const script = [
+                "import sys, uuid",
+                "from ironic.conf import CONF",
+                "from ironic.drivers.modules import image_utils",
+                "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
+                "name = 'boot-%s.iso' % uuid.uuid4()",
+                "src = '/shared/tmp/' + name",
+                "open(src, 'w').write(sys.argv[1])",
+                "print(image_utils.ImageHandler('redfish').publish_image(src, name))",
+            ].join("\n");
+            const r = pod.exec("ironic", ["python3.12", "-c", script, marker]);
+            assert.equal(r.status, 0, r.stderr);
+            const url = r.stdout.trim().split("\n").pop()!;
+            assert.match(url, new RegExp(`^https://${node.ip.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
+            const ca = path.join(work, "ca.crt");
+            const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", ca, url], { allowFail: true });
+            assert.equal(got.stdout, marker, `${url}: ${got.stderr}`);
+        }
+    });
+
+    it("the online data migrations Job completes once the conductors are up", async function () {
+        await runJob(clusterPod("Job", "migrate", "172.22.0.252", "jm"));
+    });
+});
+
+describe("pods as declared: virtual-media-only stack with keepalived (pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let s: Stack;
+    let pod: PodRunner;
+    let nodeNs = "";
+
+    before(async function () {
+        podRunnerPrerequisites(this);
+        requireOrSkip(this, !!which("ironic") && !!which("ironic-dbsync"), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        work = tmpDir("pods-vmedia");
+        s = await renderStack(path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml"), "vmedia");
+        const images = prepareImages(work);
+        const sw = net.addNamespace("sw");
+        const br = net.addBridge(sw, "br");
+        nodeNs = net.addNamespace("v0");
+        // The node's own address; the provisioning IP is the VIP keepalived must bring up.
+        net.plug(nodeNs, "v0", sw, br, { cidr: "172.22.0.2/24", rename: s.plan.config.provisioning.interface });
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment")!;
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: "172.22.0.2" });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed" && pod) {
+            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
+        }
+    });
+
+    after(async function () {
+        await pod?.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("has no dnsmasq: nothing answers DHCP on a virtual-media-only network", function () {
+        assert.deepEqual(pod.spec.containers.map((c: any) => c.name).sort(), ["httpd", "ironic", "keepalived", "ramdisk-logs"]);
+    });
+
+    it("every container starts and becomes ready; keepalived holds the provisioning IP as a VIP", async function () {
+        await pod.runInitContainers();
+        pod.startContainers();
+        for (const c of pod.spec.containers) await pod.waitReady(c.name, 180000);
+        const addrs = run("ip", ["-n", nodeNs, "-o", "-4", "addr", "show", "dev", s.plan.config.provisioning.interface!]).stdout;
+        assert.match(addrs, new RegExp(`inet ${s.plan.config.provisioning.ip.replace(/\./g, "\\.")}/24`), "the VIP with the network's prefix");
+        // The API answers on the VIP over TLS, verified with the stack CA, through httpd.
+        const ca = path.join(work, "ca.crt");
+        fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://${s.plan.config.provisioning.ip}:${s.plan.config.ports.api}/v1`], { allowFail: true }).stdout;
+        assert.equal(code, "200", "GET /v1 on the VIP (public, no credentials needed)");
+    });
+});

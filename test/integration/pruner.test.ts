@@ -1,0 +1,164 @@
+/**
+ * The DHCP pruner script, run by real Python against a stand-in Ironic API on loopback: what it
+ * prunes, what it must never touch, and that it changes nothing while the API is unusable.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as http from "http";
+import { AddressInfo } from "net";
+import * as path from "path";
+
+import { PRUNER_ENV, renderPrunerScript } from "../../core/render/pruner";
+import { Daemon, requireOrSkip, tmpDir, which } from "../helpers/sys";
+
+const ME = "172.22.0.3";
+const OTHER = "172.22.0.4";
+
+interface FakeState {
+    meAlive: boolean;
+    nodes: any[];
+    ports: any[];
+    down: boolean;
+    requests: number;
+    unauthorized: number;
+}
+
+describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
+    this.timeout(30000);
+    let dir = "";
+    let server: http.Server;
+    let url = "";
+    const state: FakeState = { meAlive: false, nodes: [], ports: [], down: false, requests: 0, unauthorized: 0 };
+    const expectedAuth = "Basic " + Buffer.from("metal3:pw").toString("base64");
+
+    before(async function () {
+        requireOrSkip(this, !!which("python3"), "python3");
+        server = http.createServer((req, res) => {
+            state.requests++;
+            if (req.headers.authorization !== expectedAuth) {
+                state.unauthorized++;
+                res.writeHead(401).end();
+                return;
+            }
+            if (state.down) {
+                res.writeHead(503).end("maintenance");
+                return;
+            }
+            const u = new URL(req.url!, "http://x");
+            // Two pages of nodes, to exercise pagination through "next".
+            if (u.pathname === "/v1/nodes" && !u.searchParams.get("marker")) {
+                res.end(JSON.stringify({ nodes: state.nodes.slice(0, 1), next: `${url}/v1/nodes?detail=true&marker=1` }));
+            } else if (u.pathname === "/v1/nodes") {
+                res.end(JSON.stringify({ nodes: state.nodes.slice(1) }));
+            } else if (u.pathname === "/v1/ports") {
+                res.end(JSON.stringify({ ports: state.ports }));
+            } else if (u.pathname === "/v1/conductors") {
+                res.end(JSON.stringify({ conductors: [{ hostname: ME, alive: state.meAlive }, { hostname: OTHER, alive: true }] }));
+            } else res.writeHead(404).end();
+        });
+        await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+        url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    });
+    after(() => server?.close());
+
+    beforeEach(function () {
+        dir = tmpDir("pruner");
+        for (const d of ["hosts", "opts", "auth"]) fs.mkdirSync(path.join(dir, d));
+        fs.writeFileSync(path.join(dir, "auth", "username"), "metal3\n");
+        fs.writeFileSync(path.join(dir, "auth", "password"), "pw\n");
+        fs.writeFileSync(path.join(dir, "pruner.py"), renderPrunerScript());
+        state.down = false;
+        state.meAlive = false;
+        state.nodes = [
+            { uuid: "n-mine", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-mine" } },
+            { uuid: "n-moved", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-moved" } },
+            { uuid: "n-cleaned", conductor: ME, driver_internal_info: {} },
+            { uuid: "n-fresh", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-fresh" } },
+            { uuid: "n-retagged", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-new" } },
+        ];
+        state.ports = [
+            { address: "52:54:00:00:00:01", node_uuid: "n-mine" },
+            { address: "52:54:00:00:00:02", node_uuid: "n-moved" },
+            { address: "52:54:00:00:00:03", node_uuid: "n-cleaned" },
+            { address: "52:54:00:00:00:05", node_uuid: "n-fresh" },
+            { address: "52:54:00:00:00:06", node_uuid: "n-retagged" },
+        ];
+        const old = new Date(Date.now() - 60000);
+        const host = (mac: string, tag: string, fresh = false) => {
+            const f = path.join(dir, "hosts", `ironic-${mac}.conf`);
+            fs.writeFileSync(f, `${mac},set:${tag},set:ironic\n`);
+            if (!fresh) fs.utimesSync(f, old, old);
+        };
+        host("52:54:00:00:00:01", "tag-mine");
+        host("52:54:00:00:00:02", "tag-moved");
+        host("52:54:00:00:00:03", "tag-gone");
+        host("52:54:00:00:00:04", "tag-unknown"); // no port: cannot be attributed
+        host("52:54:00:00:00:05", "tag-fresh", true); // just written: within the grace period
+        host("52:54:00:00:00:06", "tag-old"); // own node whose tag differs: may be a racing takeover
+        for (const n of ["n-mine", "n-moved"]) {
+            const f = path.join(dir, "opts", `ironic-${n}.conf`);
+            fs.writeFileSync(f, `tag:x,67,snponly.efi\n`);
+            fs.utimesSync(f, old, old);
+        }
+    });
+    afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+    async function runPruner(ms: number, rebalanceDelay = "1"): Promise<string> {
+        const log = path.join(dir, "pruner.log");
+        const d = new Daemon("python3", [path.join(dir, "pruner.py")], log, {
+            PATH: process.env.PATH,
+            [PRUNER_ENV.apiUrl]: url,
+            [PRUNER_ENV.authDir]: path.join(dir, "auth"),
+            [PRUNER_ENV.hostsDir]: path.join(dir, "hosts"),
+            [PRUNER_ENV.optsDir]: path.join(dir, "opts"),
+            [PRUNER_ENV.interval]: "0.2",
+            [PRUNER_ENV.grace]: "15",
+            [PRUNER_ENV.rebalanceDelay]: rebalanceDelay,
+            [PRUNER_ENV.conductorHost]: ME,
+        });
+        await new Promise((r) => setTimeout(r, ms));
+        await d.stop();
+        return fs.readFileSync(log, "utf8");
+    }
+    const host = (mac: string) => fs.readFileSync(path.join(dir, "hosts", `ironic-${mac}.conf`), "utf8");
+
+    it("ignores entries of nodes another conductor owns or whose tag is gone, and keeps its own", async function () {
+        const log = await runPruner(1500);
+        assert.equal(host("52:54:00:00:00:01"), "52:54:00:00:00:01,set:tag-mine,set:ironic\n", "own, current: kept");
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n", "owned by another conductor: ignored");
+        assert.equal(host("52:54:00:00:00:03"), "52:54:00:00:00:03,ignore\n", "node has no tag any more (cleaned up elsewhere): ignored");
+        assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-mine.conf")));
+        assert.ok(!fs.existsSync(path.join(dir, "opts", "ironic-n-moved.conf")), "the moved node's option file is removed");
+        assert.match(log, /host 52:54:00:00:00:02 \(node n-moved\) is owned by 172\.22\.0\.4: entry ironic-52:54:00:00:00:02\.conf set to ignore/);
+        assert.equal(state.unauthorized, 0, "authenticates with the API credentials");
+        assert.deepEqual(fs.readdirSync(path.join(dir, "hosts")).filter((f) => f.startsWith(".")), [], "no temp file left behind");
+    });
+
+    it("never touches what it cannot attribute, nor an entry written within the grace period", async function () {
+        const log = await runPruner(1500);
+        assert.equal(host("52:54:00:00:00:04"), "52:54:00:00:00:04,set:tag-unknown,set:ironic\n");
+        assert.match(log, /leaving ironic-52:54:00:00:00:04\.conf alone: cannot attribute/);
+        assert.equal(host("52:54:00:00:00:05"), "52:54:00:00:00:05,set:tag-fresh,set:ironic\n", "fresh entry kept: the API may lag the ring");
+        assert.equal(host("52:54:00:00:00:06"), "52:54:00:00:00:06,set:tag-old,set:ironic\n", "own node with another tag: not silenced");
+    });
+
+    it("while its own conductor is alive (a rebalance), waits the rebalance delay before pruning", async function () {
+        state.meAlive = true;
+        await runPruner(1200, "3");
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,set:tag-moved,set:ironic\n", "kept: the new owner has not taken over yet");
+        state.meAlive = false;
+        await runPruner(1200, "3");
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n", "its conductor is dead: pruned once confirmed");
+    });
+
+    it("changes nothing while the API is unusable, and resumes when it is back", async function () {
+        state.down = true;
+        const log = await runPruner(1200);
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,set:tag-moved,set:ironic\n");
+        assert.match(log, /Ironic API not usable .*changing nothing/);
+        assert.equal((log.match(/not usable/g) ?? []).length, 1, "logged once, not per poll");
+        state.down = false;
+        await runPruner(1500);
+        assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n");
+    });
+});

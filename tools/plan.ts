@@ -1,0 +1,113 @@
+/**
+ * npm run plan [-- --stack NAME] [-- --out DIR]
+ *
+ * Renders a stack offline: runs the program in-process against mocks (no cluster, no Pulumi
+ * CLI), writes every Kubernetes object as YAML under out/NAME/ in a stable order, and prints a
+ * summary. Secrets are redacted. Exits non-zero, listing every problem, when config is invalid.
+ */
+import * as fs from "fs";
+import * as path from "path";
+
+import { formatIssues, validateConfig } from "../core/config";
+import { buildPlan } from "../core/plan";
+import { userSecretIssues } from "../components/stack";
+import { renderOffline, readStackConfig } from "./render";
+
+const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR]";
+
+function parseArgs(argv: string[]): { stack: string; out?: string; file?: string } {
+    let stack = "dev";
+    let out: string | undefined;
+    let file: string | undefined;
+    for (let i = 0; i < argv.length; i++) {
+        const a = argv[i];
+        if (a === "--stack" || a === "-s") stack = argv[++i] ?? "";
+        else if (a.startsWith("--stack=")) stack = a.slice("--stack=".length);
+        else if (a === "--out") out = argv[++i];
+        else if (a.startsWith("--out=")) out = a.slice("--out=".length);
+        else if (a === "--file") file = argv[++i];
+        else if (a.startsWith("--file=")) file = a.slice("--file=".length);
+        else if (a === "--help" || a === "-h") {
+            console.log(USAGE);
+            process.exit(0);
+        } else {
+            console.error(`plan: unknown argument "${a}" (${USAGE})`);
+            process.exit(2);
+        }
+    }
+    if (!/^[A-Za-z0-9_.-]+$/.test(stack)) {
+        console.error(`plan: invalid stack name "${stack}"`);
+        process.exit(2);
+    }
+    return { stack, out, file };
+}
+
+async function main(): Promise<number> {
+    const args = parseArgs(process.argv.slice(2));
+    const { stack, out } = args;
+    const root = path.resolve(__dirname, "..");
+    const file = args.file ? path.resolve(args.file) : path.join(root, `Pulumi.${stack}.yaml`);
+    let raw;
+    try {
+        raw = readStackConfig(file);
+    } catch (e) {
+        console.error(`plan: ${(e as Error).message}`);
+        return 2;
+    }
+    const result = validateConfig(raw);
+    if (!result.ok) {
+        console.error(`plan: ${path.basename(file)}: ${formatIssues(result.issues)}`);
+        return 1;
+    }
+    const plan = buildPlan(result.config);
+    const secretIssues = userSecretIssues(plan);
+    if (secretIssues.length > 0) {
+        console.error(`plan: ${path.basename(file)}: ${formatIssues(secretIssues)}`);
+        return 1;
+    }
+    const rendered = await renderOffline(raw, stack);
+
+    const outDir = path.resolve(out ?? path.join(root, "out", stack));
+    fs.rmSync(outDir, { recursive: true, force: true });
+    fs.mkdirSync(outDir, { recursive: true });
+    for (const f of rendered.files) fs.writeFileSync(path.join(outDir, f.name), f.content);
+
+    const lines: string[] = [];
+    lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);
+    lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
+    lines.push("objects per kind:");
+    for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(12)} ${n}`);
+    // Objects the program only reads: they must exist before `pulumi up`, and are never written.
+    for (const r of rendered.reads) lines.push(`reads: ${r.type.split(":").pop()} ${r.id} (existing)`);
+    lines.push("endpoints:");
+    lines.push(`  API (in cluster, for BMO)  ${plan.urls.apiInCluster}`);
+    lines.push(`  API (provisioning network) ${plan.urls.apiProvisioning}`);
+    lines.push(`  images / iPXE              ${plan.urls.http}`);
+    lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
+    lines.push("DHCP per conductor:");
+    const multi = plan.config.topology === "multi";
+    if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
+    for (const c of plan.conductors) {
+        const where = c.node || "(single, any node)";
+        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot}${c.autoSlot ? " (auto)" : " (pinned)"}`}`.padEnd(11) + " " : "";
+        lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
+    }
+    const dhcp = plan.config.provisioning.dhcp;
+    if (multi && dhcp) {
+        const used = new Set(plan.conductors.map((c) => c.slot));
+        const free = [...Array(dhcp.slots).keys()].filter((s) => !used.has(s));
+        lines.push(`  ${dhcp.slots} slots of ${plan.conductors[0]?.range?.size ?? "?"} addresses in ${dhcp.rangeStart}-${dhcp.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}`);
+    }
+    lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
+    console.log(lines.join("\n"));
+    return 0;
+}
+
+main().then(
+    (code) => process.exit(code),
+    (e) => {
+        // Config errors are reported above; anything here is a bug of this tool, not of the input.
+        console.error(`plan: ${e instanceof Error ? e.message : String(e)}`);
+        process.exit(1);
+    },
+);

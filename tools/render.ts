@@ -1,0 +1,103 @@
+/**
+ * Offline rendering shared by `npm run plan` and the tests: stack file → raw config → Kubernetes
+ * objects as YAML documents, sorted, with secrets redacted.
+ */
+import * as fs from "fs";
+import * as pulumi from "@pulumi/pulumi";
+import * as YAML from "yaml";
+
+import { PROJECT, RawConfig } from "../core/config";
+import { runProgram, ProgramOutputs } from "../components/program";
+import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
+
+/** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */
+export function readStackConfig(file: string): RawConfig {
+    if (!fs.existsSync(file)) throw new Error(`${file} does not exist (create it, or pass --stack NAME of an existing Pulumi.NAME.yaml)`);
+    const doc = YAML.parse(fs.readFileSync(file, "utf8")) ?? {};
+    const config = (doc.config ?? {}) as Record<string, unknown>;
+    const raw: RawConfig = {};
+    for (const [k, v] of Object.entries(config)) {
+        if (!k.startsWith(`${PROJECT}:`)) continue;
+        // Encrypted values ({secure: ...}) cannot be read without the Pulumi CLI; they are secrets
+        // anyway and never printed, so a placeholder stands in for them.
+        raw[k.slice(PROJECT.length + 1)] = isSecure(v) ? REDACTED : v;
+    }
+    return raw;
+}
+
+function isSecure(v: unknown): boolean {
+    return typeof v === "object" && v !== null && "secure" in (v as object);
+}
+
+/** Kubernetes object (apiVersion/kind/metadata/...) from a recorded registration. */
+export function toObject(r: RecordedResource): Record<string, any> {
+    const [, groupVersion, typeKind] = r.type.split(":");
+    // A NodePatch is a server-side-apply patch of a Node: shown (and validated) as a partial Node.
+    const kind = typeKind === "NodePatch" ? "Node" : typeKind;
+    const [group, version] = groupVersion.split("/");
+    const apiVersion = group === "core" ? version : `${group}/${version}`;
+    let inputs = r.inputs;
+    if (kind === "Secret") {
+        // Show which keys a Secret holds, never their values.
+        inputs = unwrapSecrets(r.rawInputs);
+        for (const field of ["data", "stringData"]) {
+            const d = inputs[field];
+            if (d && typeof d === "object") inputs[field] = Object.fromEntries(Object.keys(d).sort().map((k) => [k, REDACTED]));
+        }
+    }
+    const { apiVersion: _a, kind: _k, ...rest } = inputs;
+    return { apiVersion, kind, ...rest };
+}
+
+const KIND_ORDER = ["Namespace", "Node", "Secret", "ConfigMap", "PersistentVolumeClaim", "Service", "Deployment", "DaemonSet", "StatefulSet", "Job"];
+
+export function isKubernetesObject(r: RecordedResource): boolean {
+    return r.custom && r.type.startsWith("kubernetes:") && !r.type.startsWith("pulumi:providers:") && r.type.split(":").length === 3 && r.type.split(":")[1].includes("/");
+}
+
+export function sortObjects(objs: Record<string, any>[]): Record<string, any>[] {
+    const rank = (k: string) => (KIND_ORDER.includes(k) ? KIND_ORDER.indexOf(k) : KIND_ORDER.length);
+    return [...objs].sort(
+        (a, b) =>
+            rank(a.kind) - rank(b.kind) ||
+            String(a.kind).localeCompare(String(b.kind)) ||
+            String(a.metadata?.namespace ?? "").localeCompare(String(b.metadata?.namespace ?? "")) ||
+            String(a.metadata?.name ?? "").localeCompare(String(b.metadata?.name ?? "")),
+    );
+}
+
+export interface Rendered {
+    objects: Record<string, any>[];
+    files: { name: string; content: string }[];
+    kinds: Record<string, number>;
+    redactedSecrets: number;
+    resources: RecordedResource[];
+    /** Existing objects the program reads (never rendered: it does not create them). */
+    reads: RecordedRead[];
+    outputs: ProgramOutputs;
+}
+
+export async function renderOffline(
+    raw: RawConfig,
+    stack = "dev",
+    opts: {
+        hook?: StateHook;
+        preview?: boolean;
+        onRegister?: (args: pulumi.ResourceTransformationArgs) => void;
+        previousOutputs?: Record<string, unknown>;
+        existing?: ExistingHook;
+    } = {},
+): Promise<Rendered> {
+    const run = await runOffline(raw, () => runProgram(raw), { stack, ...opts });
+    const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));
+    const kinds: Record<string, number> = {};
+    let redactedSecrets = 0;
+    const files = objects.map((o, i) => {
+        kinds[o.kind] = (kinds[o.kind] ?? 0) + 1;
+        const text = YAML.stringify(o, { sortMapEntries: false, lineWidth: 0 });
+        redactedSecrets += text.split(REDACTED).length - 1;
+        const name = `${String(i + 1).padStart(2, "0")}-${o.kind.toLowerCase()}-${o.metadata?.name ?? "unnamed"}.yaml`;
+        return { name, content: text };
+    });
+    return { objects, files, kinds, redactedSecrets, resources: run.resources, reads: run.reads, outputs: run.outputs };
+}
