@@ -8,7 +8,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "../core/plan/conductor";
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "../core/plan/names";
 import { Credentials } from "./credentials";
 import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
 import { StackPki } from "./pki";

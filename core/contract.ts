@@ -93,6 +93,34 @@ export const CONDUCTOR_PATHS = {
     wrapper: "conductor-start.sh",
 } as const;
 
+/** Multi: the start wrapper (conductor-start.sh) reads these, set in the pod template (identical on every node). */
+export const WRAPPER_ENV = {
+    node: "NODE_NAME",
+    namespace: "CONDUCTOR_NAMESPACE",
+    configMap: "CONDUCTOR_CONFIGMAP",
+    certDirs: "CONDUCTOR_CERT_DIRS",
+    watchInterval: "CONDUCTOR_WATCH_INTERVAL",
+    dataDir: "CONDUCTOR_DATA_DIR",
+    certsDir: "CONDUCTOR_CERTS_DIR",
+} as const;
+
+/** The DHCP pruner sidecar (dhcp-pruner.py): the variables it reads and its file name. */
+export const PRUNER_ENV = {
+    apiUrl: "PRUNER_API_URL",
+    caFile: "PRUNER_CA_FILE",
+    authDir: "PRUNER_AUTH_DIR",
+    hostsDir: "PRUNER_HOSTSDIR",
+    optsDir: "PRUNER_OPTSDIR",
+    interval: "PRUNER_INTERVAL",
+    /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
+    conductorHost: "IRONIC_CONDUCTOR_HOST",
+    once: "PRUNER_ONCE",
+    grace: "PRUNER_GRACE",
+    rebalanceDelay: "PRUNER_REBALANCE_DELAY",
+} as const;
+
+export const PRUNER_SCRIPT = "dhcp-pruner.py";
+
 /** Where our own rendered dnsmasq configuration is mounted in the dnsmasq container. */
 export const DNSMASQ_CONFIG_DIR = "/etc/metal3-ironic/dnsmasq";
 export const DNSMASQ_CONFIG_FILE = "dnsmasq.conf";

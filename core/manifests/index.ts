@@ -7,7 +7,8 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 
-import { CONDUCTOR_NODE_LABEL, conductorLabelValue, renderConductorWrapper, renderEnvFile, nodeKeys, WRAPPER_ENV } from "../plan/conductor";
+import { renderConductorWrapper, renderEnvFile } from "../plan/conductor";
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "../plan/names";
 import {
     COMMANDS,
     CONDUCTOR_PATHS,
@@ -20,9 +21,13 @@ import {
     IRONIC_GID,
     IRONIC_UID,
     PATHS,
+    PRUNER_ENV,
+    PRUNER_SCRIPT,
+    WRAPPER_ENV,
 } from "../contract";
 import { MARIADB } from "../plan/database";
-import { PRUNER_ENV, PRUNER_SCRIPT, renderPrunerScript } from "../render/pruner";
+import { renderPrunerScript } from "../render/pruner";
+import { PRUNER_TIMINGS } from "../plan/timings";
 
 /** Where the pruner reads the API credentials (username, password). */
 const PRUNER_AUTH_DIR = "/auth/pruner";
@@ -250,11 +255,11 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
                     [PRUNER_ENV.authDir]: PRUNER_AUTH_DIR,
                     [PRUNER_ENV.hostsDir]: DHCP_PROVIDER_PATHS.hostsDir,
                     [PRUNER_ENV.optsDir]: DHCP_PROVIDER_PATHS.optsDir,
-                    [PRUNER_ENV.interval]: "2",
+                    [PRUNER_ENV.interval]: String(PRUNER_TIMINGS.interval),
                     // Longer than the API's ring can lag a conductor's (hash_ring_reset_interval).
-                    [PRUNER_ENV.grace]: "15",
+                    [PRUNER_ENV.grace]: String(PRUNER_TIMINGS.grace),
                     // A rebalance (a conductor joined): give the new owner time to take over first.
-                    [PRUNER_ENV.rebalanceDelay]: "20",
+                    [PRUNER_ENV.rebalanceDelay]: String(PRUNER_TIMINGS.rebalanceDelay),
                 }),
             ],
             securityContext: restrictedContainer(),

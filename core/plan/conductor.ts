@@ -4,15 +4,9 @@
  * node and never lists nodes; everything node-specific is looked up by NODE_NAME here.
  */
 import { CONDUCTOR_PATHS } from "../contract";
-import type { EnvMap } from ".";
+import { WRAPPER_ENV } from "../contract";
+import type { EnvMap } from "./types";
 
-/** Key of a node's entry in the per-node ConfigMap / Secret. */
-export const nodeKeys = (node: string) => ({
-    env: `${node}.env`,
-    dnsmasqConf: `${node}.dnsmasq.conf`,
-    tlsCrt: `${node}.tls.crt`,
-    tlsKey: `${node}.tls.key`,
-});
 
 /** Shell-safe single quoting. */
 export function shellQuote(v: string): string {
@@ -29,16 +23,6 @@ export function renderEnvFile(env: EnvMap): string {
     );
 }
 
-/** Environment variables the wrapper reads (set in the pod template, identical on every node). */
-export const WRAPPER_ENV = {
-    node: "NODE_NAME",
-    namespace: "CONDUCTOR_NAMESPACE",
-    configMap: "CONDUCTOR_CONFIGMAP",
-    certDirs: "CONDUCTOR_CERT_DIRS",
-    watchInterval: "CONDUCTOR_WATCH_INTERVAL",
-    dataDir: "CONDUCTOR_DATA_DIR",
-    certsDir: "CONDUCTOR_CERTS_DIR",
-} as const;
 
 /**
  * The start wrapper: `conductor-start.sh <command> [args…]`.
@@ -109,12 +93,4 @@ done
 wait "$child"
 exit $?
 `;
-}
-
-/** Label the program puts on exactly the configured control-plane nodes; the DaemonSet selects it. */
-export const CONDUCTOR_NODE_LABEL = "metal3-ironic.metal3.io/conductor";
-
-export function conductorLabelValue(namespace: string, name: string): string {
-    const v = `${namespace}.${name}`;
-    return v.length <= 63 ? v : `${name}.${namespace}`.slice(0, 63).replace(/[-.]+$/, "");
 }

@@ -7,11 +7,16 @@ import * as ipaddr from "ipaddr.js";
 import { StackConfig, ipToNumber } from "../config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, IPXE_FILES, PATHS, osloEnvName } from "../contract";
 import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "../render/dnsmasq";
-import { WRAPPER_ENV } from "./conductor";
+import { NODE_DNSMASQ_CONF_SHELL } from "./names";
 import { DatabasePlan, databasePlan } from "./database";
 import { planSlices } from "./slices";
+import { FAILOVER_SETTINGS } from "./timings";
 
-export type EnvMap = Record<string, string>;
+export { FAILOVER_SETTINGS };
+
+import type { EnvMap } from "./types";
+
+export type { EnvMap };
 
 export interface ConductorPlan {
     /** Kubernetes node name ("" for the single topology, which is not pinned to a node). */
@@ -91,21 +96,6 @@ function osloValue(v: string | number | boolean): string {
     return typeof v === "boolean" ? (v ? "True" : "False") : String(v);
 }
 
-/**
- * Multi-conductor failover timing, on the API and the conductors alike (one process in the image).
- * Measured with Ironic 21.4: a conductor is dropped after heartbeat_timeout; the API and the
- * survivors see the new ring within hash_ring_reset_interval; survivors rewrite the DHCP files of
- * the dead conductor's active nodes at their next sync_local_state run. With 2/10/3/3 that is
- * at most about 10 + 2 + 3 + 3 = 18 s (defaults: up to 265 s), while a healthy conductor can miss
- * four heartbeats in a row (e.g. a slow database) before it is dropped. The two 3 s periods are
- * cheap queries (the conductor list; the nodes whose affinity differs) for fleets of hundreds.
- */
-export const FAILOVER_SETTINGS: [string, string, string][] = [
-    ["conductor", "heartbeat_interval", "2"],
-    ["conductor", "heartbeat_timeout", "10"],
-    ["conductor", "sync_local_state_interval", "3"],
-    ["default", "hash_ring_reset_interval", "3"],
-];
 
 export function buildPlan(config: StackConfig): IronicPlan {
     const { name, namespace, ports, provisioning } = config;
@@ -302,7 +292,7 @@ export function buildPlan(config: StackConfig): IronicPlan {
         osloSettings,
         ipaDownloaderEnv,
         dnsmasqStartScript: multi
-            ? renderDnsmasqStartScript(`"$${WRAPPER_ENV.dataDir}/$${WRAPPER_ENV.node}.dnsmasq.conf"`, { leaseFile: DHCP_PROVIDER_PATHS.leaseFile })
+            ? renderDnsmasqStartScript(NODE_DNSMASQ_CONF_SHELL, { leaseFile: DHCP_PROVIDER_PATHS.leaseFile })
             : renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`),
         keepalivedVirtualIps: provisioning.keepalived ? `${ip},${provisioning.interface},${prefixLength}` : undefined,
     };

@@ -25,22 +25,8 @@
  * When this conductor is dead (failover), it is pruned as soon as the verdict is confirmed.
  */
 
-/** Environment variables the pruner reads. */
-export const PRUNER_ENV = {
-    apiUrl: "PRUNER_API_URL",
-    caFile: "PRUNER_CA_FILE",
-    authDir: "PRUNER_AUTH_DIR",
-    hostsDir: "PRUNER_HOSTSDIR",
-    optsDir: "PRUNER_OPTSDIR",
-    interval: "PRUNER_INTERVAL",
-    /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
-    conductorHost: "IRONIC_CONDUCTOR_HOST",
-    once: "PRUNER_ONCE",
-    grace: "PRUNER_GRACE",
-    rebalanceDelay: "PRUNER_REBALANCE_DELAY",
-} as const;
 
-export const PRUNER_SCRIPT = "dhcp-pruner.py";
+import { PRUNER_ENV } from "../contract";
 
 export function renderPrunerScript(): string {
     const E = PRUNER_ENV;

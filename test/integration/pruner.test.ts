@@ -8,7 +8,8 @@ import * as http from "http";
 import { AddressInfo } from "net";
 import * as path from "path";
 
-import { PRUNER_ENV, renderPrunerScript } from "../../core/render/pruner";
+import { PRUNER_ENV } from "../../core/contract";
+import { renderPrunerScript } from "../../core/render/pruner";
 import { Daemon, requireOrSkip, tmpDir, which } from "../helpers/sys";
 
 const ME = "172.22.0.3";

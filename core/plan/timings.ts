@@ -1,0 +1,33 @@
+/**
+ * Every timing the multi-conductor failover depends on, in one place: Ironic's heartbeat, ring
+ * reset and local-state sync (set on every conductor, which also serves the API), and the DHCP
+ * pruner's poll interval, grace period and rebalance delay, which are chosen against them.
+ */
+
+/**
+ * Multi-conductor failover timing, on the API and the conductors alike (one process in the image).
+ * Measured with Ironic 21.4: a conductor is dropped after heartbeat_timeout; the API and the
+ * survivors see the new ring within hash_ring_reset_interval; survivors rewrite the DHCP files of
+ * the dead conductor's active nodes at their next sync_local_state run. With 2/10/3/3 that is
+ * at most about 10 + 2 + 3 + 3 = 18 s (defaults: up to 265 s), while a healthy conductor can miss
+ * four heartbeats in a row (e.g. a slow database) before it is dropped. The two 3 s periods are
+ * cheap queries (the conductor list; the nodes whose affinity differs) for fleets of hundreds.
+ */
+export const FAILOVER_SETTINGS: [string, string, string][] = [
+    ["conductor", "heartbeat_interval", "2"],
+    ["conductor", "heartbeat_timeout", "10"],
+    ["conductor", "sync_local_state_interval", "3"],
+    ["default", "hash_ring_reset_interval", "3"],
+];
+
+/**
+ * The DHCP pruner (core/render/pruner.ts), in seconds. `grace` must exceed how long the API's view
+ * of the ring can lag a conductor's (hash_ring_reset_interval above); `rebalanceDelay` gives a
+ * new owner time to rewrite its files (sync_local_state_interval plus a heartbeat) before the old
+ * owner's entry goes on a rebalance.
+ */
+export const PRUNER_TIMINGS = {
+    interval: 2,
+    grace: 15,
+    rebalanceDelay: 20,
+} as const;

@@ -1,0 +1,4 @@
+/** Types shared by the planner's modules. */
+
+/** Environment variables by name. */
+export type EnvMap = Record<string, string>;
