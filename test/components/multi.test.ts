@@ -1,88 +1,16 @@
-/** Multi-conductor topology: the DHCP planner, template stability, per-node data and certificates. */
+/** Multi-conductor topology: config validation, template stability, per-node data and certificates (the DHCP slice planner itself: test/unit/plan/slices.test.ts). */
 import { strict as assert } from "assert";
 import * as path from "path";
 
 import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
-import { ipToNumber } from "../../core/ip";
 import { buildPlan } from "../../core/plan";
-import { autoSlot, planSlices, SliceRequest } from "../../core/plan/slices";
 import { renderOffline, readStackConfig } from "../../tools/render";
 
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
 
-function req(conductors: { name: string; slot?: number }[], over: Partial<SliceRequest> = {}): SliceRequest {
-    return { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 8, minSize: 8, conductors, ...over };
-}
-
-function sliceMap(conductors: { name: string; slot?: number }[]) {
-    const p = planSlices(req(conductors));
-    assert.deepEqual(p.issues, []);
-    return Object.fromEntries(p.slices.map((s) => [s.node, `${s.start}-${s.end}`]));
-}
-
 function withConductors(conductors: RawConfig["conductors"]): RawConfig {
     return { ...haRaw, conductors };
 }
-
-describe("DHCP planner (multi)", function () {
-    const three = [{ name: "cp-0" }, { name: "cp-1" }, { name: "cp-2", slot: 0 }];
-
-    it("cuts the range into equal, disjoint slices inside the range", function () {
-        const p = planSlices(req(three));
-        assert.equal(p.sliceSize, 25);
-        assert.equal(p.unused, 0);
-        assert.deepEqual(
-            p.slices.map((s) => [s.node, s.slot, s.start, s.end, s.size]),
-            [
-                ["cp-0", 4, "172.22.0.110", "172.22.0.134", 25],
-                ["cp-1", 6, "172.22.0.160", "172.22.0.184", 25],
-                ["cp-2", 0, "172.22.0.10", "172.22.0.34", 25],
-            ],
-        );
-        // All 8 slots together cover the range exactly, without overlap.
-        const all = planSlices(req([...Array(8).keys()].map((i) => ({ name: `n${i}`, slot: i }))));
-        const sorted = all.slices.map((s) => [ipToNumber(s.start), ipToNumber(s.end)]).sort((a, b) => a[0] - b[0]);
-        assert.equal(sorted[0][0], ipToNumber("172.22.0.10"));
-        assert.equal(sorted[7][1], ipToNumber("172.22.0.209"));
-        for (let i = 1; i < sorted.length; i++) assert.equal(sorted[i][0], sorted[i - 1][1] + 1, "adjacent, disjoint");
-    });
-
-    it("adding, removing or replacing a node never moves another node's slice", function () {
-        const before = sliceMap(three);
-        const added = sliceMap([...three, { name: "cp-3" }]);
-        const removed = sliceMap(three.filter((c) => c.name !== "cp-0"));
-        const replaced = sliceMap([{ name: "cp-0" }, { name: "cp-1-new", slot: 6 }, { name: "cp-2", slot: 0 }]);
-        const reordered = sliceMap([...three].reverse());
-        for (const n of ["cp-0", "cp-1", "cp-2"]) assert.equal(added[n], before[n], `${n} after adding cp-3`);
-        for (const n of ["cp-1", "cp-2"]) assert.equal(removed[n], before[n], `${n} after removing cp-0`);
-        for (const n of ["cp-0", "cp-2"]) assert.equal(replaced[n], before[n], `${n} after replacing cp-1`);
-        assert.equal(replaced["cp-1-new"], before["cp-1"], "the replacement pinned to the old slot takes over its slice");
-        assert.deepEqual(reordered, before, "list order does not matter");
-    });
-
-    it("derives auto slots from the node name alone", function () {
-        assert.equal(autoSlot("cp-0", 8), 4);
-        assert.equal(autoSlot("cp-0", 8), planSlices(req([{ name: "cp-0" }, { name: "zzz", slot: 0 }])).slices[0].slot);
-    });
-
-    it("rejects two nodes on one slice, naming the free slots to pin", function () {
-        const p = planSlices(req([{ name: "master-1" }, { name: "master-2" }]));
-        assert.equal(autoSlot("master-1", 8), autoSlot("master-2", 8), "these two names collide with 8 slots");
-        assert.equal(p.issues.length, 1);
-        assert.equal(p.issues[0].key, "conductors[1].slot");
-        assert.match(p.issues[0].message, /would share a DHCP slice.*Pin the node that is new with an explicit slot \(free: 0, 1, 2, 3, 5, 6, 7\)/);
-        const pinned = planSlices(req([{ name: "master-1", slot: 4 }, { name: "master-1b", slot: 4 }]));
-        assert.match(pinned.issues[0].message, /pinned to 4/);
-    });
-
-    it("rejects more nodes than slots, slots that do not exist, and slices too small", function () {
-        const many = planSlices(req([...Array(3).keys()].map((i) => ({ name: `n${i}`, slot: i })), { slots: 2 }));
-        assert.ok(many.issues.some((i) => i.key === "provisioning.dhcp.slots" && /3 conductors but only 2 slots/.test(i.message)));
-        assert.ok(many.issues.some((i) => i.key === "conductors[2].slot" && /slot 2 does not exist: slots are 0-1/.test(i.message)));
-        const small = planSlices(req([{ name: "a", slot: 0 }], { slots: 64 }));
-        assert.ok(small.issues.some((i) => i.key === "provisioning.dhcp" && /gives 3 per conductor; at least 8/.test(i.message)));
-    });
-});
 
 describe("multi-conductor config validation", function () {
     function issues(raw: RawConfig): ConfigIssue[] {
