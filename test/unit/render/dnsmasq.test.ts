@@ -1,0 +1,53 @@
+/**
+ * core/render/dnsmasq.ts as text (real dnsmasq reads it in test/integration/dnsmasq.test.ts): the
+ * lines each topology depends on, in the order dnsmasq needs them.
+ */
+import { strict as assert } from "assert";
+
+import { IPXE_FILES } from "../../../core/contract";
+import { DnsmasqOptions, netmaskOf, renderDnsmasqConf, renderDnsmasqStartScript } from "../../../core/render/dnsmasq";
+
+const base: DnsmasqOptions = {
+    serverIp: "172.22.0.2",
+    httpUrl: "http://172.22.0.2:6180",
+    interface: "eth1",
+    range: { start: "172.22.0.10", end: "172.22.0.100", prefixLength: 24, leaseTime: "1h" },
+};
+
+describe("core/render/dnsmasq", function () {
+    it("serves DHCP and TFTP only, on the provisioning interface, with the range and netmask", function () {
+        const conf = renderDnsmasqConf(base);
+        assert.match(conf, /^port=0$/m, "no DNS");
+        assert.match(conf, /^interface=eth1$/m);
+        assert.match(conf, /^dhcp-range=172\.22\.0\.10,172\.22\.0\.100,255\.255\.255\.0,1h$/m);
+        assert.equal(netmaskOf(26), "255.255.255.192");
+        assert.doesNotMatch(conf, /dhcp-ignore|dhcp-hostsdir/, "single answers every host");
+    });
+
+    it("sends PXE ROMs the iPXE binary for their architecture and iPXE the boot script, from this server", function () {
+        const conf = renderDnsmasqConf(base);
+        for (const f of Object.values(IPXE_FILES)) assert.match(conf, new RegExp(`^dhcp-boot=tag:!ipxe,.*/${f.replace(".", "\\.")},,172\\.22\\.0\\.2$`, "m"));
+        assert.match(conf, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.2:6180\/boot\.ipxe$/m);
+    });
+
+    it("multi: answers only hosts in the conductor's own directories, and knows the iPXE tag Ironic's provider relies on", function () {
+        const conf = renderDnsmasqConf({ ...base, knownHostsOnly: { hostsDir: "/h", optsDir: "/o" } });
+        assert.match(conf, /^dhcp-hostsdir=\/h$/m);
+        assert.match(conf, /^dhcp-optsdir=\/o$/m);
+        assert.match(conf, /^dhcp-ignore=tag:!known$/m);
+        assert.match(conf, /^dhcp-match=set:ipxe,175$/m);
+    });
+
+    it("without a range: TFTP only, no DHCP lines at all", function () {
+        const conf = renderDnsmasqConf({ ...base, range: undefined });
+        assert.doesNotMatch(conf, /^(dhcp-range|dhcp-option|dhcp-boot|dhcp-match|dhcp-ignore|log-dhcp)/m);
+        assert.match(conf, /^enable-tftp$/m);
+    });
+
+    it("the start script refuses a missing config and runs dnsmasq on exactly the given file", function () {
+        const s = renderDnsmasqStartScript("/etc/x/dnsmasq.conf");
+        assert.match(s, /^conf=\/etc\/x\/dnsmasq\.conf$/m);
+        assert.match(s, /FATAL: dnsmasq configuration \$conf not found/);
+        assert.match(s, /exec \/usr\/sbin\/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=\$conf"$/m);
+    });
+});
