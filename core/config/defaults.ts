@@ -1,0 +1,95 @@
+/** Defaults: what an unset key means. The README's configuration reference lists the same values. */
+import { DEFAULT_IMAGES, PORTS } from "../contract";
+import type { ParsedSections } from "./schema";
+import type { StackConfig } from "./types";
+
+/** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
+export const DEFAULT_MIN_DHCP_RANGE = 8;
+/** Default number of slices of the multi-conductor range: three control-plane nodes, room to grow and to replace. */
+export const DEFAULT_DHCP_SLOTS = 8;
+
+/** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
+export const CONTROL_PLANE_TOLERATIONS = [
+    { key: "node-role.kubernetes.io/control-plane", operator: "Exists" as const, effect: "NoSchedule" as const },
+    { key: "node-role.kubernetes.io/master", operator: "Exists" as const, effect: "NoSchedule" as const },
+];
+
+/** The defaulted configuration. Sections that are absent (or failed to parse) get every default. */
+export function applyDefaults(p: ParsedSections): StackConfig {
+    return {
+        topology: p.topology ?? "single",
+        namespace: p.namespace ?? "metal3",
+        name: p.name ?? "ironic",
+        createNamespace: p.createNamespace ?? true,
+        clusterDomain: p.clusterDomain ?? "cluster.local",
+        images: {
+            ironic: p.images?.ironic ?? DEFAULT_IMAGES.ironic,
+            ipaDownloader: p.images?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader,
+            keepalived: p.images?.keepalived ?? DEFAULT_IMAGES.keepalived,
+            mariadb: p.images?.mariadb ?? DEFAULT_IMAGES.mariadb,
+        },
+        ports: {
+            api: p.ports?.api ?? PORTS.api,
+            http: p.ports?.http ?? PORTS.http,
+            vmediaTls: p.ports?.vmediaTls ?? PORTS.vmediaTls,
+            jsonRpc: p.ports?.jsonRpc ?? PORTS.jsonRpc,
+        },
+        provisioning: provisioningDefaults(p.provisioning),
+        tls: {
+            mode: p.tls?.mode ?? "generate",
+            existingSecret: p.tls?.existingSecret,
+            validityDays: p.tls?.validityDays ?? 365,
+            renewBeforeDays: p.tls?.renewBeforeDays ?? 30,
+            caValidityDays: p.tls?.caValidityDays ?? 3650,
+            extraDnsNames: p.tls?.extraDnsNames ?? [],
+            extraIps: p.tls?.extraIps ?? [],
+        },
+        placement: {
+            nodeSelector: p.placement?.nodeSelector ?? {},
+            tolerations: p.placement?.tolerations ?? CONTROL_PLANE_TOLERATIONS,
+        },
+        ironic: {
+            apiUsername: p.ironic?.apiUsername ?? "metal3",
+            config: p.ironic?.config ?? {},
+            kernelParams: p.ironic?.kernelParams,
+            ramdiskSshKey: p.ironic?.ramdiskSshKey,
+            automatedClean: p.ironic?.automatedClean ?? true,
+            ipa: p.ironic?.ipa ?? {},
+        },
+        database: {
+            kind: p.database?.kind ?? "sqlite",
+            host: p.database?.host,
+            port: p.database?.port,
+            name: p.database?.name ?? "ironic",
+            credentialsSecret: p.database?.credentialsSecret,
+            caSecret: p.database?.caSecret,
+            storageSize: p.database?.storageSize ?? "10Gi",
+            storageClass: p.database?.storageClass,
+            retainOnDelete: p.database?.retainOnDelete ?? true,
+            allowDowngrade: p.database?.allowDowngrade ?? false,
+        },
+        conductors: p.conductors ?? [],
+        kubernetes: p.kubernetes ?? {},
+    };
+}
+
+function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig["provisioning"] {
+    const dhcp = prov?.dhcp;
+    return {
+        interface: prov?.interface,
+        ip: prov?.ip ?? "",
+        cidr: prov?.cidr ?? "",
+        keepalived: prov?.keepalived ?? false,
+        dhcp: dhcp
+            ? {
+                  rangeStart: dhcp.rangeStart,
+                  rangeEnd: dhcp.rangeEnd,
+                  gateway: dhcp.gateway,
+                  dns: dhcp.dns,
+                  leaseTime: dhcp.leaseTime ?? "1h",
+                  minSize: dhcp.minSize ?? DEFAULT_MIN_DHCP_RANGE,
+                  slots: dhcp.slots ?? DEFAULT_DHCP_SLOTS,
+              }
+            : undefined,
+    };
+}

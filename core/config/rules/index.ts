@@ -1,0 +1,30 @@
+/**
+ * Every cross-field rule, in the order their issues are reported (users and tests see that order).
+ * Adding a rule is adding a file here that exports a `Rule` and listing it below; `rule.ts` (the
+ * type) and `network.ts` (the provisioning network as numbers) are shared by the rules, not rules.
+ */
+import { conductorsRule } from "./conductors";
+import { databaseRule } from "./database";
+import { dhcpGatewayRule } from "./dhcp-gateway";
+import { dhcpRangeRule } from "./dhcp-range";
+import { dhcpSizeRule } from "./dhcp-size";
+import { portsRule } from "./ports";
+import { provisioningRule } from "./provisioning";
+import type { Rule } from "./rule";
+import { tlsRule } from "./tls";
+import { topologyRule } from "./topology";
+
+export type { AddIssue, Rule, RuleInput } from "./rule";
+export { RESERVED_MULTI_OPTIONS } from "./topology";
+
+export const RULES: readonly Rule[] = [
+    portsRule,
+    provisioningRule,
+    dhcpRangeRule,
+    dhcpSizeRule,
+    dhcpGatewayRule,
+    tlsRule,
+    conductorsRule,
+    topologyRule,
+    databaseRule,
+];

@@ -1,0 +1,31 @@
+/** Topology: what `single` must not have, and what `multi` needs (nodes, a shared database, per-node certificates). */
+import type { Rule } from "./rule";
+
+/**
+ * ironic.conf options the multi-conductor topology sets itself: overriding them through
+ * `ironic.config` would break DHCP ownership or JSON-RPC.
+ */
+export const RESERVED_MULTI_OPTIONS = [/^dhcp\./, /^dnsmasq\./, /^json_rpc\./, /^default\.(host|rpc_transport|my_ip)$/];
+
+export const topologyRule: Rule = ({ config: c, parsed }, add) => {
+    if (c.topology === "single") {
+        if (parsed.conductors && parsed.conductors.length > 0) {
+            add("conductors", 'only used with topology "multi"; remove it or set topology to "multi"');
+        }
+        return;
+    }
+    if ((parsed.conductors ?? []).length === 0) add("conductors", 'topology "multi" needs the control-plane nodes: a list of {name, ip} entries');
+    if (c.database.kind === "sqlite") {
+        add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');
+    }
+    if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');
+    if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor gets its own certificate from the stack CA (its IP and name), which an existing Secret cannot provide');
+    for (const key of Object.keys(c.ironic.config)) {
+        if (RESERVED_MULTI_OPTIONS.some((re) => re.test(key))) {
+            add(`ironic.config.${key}`, 'set by this program in topology "multi" (DHCP ownership and JSON-RPC depend on it); remove it');
+        }
+    }
+    (parsed.conductors ?? []).forEach((cd, i) => {
+        if (cd.slot !== undefined && !c.provisioning.dhcp) add(`conductors[${i}].slot`, "only used with provisioning.dhcp (slots are slices of the DHCP range)");
+    });
+};

@@ -1,0 +1,199 @@
+/**
+ * The shape of the stack configuration: zod building blocks and one schema per top-level key.
+ * Structural problems (wrong type, malformed address, unknown key) are reported from here, with
+ * the key path and a fix; cross-field rules live in `rules/`.
+ */
+import { closest, distance } from "fastest-levenshtein";
+import * as ipaddr from "ipaddr.js";
+import { z } from "zod";
+
+// ---------------------------------------------------------------------------------------------
+// Building blocks
+
+/** A strict object whose unknown keys are reported with a "did you mean" hint. */
+export function strict<T extends z.ZodRawShape>(shape: T) {
+    const known = Object.keys(shape);
+    return z.strictObject(shape, {
+        error: (iss) => {
+            if (iss.code !== "unrecognized_keys") return undefined;
+            const hints = iss.keys.map((k: string) => unknownKeyHint(k, known));
+            return hints.join("; ");
+        },
+    });
+}
+
+/** `unknown key "x": did you mean "y"?`, or the list of known keys when none is close. */
+export function unknownKeyHint(key: string, known: string[]): string {
+    const lower = key.toLowerCase();
+    const candidate = known.length > 0 ? closest(key, known) : undefined;
+    const close =
+        candidate !== undefined &&
+        (candidate.toLowerCase() === lower || distance(lower, candidate.toLowerCase()) <= Math.max(2, Math.floor(key.length / 3)));
+    const suffix = close ? `did you mean "${candidate}"?` : `known keys here: ${known.join(", ")}`;
+    return `unknown key "${key}": ${suffix}`;
+}
+
+export const ipv4 = z.string().refine((s) => ipaddr.IPv4.isValidFourPartDecimal(s), {
+    message: "not a valid IPv4 address (expected dotted quad such as 172.22.0.2)",
+});
+
+export const cidr = z.string().refine(
+    (s) => {
+        try {
+            const [addr] = ipaddr.parseCIDR(s);
+            return addr.kind() === "ipv4" && ipaddr.IPv4.isValidFourPartDecimal(s.split("/")[0]);
+        } catch {
+            return false;
+        }
+    },
+    { message: "not a valid IPv4 CIDR (expected network/prefix such as 172.22.0.0/24)" },
+);
+
+export const port = z
+    .number({ error: "must be a port number (integer 1-65535)" })
+    .int("must be a whole number")
+    .min(1, "must be between 1 and 65535")
+    .max(65535, "must be between 1 and 65535");
+
+/** RFC 1123 label: Kubernetes namespace and object-name component. */
+export const dnsLabel = z
+    .string()
+    .max(63, "must be at most 63 characters")
+    .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/, "must be a DNS label: lower-case letters, digits and '-', starting and ending with a letter or digit");
+
+/** Linux interface name. */
+export const ifname = z
+    .string()
+    .regex(/^[A-Za-z0-9_.:@-]{1,15}$/, "must be a Linux interface name (1-15 characters, no spaces or '/')");
+
+/**
+ * Container image reference: [registry[:port]/]path[:tag][@digest], following the grammar of
+ * the distribution reference (lower-case path components, tag up to 128 characters, sha256 digest).
+ */
+const IMAGE_REF =
+    /^(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
+export const imageRef = z
+    .string()
+    .max(255, "image reference is too long")
+    .regex(IMAGE_REF, "not a valid image reference (expected e.g. quay.io/metal3-io/ironic:release-38.0 or ...@sha256:<64 hex>)");
+
+/** dnsmasq lease time: seconds, or a number with m/h/d/w, or "infinite". */
+export const leaseTime = z
+    .string()
+    .regex(/^(infinite|[0-9]+[smhdw]?)$/, "must be a dnsmasq lease time such as 3600, 45m, 1h, 1d or infinite");
+
+/** oslo.config group/option names: what the OS_<GROUP>__<OPTION> variables address. */
+export const osloKey = z
+    .string()
+    .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/, "must be <group>.<option> in lower case, e.g. conductor.deploy_callback_timeout");
+
+export const toleration = strict({
+    key: z.string().optional(),
+    operator: z.enum(["Exists", "Equal"]).optional(),
+    value: z.string().optional(),
+    effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).optional(),
+    tolerationSeconds: z.number().int().optional(),
+});
+
+export type Toleration = z.infer<typeof toleration>;
+
+// ---------------------------------------------------------------------------------------------
+// Sections. Each top-level key is a separate Pulumi config key (`metal3-ironic:<key>`), parsed
+// separately so that a problem in one section does not hide problems in another.
+
+export const sections = {
+    topology: z.enum(["single", "multi"], { error: 'must be "single" (one Ironic) or "multi" (one Ironic per control-plane node)' }),
+    namespace: dnsLabel,
+    name: dnsLabel.refine((s) => s.length <= 40, "must be at most 40 characters (object names append suffixes)"),
+    createNamespace: z.boolean(),
+    clusterDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS domain such as cluster.local"),
+    images: strict({
+        ironic: imageRef.optional(),
+        ipaDownloader: imageRef.optional(),
+        keepalived: imageRef.optional(),
+        mariadb: imageRef.optional(),
+    }),
+    ports: strict({
+        api: port.optional(),
+        http: port.optional(),
+        vmediaTls: port.optional(),
+        jsonRpc: port.optional(),
+    }),
+    provisioning: strict({
+        interface: ifname.optional(),
+        ip: ipv4.optional(),
+        cidr: cidr,
+        keepalived: z.boolean().optional(),
+        dhcp: strict({
+            rangeStart: ipv4,
+            rangeEnd: ipv4,
+            gateway: ipv4.optional(),
+            dns: ipv4.optional(),
+            leaseTime: leaseTime.optional(),
+            minSize: z.number().int().min(1).optional(),
+            slots: z.number().int().min(1).max(64).optional(),
+        }).optional(),
+    }),
+    tls: strict({
+        mode: z.enum(["generate", "existing"], { error: 'must be "generate" (stack CA made by this program) or "existing"' }).optional(),
+        existingSecret: dnsLabel.optional(),
+        validityDays: z.number().int().min(1).max(3650).optional(),
+        renewBeforeDays: z.number().int().min(1).optional(),
+        caValidityDays: z.number().int().min(1).max(36500).optional(),
+        extraDnsNames: z.array(z.string().regex(/^(\*\.)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS name")).optional(),
+        extraIps: z.array(ipv4).optional(),
+    }),
+    placement: strict({
+        nodeSelector: z.record(z.string(), z.string()).optional(),
+        tolerations: z.array(toleration).optional(),
+    }),
+    ironic: strict({
+        apiUsername: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 characters of letters, digits, '_', '.', '-'").optional(),
+        config: z.record(osloKey, z.union([z.string(), z.number(), z.boolean()])).optional(),
+        kernelParams: z.string().optional(),
+        ramdiskSshKey: z
+            .string()
+            .regex(/^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( .*)?$/, "must be an OpenSSH public key line (ssh-ed25519 AAAA... comment)")
+            .optional(),
+        automatedClean: z.boolean().optional(),
+        ipa: strict({
+            baseUri: z.string().url("must be a URL").optional(),
+            branch: z.string().optional(),
+            flavor: z.string().optional(),
+        }).optional(),
+    }),
+    database: strict({
+        kind: z.enum(["sqlite", "mariadb", "external"], {
+            error: 'must be "mariadb" (deployed by this program), "external" (your own MariaDB/MySQL) or "sqlite" (single only, reset on every restart)',
+        }),
+        host: z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/, "must be a host name or IP address (put the port in database.port)").optional(),
+        port: port.optional(),
+        name: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a database name: letters, digits and '_' (at most 64)").optional(),
+        credentialsSecret: dnsLabel.optional(),
+        caSecret: dnsLabel.optional(),
+        storageSize: z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, "must be a Kubernetes quantity such as 10Gi").optional(),
+        storageClass: z.string().optional(),
+        retainOnDelete: z.boolean().optional(),
+        allowDowngrade: z.boolean().optional(),
+    }),
+    conductors: z.array(
+        strict({
+            name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a Kubernetes node name"),
+            ip: ipv4,
+            interface: ifname.optional(),
+            slot: z.number().int().min(0).optional(),
+        }),
+    ),
+    kubernetes: strict({
+        context: z.string().optional(),
+    }),
+} as const;
+
+/** Every section as parsed (before defaults). */
+export type Sections = { [K in keyof typeof sections]: z.infer<(typeof sections)[K]> };
+
+/** The sections that were set and parsed; a section that is absent or failed to parse is missing. */
+export type ParsedSections = Partial<Sections>;
+
+/** Known top-level keys, for the "did you mean" hint on unknown ones. */
+export const TOP_LEVEL_KEYS = Object.keys(sections) as (keyof typeof sections)[];

@@ -1,0 +1,71 @@
+/**
+ * Validation: every problem of the raw stack configuration at once, each with the config key it
+ * concerns and how to fix it; or the defaulted configuration when there is none.
+ */
+import type { z } from "zod";
+
+import { applyDefaults } from "./defaults";
+import { PROJECT, type RawConfig } from "./raw";
+import { RULES } from "./rules";
+import { type ParsedSections, TOP_LEVEL_KEYS, sections, unknownKeyHint } from "./schema";
+import type { StackConfig } from "./types";
+
+/** One configuration problem: the key path (as typed in `pulumi config set --path`) and the message. */
+export interface ConfigIssue {
+    key: string;
+    message: string;
+}
+
+export function formatIssues(issues: ConfigIssue[]): string {
+    const lines = issues.map((i) => `  - ${i.key}: ${i.message}`);
+    return `invalid stack configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`;
+}
+
+function pathKey(section: string, path: PropertyKey[]): string {
+    let key = section;
+    for (const p of path) key += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
+    return key;
+}
+
+/**
+ * Validate and default the raw stack configuration. Returns every problem found; structural
+ * problems of one section do not prevent checks of the others.
+ */
+export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig } | { ok: false; issues: ConfigIssue[] } {
+    const issues: ConfigIssue[] = [];
+    const parsed: ParsedSections = {};
+
+    for (const key of Object.keys(raw).sort()) {
+        if (!(key in sections)) {
+            issues.push({ key, message: unknownKeyHint(key, TOP_LEVEL_KEYS as string[]) + ` (set with: pulumi config set ${PROJECT}:<key>)` });
+        }
+    }
+    for (const key of TOP_LEVEL_KEYS) {
+        if (raw[key] === undefined) continue;
+        const result = (sections[key] as z.ZodTypeAny).safeParse(raw[key]);
+        if (result.success) {
+            (parsed as Record<string, unknown>)[key] = result.data;
+        } else {
+            for (const iss of result.error.issues) issues.push({ key: pathKey(key, iss.path), message: iss.message });
+        }
+    }
+    if (raw.provisioning === undefined) {
+        issues.push({
+            key: "provisioning",
+            message: `required: the provisioning network, e.g. pulumi config set --path ${PROJECT}:provisioning.ip 172.22.0.2 and ...provisioning.cidr 172.22.0.0/24`,
+        });
+    }
+
+    const config = applyDefaults(parsed);
+    issues.push(...semanticIssues(config, parsed));
+    if (issues.length > 0) return { ok: false, issues };
+    return { ok: true, config };
+}
+
+/** Cross-field checks on sections that parsed: every rule of `rules/`, in order. */
+function semanticIssues(config: StackConfig, parsed: ParsedSections): ConfigIssue[] {
+    const issues: ConfigIssue[] = [];
+    const add = (key: string, message: string) => issues.push({ key, message });
+    for (const rule of RULES) rule({ config, parsed }, add);
+    return issues;
+}
