@@ -1,4 +1,72 @@
-/** Types shared by the planner's modules. */
+/** Types shared by the planner's modules: the plan and its parts, as plain data. */
+import type { StackConfig } from "../config";
+import type { DhcpRange, DnsmasqOptions } from "../render/dnsmasq";
+import type { DatabasePlan } from "./database";
 
 /** Environment variables by name. */
 export type EnvMap = Record<string, string>;
+
+/** One oslo.config override: [group, option, value], passed to the image as an OS_* variable. */
+export type OsloSetting = [string, string, string];
+
+export interface ConductorPlan {
+    /** Kubernetes node name ("" for the single topology, which is not pinned to a node). */
+    node: string;
+    ip: string;
+    interface?: string;
+    /** Multi: the DHCP slot and whether it was derived from the node name. */
+    slot?: number;
+    autoSlot?: boolean;
+    /** Multi: the node's own environment (provisioning IP, conductor host), resolved at start. */
+    env?: EnvMap;
+    /** DHCP slice this conductor's dnsmasq hands out. */
+    range?: DhcpRange & { size: number };
+    /** Inputs of the dnsmasq renderer and its output (absent without DHCP). */
+    dnsmasqOptions?: DnsmasqOptions;
+    dnsmasqConf?: string;
+}
+
+export interface IronicPlan {
+    config: StackConfig;
+    name: string;
+    namespace: string;
+    labels: Record<string, string>;
+    selector: Record<string, string>;
+    names: {
+        deployment: string;
+        service: string;
+        dnsmasqConfigMap: string;
+        tlsSecret: string;
+        caSecret: string;
+        credentialsSecret: string;
+        bmoConfigMap: string;
+        /** Multi only. */
+        rpcCredentialsSecret: string;
+        nodeDataConfigMap: string;
+        nodeCertsSecret: string;
+        scriptsConfigMap: string;
+    };
+    /** In-cluster DNS names of the API Service, shortest first. */
+    serviceDnsNames: string[];
+    urls: {
+        /** What BMO and in-cluster clients use. */
+        apiInCluster: string;
+        /** What hosts, IPA and BMCs use on the provisioning network. */
+        apiProvisioning: string;
+        http: string;
+        vmediaTls: string;
+    };
+    certificate: { dnsNames: string[]; ipAddresses: string[] };
+    database: DatabasePlan;
+    conductors: ConductorPlan[];
+    dhcpEnabled: boolean;
+    /** Environment common to the ironic and httpd containers. */
+    commonEnv: EnvMap;
+    /** Extra environment of the ironic container: the image variables and OS_* overrides. */
+    ironicEnv: EnvMap;
+    /** The OS_* overrides alone (a subset of ironicEnv), as [group, option, value]. */
+    osloSettings: OsloSetting[];
+    ipaDownloaderEnv: EnvMap;
+    dnsmasqStartScript: string;
+    keepalivedVirtualIps?: string;
+}

@@ -1,0 +1,22 @@
+/**
+ * Subject alternative names of the certificates the program issues: the API certificate (single)
+ * or the part every node certificate shares (multi), and each node's own certificate.
+ */
+import type { StackConfig } from "../config";
+import { ipToNumber } from "../ip";
+
+/**
+ * Single: one certificate for the API Service and the provisioning IP. Multi: the shared part of
+ * every node certificate (the Service names); each node adds its own IP and name.
+ */
+export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): { dnsNames: string[]; ipAddresses: string[] } {
+    const ips = [...(config.topology === "multi" ? [] : [config.provisioning.ip]), ...config.tls.extraIps];
+    return {
+        dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames]),
+        ipAddresses: uniq(ips).sort((a, b) => ipToNumber(a) - ipToNumber(b)),
+    };
+}
+
+function uniq<T>(xs: T[]): T[] {
+    return [...new Set(xs)];
+}

@@ -1,0 +1,112 @@
+/**
+ * The conductors of a topology and what their dnsmasq serves. Single: one conductor on the
+ * provisioning IP, not pinned to a node, handing out the whole DHCP range. Multi: one conductor per
+ * configured control-plane node, each with its own environment and its own slice of the range
+ * (core/plan/slices.ts), answering only the hosts Ironic's dnsmasq provider wrote for it.
+ */
+import * as ipaddr from "ipaddr.js";
+
+import type { StackConfig } from "../config";
+import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV } from "../contract";
+import { ipToNumber } from "../ip";
+import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "../render/dnsmasq";
+import { NODE_DNSMASQ_CONF_SHELL } from "./names";
+import { planSlices } from "./slices";
+import type { ConductorPlan, EnvMap } from "./types";
+
+export function cidrParts(cidr: string): { network: string; prefixLength: number } {
+    const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
+    return { network: addr.toString(), prefixLength };
+}
+
+/** One entry per conductor: `[one]` for single, one per `conductors[]` entry (in config order) for multi. */
+export function planConductors(config: StackConfig): ConductorPlan[] {
+    switch (config.topology) {
+        case "single":
+            return [singleConductor(config)];
+        case "multi":
+            return multiConductors(config);
+    }
+}
+
+/** The dnsmasq start script: single reads the one ConfigMap file, multi its node's file (resolved in the pod). */
+export function dnsmasqStartScript(config: StackConfig): string {
+    switch (config.topology) {
+        case "single":
+            return renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`);
+        case "multi":
+            return renderDnsmasqStartScript(NODE_DNSMASQ_CONF_SHELL, { leaseFile: DHCP_PROVIDER_PATHS.leaseFile });
+    }
+}
+
+function singleConductor(config: StackConfig): ConductorPlan {
+    const { name, namespace, ports, provisioning } = config;
+    const dhcp = provisioning.dhcp;
+    const ip = provisioning.ip;
+    const range = dhcp
+        ? {
+              start: dhcp.rangeStart,
+              end: dhcp.rangeEnd,
+              prefixLength: cidrParts(provisioning.cidr).prefixLength,
+              leaseTime: dhcp.leaseTime,
+              size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
+          }
+        : undefined;
+    const opts: DnsmasqOptions = {
+        header: `dnsmasq for ${namespace}/${name} (topology single)`,
+        interface: provisioning.interface,
+        serverIp: ip,
+        httpUrl: `http://${ip}:${ports.http}`,
+        range,
+        gateway: dhcp?.gateway,
+        dns: dhcp?.dns,
+    };
+    return {
+        node: "",
+        ip,
+        interface: provisioning.interface,
+        range,
+        dnsmasqOptions: range ? opts : undefined,
+        dnsmasqConf: range ? renderDnsmasqConf(opts) : undefined,
+    };
+}
+
+function multiConductors(config: StackConfig): ConductorPlan[] {
+    const { name, namespace, ports, provisioning } = config;
+    const dhcp = provisioning.dhcp;
+    const { prefixLength } = cidrParts(provisioning.cidr);
+    const slices = dhcp
+        ? planSlices({ rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: dhcp.slots, minSize: dhcp.minSize, conductors: config.conductors })
+        : undefined;
+    return config.conductors.map((c) => {
+        const iface = c.interface ?? provisioning.interface;
+        const slice = slices?.slices.find((x) => x.node === c.name);
+        const range = slice && dhcp ? { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } : undefined;
+        const opts: DnsmasqOptions | undefined = range
+            ? {
+                  header: `dnsmasq for conductor ${c.name} of ${namespace}/${name} (slot ${slice!.slot} of ${dhcp!.slots})`,
+                  interface: iface,
+                  serverIp: c.ip,
+                  httpUrl: `http://${c.ip}:${ports.http}`,
+                  range,
+                  gateway: dhcp?.gateway,
+                  dns: dhcp?.dns,
+                  knownHostsOnly: { hostsDir: DHCP_PROVIDER_PATHS.hostsDir, optsDir: DHCP_PROVIDER_PATHS.optsDir },
+                  leaseFile: DHCP_PROVIDER_PATHS.leaseFile,
+              }
+            : undefined;
+        const env: EnvMap = { [ENV.provisioningIp]: c.ip, [ENV.conductorHost]: c.ip };
+        if (iface) env[ENV.provisioningInterface] = iface;
+        return {
+            node: c.name,
+            ip: c.ip,
+            interface: iface,
+            slot: slice?.slot,
+            autoSlot: slice?.auto,
+            env,
+            range,
+            dnsmasqOptions: opts,
+            dnsmasqConf: opts ? renderDnsmasqConf(opts) : undefined,
+        };
+    });
+}

@@ -1,0 +1,121 @@
+/**
+ * The containers' environment, as the ironic image reads it: what ironic and httpd share, the
+ * ironic container's own variables and oslo.config overrides (OS_<GROUP>__<OPTION>), the IPA
+ * downloader's, and the database connection.
+ */
+import type { StackConfig } from "../config";
+import { DHCP_PROVIDER_PATHS, ENV, IPXE_FILES, PATHS, osloEnvName } from "../contract";
+import type { DatabasePlan } from "./database";
+import { FAILOVER_SETTINGS } from "./timings";
+import type { EnvMap, OsloSetting } from "./types";
+
+/** Sorted copy of an env map: stable order in manifests regardless of insertion order. */
+export function sortedEnv(env: EnvMap): { name: string; value: string }[] {
+    return Object.keys(env)
+        .sort()
+        .map((name) => ({ name, value: env[name] }));
+}
+
+/** Environment common to the ironic and httpd containers. */
+export function commonEnv(config: StackConfig): EnvMap {
+    const { ports, provisioning } = config;
+    const env: EnvMap = {
+        [ENV.listenAllInterfaces]: "true",
+        [ENV.httpPort]: String(ports.http),
+        [ENV.accessPort]: String(ports.api),
+        [ENV.listenPort]: String(ports.api),
+        // httpd terminates TLS on the API port and proxies to Ironic's unix socket (as IrSO and
+        // BMO's tls component do); Ironic itself is not reachable from the network.
+        [ENV.reverseProxySetup]: "true",
+        [ENV.privatePort]: "unix",
+        [ENV.vmediaTlsPort]: String(ports.vmediaTls),
+        // Only defaulted in configure-ironic: pass it to httpd too or inspector.ipxe gets an empty value.
+        [ENV.enableVlanInterfaces]: "all",
+        // Roll Ironic and httpd when a mounted certificate Secret is updated in place.
+        [ENV.restartOnCertUpdate]: "true",
+    };
+    // Multi: each node's provisioning IP and interface come from its own env file (ConductorPlan.env).
+    if (config.topology === "single") {
+        env[ENV.provisioningIp] = provisioning.ip;
+        if (provisioning.interface) env[ENV.provisioningInterface] = provisioning.interface;
+    }
+    if (config.ironic.kernelParams) env[ENV.kernelParams] = config.ironic.kernelParams;
+    if (config.ironic.ramdiskSshKey) env[ENV.ramdiskSshKey] = config.ironic.ramdiskSshKey;
+    return env;
+}
+
+/** Extra environment of the ironic container: the image variables, then every OS_* override. */
+export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
+    const env: EnvMap = {
+        [ENV.automatedClean]: config.ironic.automatedClean ? "true" : "false",
+        ...databaseEnv(database),
+    };
+    if (database.jobs) {
+        // Schema changes run in the ordered Jobs, not concurrently in every conductor.
+        env[ENV.skipDbsync] = "true";
+    }
+    if (config.topology === "multi") {
+        // Active/active conductors: JSON-RPC between them, one port for all (peers dial their own port).
+        env[ENV.exposeJsonRpc] = "true";
+        env[ENV.jsonRpcPort] = String(config.ports.jsonRpc);
+    }
+    for (const [group, option, value] of osloSettings(config)) env[osloEnvName(group, option)] = value;
+    return env;
+}
+
+/** The oslo.config overrides: the program's own (multi), then the user's `ironic.config`, sorted by key. */
+export function osloSettings(config: StackConfig): OsloSetting[] {
+    return [...programOsloSettings(config), ...userOsloSettings(config)];
+}
+
+function programOsloSettings(config: StackConfig): OsloSetting[] {
+    if (config.topology !== "multi") return [];
+    const settings: OsloSetting[] = [...FAILOVER_SETTINGS];
+    if (config.provisioning.dhcp) {
+        // Ironic's dnsmasq provider writes each owned host into this conductor's own directories.
+        settings.push(
+            ["dhcp", "dhcp_provider", "dnsmasq"],
+            ["dnsmasq", "dhcp_hostsdir", DHCP_PROVIDER_PATHS.hostsDir],
+            ["dnsmasq", "dhcp_leasefile", DHCP_PROVIDER_PATHS.leaseFile],
+            ["dnsmasq", "dhcp_optsdir", DHCP_PROVIDER_PATHS.optsDir],
+            // The provider's options name the firmware a PXE ROM loads from this conductor's TFTP
+            // root: only the image's files are there (Ironic's UEFI default, snponly.efi, is not).
+            // Ironic looks up cpu_arch first, then boot mode: x86_64 stays out of the map, or a
+            // BIOS x86_64 host would be given the EFI binary.
+            ["pxe", "ipxe_bootfile_name", IPXE_FILES.bios],
+            ["pxe", "uefi_ipxe_bootfile_name", IPXE_FILES.efiX86_64],
+            ["pxe", "ipxe_bootfile_name_by_arch", `aarch64:${IPXE_FILES.efiArm64}`],
+        );
+    }
+    return settings;
+}
+
+function userOsloSettings(config: StackConfig): OsloSetting[] {
+    const user = config.ironic.config;
+    return Object.keys(user)
+        .sort()
+        .map((k) => {
+            const [group, option] = k.split(".");
+            return [group, option, osloValue(user[k])];
+        });
+}
+
+function osloValue(v: string | number | boolean): string {
+    return typeof v === "boolean" ? (v ? "True" : "False") : String(v);
+}
+
+/** The IPA downloader init container: where to put the ramdisk, and where to fetch it from. */
+export function ipaDownloaderEnv(config: StackConfig): EnvMap {
+    const ipa = config.ironic.ipa;
+    const env: EnvMap = { [ENV.sharedDir]: PATHS.shared };
+    if (ipa.baseUri) env[ENV.ipaBaseUri] = ipa.baseUri;
+    if (ipa.branch) env[ENV.ipaBranch] = ipa.branch;
+    if (ipa.flavor) env[ENV.ipaFlavor] = ipa.flavor;
+    return env;
+}
+
+/** What the ironic image reads to reach the database (credentials and CA are mounted files). */
+export function databaseEnv(db: DatabasePlan): EnvMap {
+    if (db.kind === "sqlite") return { [ENV.useMariadb]: "false" };
+    return { [ENV.useMariadb]: "true", [ENV.mariadbHost]: db.hostForIronic!, [ENV.mariadbDatabase]: db.database };
+}

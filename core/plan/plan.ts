@@ -1,0 +1,68 @@
+/**
+ * Validated config → deployment plan: every derived value (names, labels, URLs, SANs, DHCP
+ * ranges, environment of each container) as plain data. Pure; tested without Pulumi.
+ * Composes conductors.ts, env.ts, certificates.ts and database.ts.
+ */
+import type { StackConfig } from "../config";
+import { apiCertificate } from "./certificates";
+import { cidrParts, dnsmasqStartScript, planConductors } from "./conductors";
+import { databasePlan } from "./database";
+import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
+import type { IronicPlan } from "./types";
+
+export function buildPlan(config: StackConfig): IronicPlan {
+    const { name, namespace, ports, provisioning } = config;
+    const serviceDnsNames = [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.${config.clusterDomain}`];
+    const database = databasePlan(config);
+    // Multi: each conductor is reached on its own node's IP, which no shared value can name.
+    const host = config.topology === "multi" ? "<conductor IP>" : provisioning.ip;
+    return {
+        config,
+        name,
+        namespace,
+        labels: {
+            "app.kubernetes.io/name": "ironic",
+            "app.kubernetes.io/instance": name,
+            "app.kubernetes.io/part-of": "metal3",
+            "app.kubernetes.io/managed-by": "metal3-ironic",
+        },
+        selector: { "app.kubernetes.io/name": "ironic", "app.kubernetes.io/instance": name },
+        names: resourceNames(config),
+        serviceDnsNames,
+        urls: {
+            apiInCluster: `https://${name}.${namespace}.svc:${ports.api}`,
+            apiProvisioning: `https://${host}:${ports.api}`,
+            http: `http://${host}:${ports.http}`,
+            vmediaTls: `https://${host}:${ports.vmediaTls}`,
+        },
+        certificate: apiCertificate(config, serviceDnsNames),
+        database,
+        conductors: planConductors(config),
+        dhcpEnabled: provisioning.dhcp !== undefined,
+        commonEnv: commonEnv(config),
+        ironicEnv: ironicEnv(config, database),
+        osloSettings: osloSettings(config),
+        ipaDownloaderEnv: ipaDownloaderEnv(config),
+        dnsmasqStartScript: dnsmasqStartScript(config),
+        keepalivedVirtualIps: provisioning.keepalived
+            ? `${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}`
+            : undefined,
+    };
+}
+
+function resourceNames(config: StackConfig): IronicPlan["names"] {
+    const { name } = config;
+    return {
+        deployment: name,
+        service: name,
+        dnsmasqConfigMap: `${name}-dnsmasq`,
+        tlsSecret: config.tls.mode === "existing" ? config.tls.existingSecret! : `${name}-tls`,
+        caSecret: `${name}-cacert`,
+        credentialsSecret: `${name}-credentials`,
+        bmoConfigMap: `${name}-bmo`,
+        rpcCredentialsSecret: `${name}-rpc-credentials`,
+        nodeDataConfigMap: `${name}-conductors`,
+        nodeCertsSecret: `${name}-conductor-tls`,
+        scriptsConfigMap: `${name}-scripts`,
+    };
+}
