@@ -1,0 +1,75 @@
+/** Defaults (core/config/defaults.ts): what an unset key means. */
+import { strict as assert } from "assert";
+
+import { validateConfig } from "../../../core/config";
+import { CONTROL_PLANE_TOLERATIONS, DEFAULT_DHCP_SLOTS, DEFAULT_MIN_DHCP_RANGE, applyDefaults } from "../../../core/config/defaults";
+import { DEFAULT_IMAGES, PORTS } from "../../../core/contract";
+import { devRaw } from "./support";
+
+describe("config defaults", function () {
+    it("accepts the dev stack and fills in defaults", function () {
+        const r = validateConfig(devRaw);
+        assert.ok(r.ok, JSON.stringify(!r.ok && r.issues));
+        const c = r.config;
+        assert.equal(c.topology, "single");
+        assert.equal(c.images.ironic, DEFAULT_IMAGES.ironic);
+        assert.deepEqual(c.ports, { api: 6385, http: 6180, vmediaTls: 6183, jsonRpc: 6189 });
+        assert.equal(c.provisioning.dhcp?.leaseTime, "1h");
+        assert.equal(c.tls.mode, "generate");
+        assert.equal(c.database.kind, "sqlite");
+        assert.deepEqual(c.placement.nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
+        assert.equal(c.placement.tolerations.length, 2, "control-plane taints tolerated by default");
+    });
+
+    it("accepts a virtual-media-only network (no dhcp block)", function () {
+        const prov = { ...(devRaw.provisioning as Record<string, unknown>) };
+        delete prov.dhcp;
+        const r = validateConfig({ ...devRaw, provisioning: prov });
+        assert.ok(r.ok);
+        assert.equal(r.config.provisioning.dhcp, undefined);
+    });
+
+    it("gives every key of an empty configuration the value the README lists", function () {
+        const c = applyDefaults({});
+        assert.equal(c.namespace, "metal3");
+        assert.equal(c.name, "ironic");
+        assert.equal(c.createNamespace, true);
+        assert.equal(c.clusterDomain, "cluster.local");
+        assert.deepEqual(c.images, DEFAULT_IMAGES);
+        assert.deepEqual(c.ports, { api: PORTS.api, http: PORTS.http, vmediaTls: PORTS.vmediaTls, jsonRpc: PORTS.jsonRpc });
+        assert.deepEqual(c.tls, { mode: "generate", existingSecret: undefined, validityDays: 365, renewBeforeDays: 30, caValidityDays: 3650, extraDnsNames: [], extraIps: [] });
+        assert.deepEqual(c.placement, { nodeSelector: {}, tolerations: CONTROL_PLANE_TOLERATIONS });
+        assert.equal(c.ironic.apiUsername, "metal3");
+        assert.equal(c.ironic.automatedClean, true);
+        assert.equal(c.database.name, "ironic");
+        assert.equal(c.database.storageSize, "10Gi");
+        assert.equal(c.database.retainOnDelete, true);
+        assert.equal(c.database.allowDowngrade, false);
+        assert.deepEqual(c.conductors, []);
+        assert.equal(c.provisioning.keepalived, false);
+        assert.equal(c.provisioning.dhcp, undefined);
+    });
+
+    it("defaults the DHCP lease time, minimum size and slot count", function () {
+        const c = applyDefaults({ provisioning: { cidr: "172.22.0.0/24", dhcp: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.100" } } });
+        assert.deepEqual(c.provisioning.dhcp, {
+            rangeStart: "172.22.0.10",
+            rangeEnd: "172.22.0.100",
+            gateway: undefined,
+            dns: undefined,
+            leaseTime: "1h",
+            minSize: DEFAULT_MIN_DHCP_RANGE,
+            slots: DEFAULT_DHCP_SLOTS,
+        });
+        assert.equal(DEFAULT_MIN_DHCP_RANGE, 8);
+        assert.equal(DEFAULT_DHCP_SLOTS, 8);
+    });
+
+    it("tolerates the control-plane and master NoSchedule taints unless tolerations are given", function () {
+        assert.deepEqual(
+            CONTROL_PLANE_TOLERATIONS.map((t) => `${t.key}:${t.operator}:${t.effect}`),
+            ["node-role.kubernetes.io/control-plane:Exists:NoSchedule", "node-role.kubernetes.io/master:Exists:NoSchedule"],
+        );
+        assert.deepEqual(applyDefaults({ placement: { tolerations: [] } }).placement.tolerations, []);
+    });
+});

@@ -1,0 +1,43 @@
+/** The schema (core/config/schema.ts): structural problems of each section, with key path and fix. */
+import { strict as assert } from "assert";
+
+import { validateConfig } from "../../../core/config";
+import { unknownKeyHint } from "../../../core/config/schema";
+import { devRaw, hasIssue, issues, withDhcp, withProvisioning } from "./support";
+
+describe("config schema", function () {
+    it("rejects an unknown topology", function () {
+        hasIssue(issues({ ...devRaw, topology: "ha" }), "topology", /"single".*"multi"/);
+    });
+
+    it("suggests the right name for a misspelt key, at any depth", function () {
+        const list = issues({ ...devRaw, namepsace: "x", provisioning: { ...(devRaw.provisioning as object), cdir: "10.0.0.0/24" } });
+        hasIssue(list, "namepsace", /did you mean "namespace"/);
+        hasIssue(list, "provisioning", /unknown key "cdir": did you mean "cidr"/);
+    });
+
+    it("suggests the closest known key, or lists them all when none is close", function () {
+        assert.equal(unknownKeyHint("zzzzzz", ["api", "http"]), 'unknown key "zzzzzz": known keys here: api, http');
+        assert.equal(unknownKeyHint("Cidr", ["interface", "ip", "cidr"]), 'unknown key "Cidr": did you mean "cidr"?');
+    });
+
+    it("rejects malformed IP addresses and CIDRs", function () {
+        const list = issues(withProvisioning({ ip: "172.22.0.300", cidr: "172.22.0.0/33" }));
+        hasIssue(list, "provisioning.ip", /not a valid IPv4 address/);
+        hasIssue(list, "provisioning.cidr", /not a valid IPv4 CIDR/);
+        hasIssue(issues(withDhcp({ gateway: "gw" })), "provisioning.dhcp.gateway", /not a valid IPv4/);
+    });
+
+    it("rejects ports out of range", function () {
+        const list = issues({ ...devRaw, ports: { api: 70000, http: 6183, vmediaTls: 6183, jsonRpc: 0 } });
+        hasIssue(list, "ports.api", /between 1 and 65535/);
+        hasIssue(list, "ports.jsonRpc", /between 1 and 65535/);
+    });
+
+    it("rejects image references that are not references", function () {
+        const list = issues({ ...devRaw, images: { ironic: "Quay.io/Metal3 ironic:latest", ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader@sha256:abc" } });
+        hasIssue(list, "images.ironic", /not a valid image reference/);
+        hasIssue(list, "images.ipaDownloader", /not a valid image reference/);
+        assert.ok(validateConfig({ ...devRaw, images: { ironic: `registry.local:5000/metal3/ironic@sha256:${"a".repeat(64)}` } }).ok);
+    });
+});
