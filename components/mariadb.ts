@@ -8,7 +8,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
-import { MARIADB, renderInitSql, renderMariadbConf } from "../core/plan/database";
+import { MARIADB } from "../core/plan/database";
+import { renderInitSql, renderMariadbConf } from "../core/render/mariadb";
 import { contentHash, inNamespace, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";

@@ -5,23 +5,9 @@
  */
 import { CONDUCTOR_PATHS } from "../contract";
 import { WRAPPER_ENV } from "../contract";
-import type { EnvMap } from "./types";
 
 
-/** Shell-safe single quoting. */
-export function shellQuote(v: string): string {
-    return `'${v.replace(/'/g, `'\\''`)}'`;
-}
-
-/** A node's environment as a file the wrapper sources (`KEY='value'` lines, sorted). */
-export function renderEnvFile(env: EnvMap): string {
-    return (
-        Object.keys(env)
-            .sort()
-            .map((k) => `${k}=${shellQuote(env[k])}`)
-            .join("\n") + "\n"
-    );
-}
+export { shellQuote, renderEnvFile } from "../render/envfile";
 
 
 /**

@@ -1,10 +1,11 @@
 /**
- * The database side, pure: MariaDB server configuration and first-start SQL, the connection the
- * ironic image is given, schema-job identity keyed on the Ironic image, and the downgrade guard.
+ * The database side, pure: the MariaDB image's paths, the connection the ironic image is given,
+ * schema-job identity keyed on the Ironic image, and the downgrade guard. The MariaDB server
+ * configuration and first-start SQL are rendered in core/render/mariadb.ts.
  */
 import { createHash } from "crypto";
 
-import { StackConfig } from "../config";
+import type { StackConfig } from "../config";
 
 /** Paths inside the upstream MariaDB image (docker.io/library/mariadb) and our mounts. */
 export const MARIADB = {
@@ -76,44 +77,6 @@ export function databasePlan(config: StackConfig): DatabasePlan {
         },
         jobs: db.kind === "sqlite" ? undefined : { upgrade: `${name}-dbsync-${key}`, migrate: `${name}-migrate-${key}` },
     };
-}
-
-/** MariaDB server configuration: TLS required for every TCP client. */
-export function renderMariadbConf(opts: { tlsDir?: string; maxConnections?: number; bufferPool?: string } = {}): string {
-    const tls = opts.tlsDir ?? MARIADB.tlsDir;
-    return [
-        "# Rendered by metal3-ironic.",
-        "[mariadbd]",
-        "skip-name-resolve",
-        `max_connections = ${opts.maxConnections ?? 256}`,
-        `innodb_buffer_pool_size = ${opts.bufferPool ?? "256M"}`,
-        "character-set-server = utf8mb4",
-        `ssl_cert = ${tls}/tls.crt`,
-        `ssl_key = ${tls}/tls.key`,
-        `ssl_ca = ${tls}/ca.crt`,
-        "tls_version = TLSv1.2,TLSv1.3",
-        // Plain TCP is refused; the local socket (entrypoint, health check) stays usable.
-        "require_secure_transport = ON",
-        "",
-    ].join("\n");
-}
-
-function sqlString(s: string): string {
-    return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
-}
-
-function sqlIdent(s: string): string {
-    return "`" + s.replace(/`/g, "``") + "`";
-}
-
-/** First-start SQL: the Ironic database and user, which may only connect over TLS. */
-export function renderInitSql(database: string, user: string, password: string): string {
-    return [
-        `CREATE DATABASE IF NOT EXISTS ${sqlIdent(database)} CHARACTER SET utf8mb3;`,
-        `CREATE USER IF NOT EXISTS ${sqlString(user)}@'%' IDENTIFIED BY ${sqlString(password)} REQUIRE SSL;`,
-        `GRANT ALL PRIVILEGES ON ${sqlIdent(database)}.* TO ${sqlString(user)}@'%';`,
-        "",
-    ].join("\n");
 }
 
 /**

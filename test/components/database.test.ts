@@ -4,7 +4,8 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig, validateConfig } from "../../core/config";
-import { downgradeError, imageKey, ironicVersion, renderInitSql } from "../../core/plan/database";
+import { downgradeError, imageKey, ironicVersion } from "../../core/plan/database";
+import { renderInitSql } from "../../core/render/mariadb";
 import { containsSecret, unwrapSecrets } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 

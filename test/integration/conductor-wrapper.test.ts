@@ -7,7 +7,8 @@ import { spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { renderConductorWrapper, renderEnvFile } from "../../core/plan/conductor";
+import { renderConductorWrapper } from "../../core/plan/conductor";
+import { renderEnvFile } from "../../core/render/envfile";
 import { run, tmpDir } from "../helpers/sys";
 
 describe("conductor start wrapper (bash)", function () {

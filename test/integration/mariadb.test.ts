@@ -11,7 +11,8 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { validateConfig } from "../../core/config";
-import { MARIADB, renderInitSql, renderMariadbConf } from "../../core/plan/database";
+import { MARIADB } from "../../core/plan/database";
+import { renderInitSql, renderMariadbConf } from "../../core/render/mariadb";
 import { IRONIC_DB_USER } from "../../components/mariadb";
 import { buildPlan, databaseEnv } from "../../core/plan";
 import { renderOffline, readStackConfig } from "../../tools/render";

@@ -1,0 +1,45 @@
+/**
+ * The MariaDB files this program renders into the deployed server's ConfigMap and init Secret:
+ * the server configuration (TLS required for every TCP client) and the first-start SQL.
+ */
+import { MARIADB } from "../plan/database";
+
+/** MariaDB server configuration: TLS required for every TCP client. */
+export function renderMariadbConf(opts: { tlsDir?: string; maxConnections?: number; bufferPool?: string } = {}): string {
+    const tls = opts.tlsDir ?? MARIADB.tlsDir;
+    return [
+        "# Rendered by metal3-ironic.",
+        "[mariadbd]",
+        "skip-name-resolve",
+        `max_connections = ${opts.maxConnections ?? 256}`,
+        `innodb_buffer_pool_size = ${opts.bufferPool ?? "256M"}`,
+        "character-set-server = utf8mb4",
+        `ssl_cert = ${tls}/tls.crt`,
+        `ssl_key = ${tls}/tls.key`,
+        `ssl_ca = ${tls}/ca.crt`,
+        "tls_version = TLSv1.2,TLSv1.3",
+        // Plain TCP is refused; the local socket (entrypoint, health check) stays usable.
+        "require_secure_transport = ON",
+        "",
+    ].join("\n");
+}
+
+/** First-start SQL: the Ironic database and user, which may only connect over TLS. */
+export function renderInitSql(database: string, user: string, password: string): string {
+    return [
+        `CREATE DATABASE IF NOT EXISTS ${sqlIdent(database)} CHARACTER SET utf8mb3;`,
+        `CREATE USER IF NOT EXISTS ${sqlString(user)}@'%' IDENTIFIED BY ${sqlString(password)} REQUIRE SSL;`,
+        `GRANT ALL PRIVILEGES ON ${sqlIdent(database)}.* TO ${sqlString(user)}@'%';`,
+        "",
+    ].join("\n");
+}
+
+/** A SQL string literal: backslashes doubled (MariaDB's default sql_mode escapes with them), quotes doubled. */
+function sqlString(s: string): string {
+    return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;
+}
+
+/** A SQL identifier in backquotes, backquotes doubled. */
+function sqlIdent(s: string): string {
+    return "`" + s.replace(/`/g, "``") + "`";
+}
