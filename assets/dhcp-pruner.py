@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+# Rendered by metal3-ironic: keeps this conductor's dnsmasq host/option files consistent with
+# node ownership in Ironic (see components/pruner.ts for the why).
+import base64
+import json
+import os
+import ssl
+import sys
+import time
+import urllib.request
+
+API = os.environ["PRUNER_API_URL"].rstrip("/")
+CA = os.environ.get("PRUNER_CA_FILE") or None
+AUTH_DIR = os.environ.get("PRUNER_AUTH_DIR") or None
+HOSTSDIR = os.environ["PRUNER_HOSTSDIR"]
+OPTSDIR = os.environ["PRUNER_OPTSDIR"]
+INTERVAL = float(os.environ.get("PRUNER_INTERVAL", "2"))
+ME = os.environ["IRONIC_CONDUCTOR_HOST"]
+ONCE = os.environ.get("PRUNER_ONCE") == "1"
+GRACE = float(os.environ.get("PRUNER_GRACE", "15"))
+REBALANCE_DELAY = float(os.environ.get("PRUNER_REBALANCE_DELAY", "20"))
+HEADERS = {"X-OpenStack-Ironic-API-Version": "1.82", "Accept": "application/json"}
+
+
+def log(msg):
+    print("dhcp-pruner[%s]: %s" % (ME, msg), flush=True)
+
+
+def auth_header():
+    if not AUTH_DIR:
+        return {}
+    with open(os.path.join(AUTH_DIR, "username")) as f:
+        user = f.read().strip()
+    with open(os.path.join(AUTH_DIR, "password")) as f:
+        password = f.read().strip()
+    token = base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
+    return {"Authorization": "Basic " + token}
+
+
+def context():
+    if not API.startswith("https:"):
+        return None
+    return ssl.create_default_context(cafile=CA)
+
+
+def get_all(path, key):
+    """Every item of a paginated collection; raises on any error (then nothing is changed)."""
+    items = []
+    url = API + path
+    while url:
+        req = urllib.request.Request(url, headers={**HEADERS, **auth_header()})
+        with urllib.request.urlopen(req, timeout=10, context=context()) as resp:
+            body = json.load(resp)
+        items.extend(body[key])
+        url = body.get("next")
+    return items
+
+
+def write_atomic(path, content):
+    # A dot-file is ignored by dnsmasq; the rename is seen through inotify (IN_MOVED_TO).
+    tmp = os.path.join(os.path.dirname(path), "." + os.path.basename(path) + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(content)
+    os.rename(tmp, path)
+
+
+def settled(path, verdict, previous, current, me_alive):
+    """Prune only on a stable view: the same verdict in the last poll too (for REBALANCE_DELAY
+    when this conductor is alive), and the file past the grace period."""
+    now = time.time()
+    first = previous[path][1] if path in previous and previous[path][0] == verdict else None
+    current[path] = (verdict, first if first is not None else now)
+    if first is None:
+        return False
+    if me_alive and now - first < REBALANCE_DELAY:
+        return False
+    try:
+        return now - os.stat(path).st_mtime >= GRACE
+    except FileNotFoundError:
+        return False
+
+
+def prune_once(unattributed, previous):
+    """One pass; returns the (path -> other owner) view that the next pass confirms against."""
+    nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
+    ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
+    me_alive = any(c.get("hostname") == ME and c.get("alive") for c in get_all("/v1/conductors?limit=1000", "conductors"))
+    current = {}
+    for name in sorted(os.listdir(HOSTSDIR)):
+        if not (name.startswith("ironic-") and name.endswith(".conf")):
+            continue
+        path = os.path.join(HOSTSDIR, name)
+        try:
+            with open(path) as f:
+                line = f.readline().strip()
+        except FileNotFoundError:
+            continue
+        fields = line.split(",")
+        if len(fields) < 2 or fields[1] == "ignore":
+            continue
+        mac = fields[0].lower()
+        node = nodes.get(ports.get(mac, ""))
+        owner = node and node.get("conductor")
+        if not owner:
+            if path not in unattributed:
+                unattributed.add(path)
+                log("leaving %s alone: cannot attribute MAC %s to a node with an owner" % (name, mac))
+            continue
+        unattributed.discard(path)
+        tag = fields[1][len("set:"):] if fields[1].startswith("set:") else None
+        node_tag = (node.get("driver_internal_info") or {}).get("dnsmasq_tag")
+        if owner != ME:
+            reason = "is owned by %s" % owner
+        elif node_tag is None:
+            # Cleanup drops the node's tag. A tag that merely differs is left alone: it can be a
+            # takeover racing with this poll, and silencing the owner would be worse.
+            reason = "no longer has a DHCP tag (cleaned up elsewhere; entry had %s)" % tag
+        else:
+            continue
+        if settled(path, reason, previous, current, me_alive):
+            write_atomic(path, "%s,ignore\n" % fields[0])
+            log("host %s (node %s) %s: entry %s set to ignore" % (mac, node["uuid"], reason, name))
+    for name in sorted(os.listdir(OPTSDIR)):
+        if not (name.startswith("ironic-") and name.endswith(".conf")):
+            continue
+        node = nodes.get(name[len("ironic-"):-len(".conf")])
+        owner = node and node.get("conductor")
+        path = os.path.join(OPTSDIR, name)
+        if owner and owner != ME and settled(path, owner, previous, current, me_alive):
+            try:
+                os.remove(path)
+                log("node %s is owned by %s: removed option file %s" % (node["uuid"], owner, name))
+            except FileNotFoundError:
+                pass
+    return current
+
+
+def main():
+    log("watching %s and %s against %s" % (HOSTSDIR, OPTSDIR, API))
+    unattributed = set()
+    previous = {}
+    failing = False
+    reached = False
+    while True:
+        try:
+            previous = prune_once(unattributed, previous)
+            if failing:
+                log("Ironic API reachable again")
+            elif not reached:
+                log("Ironic API reachable; pruning entries of nodes this conductor does not own")
+            failing = False
+            reached = True
+        except Exception as e:  # keep going through API outages; change nothing meanwhile
+            previous = {}
+            if not failing:
+                log("Ironic API not usable (%s); changing nothing until it is" % e)
+            failing = True
+        if ONCE:
+            return 0
+        time.sleep(INTERVAL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
