@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the ironic image stand-in entrypoints (never run alone). What the image's
 # ironic-common.sh / tls-common.sh / auth-common.sh establish, per the runtime contract
 # (ironic-image-contract.md §2, §4, §6, §7), each step checked with a FATAL message instead of a

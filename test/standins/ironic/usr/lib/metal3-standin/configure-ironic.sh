@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by runironic, rundatabase-upgrade and runonline-data-migrations: the stand-in for the
 # image's configure-ironic.sh (ironic-image-contract.md §2, §4, §6-§11), reduced to what Debian's
 # Ironic 21.4 reads, writing /conf/ironic/ironic.conf. OS_<GROUP>__<OPTION> variables are left in
@@ -125,7 +126,8 @@ setup_deploy_images() {
         warn "no IPA images under $img (is the ipa-downloader init container there?): nodes need driver_info deploy_kernel/deploy_ramdisk"
     fi
     if [[ -z "${BOOTLOADER:-}" && -e "/templates/uefi_esp_$(uname -m).img" ]]; then
-        export BOOTLOADER="file:///templates/uefi_esp_$(uname -m).img"
+        BOOTLOADER="file:///templates/uefi_esp_$(uname -m).img"
+        export BOOTLOADER
     fi
 }
 

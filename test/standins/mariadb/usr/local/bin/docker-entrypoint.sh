@@ -40,7 +40,7 @@ CLIENT_CNF=$RUNDIR/.standin-root-client.cnf
 
 # MARIADB_X from MARIADB_X, MARIADB_X_FILE, MYSQL_X or MYSQL_X_FILE.
 file_env() {
-    local name=$1 default=${2:-} v= src
+    local name=$1 default=${2:-} v='' src
     for src in "MARIADB_$name" "MYSQL_$name"; do
         local file_var="${src}_FILE"
         if [[ -n "${!src:-}" && -n "${!file_var:-}" ]]; then
@@ -123,7 +123,7 @@ temp_start() {
         --loose-innodb_buffer_pool_load_at_startup=0 --loose-innodb_buffer_pool_dump_at_shutdown=0 "$@" &
     temp_pid=$!
     local i
-    for i in $(seq 1 60); do
+    for ((i = 1; i <= 60; i++)); do
         # ping succeeds once the server answers (even "access denied" means it is up).
         if mariadb-admin --no-defaults --socket="$SOCKET" --user=root ping >/dev/null 2>&1; then
             note "Temporary server started."
@@ -168,7 +168,7 @@ if [[ ! -d "$DATADIR/mysql" ]]; then
     {
         echo "SET @@SESSION.SQL_LOG_BIN=0;"
         echo "DROP USER IF EXISTS root@'127.0.0.1', root@'::1';"
-        echo "EXECUTE IMMEDIATE CONCAT('DROP USER IF EXISTS root@\\'', @@hostname, '\\'');"
+        printf '%s\n' "EXECUTE IMMEDIATE CONCAT('DROP USER IF EXISTS root@\\'', @@hostname, '\\'');"
         if [[ -n "$MARIADB_ROOT_PASSWORD" ]]; then
             echo "SET PASSWORD FOR 'root'@'localhost' = PASSWORD($(sql_string "$MARIADB_ROOT_PASSWORD"));"
         fi
