@@ -13,6 +13,7 @@ import { Credentials } from "./credentials";
 import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
+import { nodeCertificateSans } from "../core/plan/certificates";
 
 export interface ConductorsArgs {
     plan: IronicPlan;
@@ -21,14 +22,6 @@ export interface ConductorsArgs {
     pki: StackPki;
     /** Objects the pods mount; the DaemonSet waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
-}
-
-/** SANs of a node certificate: the node's IP and name, plus the API Service names. No other node. */
-export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string): { dnsNames: string[]; ipAddresses: string[] } {
-    return {
-        dnsNames: [...new Set([node, ...plan.certificate.dnsNames])],
-        ipAddresses: [...new Set([ip, ...plan.certificate.ipAddresses])],
-    };
 }
 
 export class Conductors extends pulumi.ComponentResource {

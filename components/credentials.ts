@@ -7,17 +7,14 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
+import { htpasswdLine } from "../core/render/htpasswd";
+
 export interface CredentialsArgs {
     namespace: pulumi.Input<string>;
     /** Name of the Secret to create. */
     secretName: string;
     username: string;
     labels: Record<string, string>;
-}
-
-/** htpasswd file content for one user: `user:<bcrypt hash>` and a newline. */
-export function htpasswdLine(username: string, bcryptHash: string): string {
-    return `${username}:${bcryptHash}\n`;
 }
 
 export class Credentials extends pulumi.ComponentResource {

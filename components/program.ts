@@ -8,7 +8,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "../core/config";
 import { downgradeError } from "../core/plan/database";
 import { IronicPlan, buildPlan } from "../core/plan";
-import { IRONIC_IMAGE_OUTPUT, Metal3Ironic, userSecretIssues } from "./stack";
+import { userSecretIssues } from "../core/plan/secrets";
+import { IRONIC_IMAGE_OUTPUT, Metal3Ironic } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
 export function readRawConfig(): RawConfig {

@@ -9,9 +9,10 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
-import { ConfigIssue } from "../core/config";
 import { bmoConfigMapData, dbJob, inNamespace } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
+import { userSecrets } from "../core/plan/secrets";
+import { TopologySummary, topologySummary } from "../core/plan/summary";
 import { StackPki } from "./pki";
 
 /** Stack output name of the deployed Ironic image. */
@@ -20,75 +21,11 @@ export const IRONIC_IMAGE_OUTPUT = "ironicImage";
 /** Keys a Secret named by tls.existingSecret must hold. */
 export const EXISTING_TLS_KEYS = ["tls.crt", "tls.key", "ca.crt"] as const;
 
-/** A Secret the user owns: this program reads or mounts it, and never writes, replaces or deletes it. */
-export interface UserSecret {
-    key: string;
-    name: string;
-}
-
-export function userSecrets(plan: IronicPlan): UserSecret[] {
-    const c = plan.config;
-    const out: UserSecret[] = [];
-    if (c.tls.mode === "existing" && c.tls.existingSecret) out.push({ key: "tls.existingSecret", name: c.tls.existingSecret });
-    if (c.database.kind === "external") {
-        if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
-        if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
-    }
-    return out;
-}
-
-/**
- * Every Secret name this program writes in some mode (tls, topology, database), with what it is.
- * Listed for all modes, so that switching a mode later never makes the program take over a user's
- * Secret. The runtime guard in Metal3Ironic catches anything this list misses.
- */
-export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
-    const n = plan.names;
-    const db = plan.database.names;
-    return new Map([
-        [`${plan.name}-tls`, 'its own API certificate with tls.mode "generate"'],
-        [n.caSecret, "the CA that baremetal-operator mounts"],
-        [n.credentialsSecret, "the API credentials"],
-        [n.rpcCredentialsSecret, "the JSON-RPC credentials (multi)"],
-        [n.nodeCertsSecret, "the per-node certificates (multi)"],
-        [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
-        [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],
-        [db.initSecret, 'the MariaDB first-start SQL (database.kind "mariadb")'],
-    ]);
-}
-
-/** Problems with user-supplied Secret names: one that the program itself writes would be overwritten, and deleted on destroy. */
-export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
-    const owned = ownedSecretNames(plan);
-    return userSecrets(plan)
-        .filter((u) => owned.has(u.name))
-        .map((u) => ({
-            key: u.key,
-            message: `"${u.name}" is the name of a Secret this program writes (${owned.get(u.name)}); a Secret you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
-        }));
-}
+/** For tools/plan.ts, which checks user Secret names before rendering. */
+export { userSecretIssues } from "../core/plan/secrets";
 
 export interface Metal3IronicArgs {
     plan: IronicPlan;
-}
-
-export interface TopologySummary {
-    topology: "single" | "multi";
-    namespace: string;
-    conductors: { node: string; ip: string; slot?: number; dhcpRange: string | null }[];
-}
-
-export function topologySummary(plan: IronicPlan): TopologySummary {
-    return {
-        topology: plan.config.topology,
-        namespace: plan.namespace,
-        conductors: plan.conductors.map((c) => ({
-            node: c.node || "(any node)",
-            ip: c.ip,
-            ...(c.slot !== undefined ? { slot: c.slot } : {}),
-            dhcpRange: c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : null,
-        })),
-    };
 }
 
 export class Metal3Ironic extends pulumi.ComponentResource {

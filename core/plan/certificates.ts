@@ -4,6 +4,7 @@
  */
 import type { StackConfig } from "../config";
 import { ipToNumber } from "../ip";
+import type { IronicPlan } from "./types";
 
 /**
  * Single: one certificate for the API Service and the provisioning IP. Multi: the shared part of
@@ -14,6 +15,14 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
     return {
         dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames]),
         ipAddresses: uniq(ips).sort((a, b) => ipToNumber(a) - ipToNumber(b)),
+    };
+}
+
+/** SANs of a node certificate: the node's IP and name, plus the API Service names. No other node. */
+export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string): { dnsNames: string[]; ipAddresses: string[] } {
+    return {
+        dnsNames: uniq([node, ...plan.certificate.dnsNames]),
+        ipAddresses: uniq([ip, ...plan.certificate.ipAddresses]),
     };
 }
 

@@ -6,12 +6,18 @@
  *   types.ts         IronicPlan, ConductorPlan, EnvMap, OsloSetting
  *   conductors.ts    the conductors of each topology and their dnsmasq options; cidrParts
  *   env.ts           container environments, OS_* settings, databaseEnv, sortedEnv
- *   certificates.ts  SANs of the API certificate
+ *   certificates.ts  SANs of the API and node certificates
+ *   secrets.ts       Secrets the user owns versus Secrets the program writes
+ *   summary.ts       the `topology` stack output
  *   database.ts, names.ts, slices.ts, timings.ts, conductor.ts: imported from their own paths
  */
 export { buildPlan } from "./plan";
 export type { ConductorPlan, EnvMap, IronicPlan, OsloSetting } from "./types";
 export { cidrParts, planConductors } from "./conductors";
 export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
-export { apiCertificate } from "./certificates";
+export { apiCertificate, nodeCertificateSans } from "./certificates";
+export { ownedSecretNames, userSecretIssues, userSecrets } from "./secrets";
+export type { UserSecret } from "./secrets";
+export { topologySummary } from "./summary";
+export type { TopologySummary } from "./summary";
 export { FAILOVER_SETTINGS } from "./timings";

@@ -16,7 +16,7 @@ import * as os from "os";
 import * as path from "path";
 import * as tls from "tls";
 
-import { htpasswdLine } from "../../components/credentials";
+import { htpasswdLine } from "../../core/render/htpasswd";
 import { Daemon, run } from "./sys";
 
 /** TLS material of one process, as the ironic image mounts it (server certificate, CA for its clients). */

@@ -14,7 +14,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { validateConfig } from "../../core/config";
-import { nodeCertificateSans } from "../../components/conductors";
+import { nodeCertificateSans } from "../../core/plan/certificates";
 import { IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";

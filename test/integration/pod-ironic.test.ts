@@ -15,7 +15,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { RawConfig } from "../../core/config";
-import { htpasswdLine } from "../../components/credentials";
+import { htpasswdLine } from "../../core/render/htpasswd";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";

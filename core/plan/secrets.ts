@@ -1,0 +1,55 @@
+/**
+ * Secrets the user owns versus Secrets the program writes. A user's Secret is read or mounted,
+ * never written, replaced or deleted; a configured name that the program itself writes is refused
+ * before anything is registered.
+ */
+import type { ConfigIssue } from "../config";
+import type { IronicPlan } from "./types";
+
+/** A Secret the user owns: this program reads or mounts it, and never writes, replaces or deletes it. */
+export interface UserSecret {
+    key: string;
+    name: string;
+}
+
+export function userSecrets(plan: IronicPlan): UserSecret[] {
+    const c = plan.config;
+    const out: UserSecret[] = [];
+    if (c.tls.mode === "existing" && c.tls.existingSecret) out.push({ key: "tls.existingSecret", name: c.tls.existingSecret });
+    if (c.database.kind === "external") {
+        if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
+        if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
+    }
+    return out;
+}
+
+/**
+ * Every Secret name this program writes in some mode (tls, topology, database), with what it is.
+ * Listed for all modes, so that switching a mode later never makes the program take over a user's
+ * Secret. The runtime guard in Metal3Ironic (components/stack.ts) catches anything this list misses.
+ */
+export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
+    const n = plan.names;
+    const db = plan.database.names;
+    return new Map([
+        [`${plan.name}-tls`, 'its own API certificate with tls.mode "generate"'],
+        [n.caSecret, "the CA that baremetal-operator mounts"],
+        [n.credentialsSecret, "the API credentials"],
+        [n.rpcCredentialsSecret, "the JSON-RPC credentials (multi)"],
+        [n.nodeCertsSecret, "the per-node certificates (multi)"],
+        [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
+        [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],
+        [db.initSecret, 'the MariaDB first-start SQL (database.kind "mariadb")'],
+    ]);
+}
+
+/** Problems with user-supplied Secret names: one that the program itself writes would be overwritten, and deleted on destroy. */
+export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
+    const owned = ownedSecretNames(plan);
+    return userSecrets(plan)
+        .filter((u) => owned.has(u.name))
+        .map((u) => ({
+            key: u.key,
+            message: `"${u.name}" is the name of a Secret this program writes (${owned.get(u.name)}); a Secret you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
+        }));
+}
