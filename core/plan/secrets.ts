@@ -53,3 +53,25 @@ export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
             message: `"${u.name}" is the name of a Secret this program writes (${owned.get(u.name)}); a Secret you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
         }));
 }
+
+/** Keys a Secret named by tls.existingSecret must hold. */
+export const EXISTING_TLS_KEYS = ["tls.crt", "tls.key", "ca.crt"] as const;
+
+/** Message for a user's TLS Secret that lacks keys or holds no PEM CA: the key, what is wrong, the fix. */
+export function existingTlsError(namespace: string, secretName: string, data: Record<string, string> | undefined, caPem?: string): string | undefined {
+    const id = `${namespace}/${secretName}`;
+    const missing = EXISTING_TLS_KEYS.filter((k) => !data?.[k]);
+    const fix =
+        `it must hold tls.crt (the API and virtual-media certificate), tls.key (its private key) and ca.crt (the PEM CA certificate that signed tls.crt, ` +
+        `which baremetal-operator and Ironic trust); recreate it with e.g. \`kubectl -n ${namespace} create secret generic ${secretName} --from-file=tls.crt --from-file=tls.key --from-file=ca.crt ` +
+        `--dry-run=client -o yaml | kubectl apply -f -\`, or set tls.mode to "generate"`;
+    if (missing.length > 0) {
+        const present = Object.keys(data ?? {}).filter((k) => data![k]).sort();
+        const has = present.length > 0 ? present.map((k) => `"${k}"`).join(", ") : "no non-empty key";
+        return `tls.existingSecret: Secret ${id} lacks ${missing.map((k) => `"${k}"`).join(", ")} (missing or empty; it has ${has}): ${fix}`;
+    }
+    if (caPem !== undefined && !/-----BEGIN CERTIFICATE-----/.test(caPem)) {
+        return `tls.existingSecret: Secret ${id}: "ca.crt" is not a PEM certificate (no -----BEGIN CERTIFICATE----- line): ${fix}`;
+    }
+    return undefined;
+}
