@@ -1,0 +1,63 @@
+/**
+ * ConfigMap data of the stack, and the content hashes that pod templates carry as annotations so
+ * that a change of the data rolls the pods that read it.
+ */
+import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
+import { renderConductorWrapper } from "../plan/conductor";
+import { nodeKeys } from "../plan/names";
+import type { IronicPlan } from "../plan/types";
+import { renderEnvFile } from "../render/envfile";
+import { renderPrunerScript } from "../render/pruner";
+import { contentHash } from "./meta";
+
+/** Single: the dnsmasq ConfigMap data, the rendered config and the container's start script (none without DHCP). */
+export function dnsmasqConfigMapData(plan: IronicPlan): Record<string, string> | undefined {
+    if (plan.config.topology !== "single") return undefined;
+    const conf = plan.conductors[0]?.dnsmasqConf;
+    if (!conf) return undefined;
+    return { [DNSMASQ_CONFIG_FILE]: conf, [DNSMASQ_START_SCRIPT]: plan.dnsmasqStartScript };
+}
+
+/** Content hash of the dnsmasq ConfigMap: a pod-template annotation, so a config change rolls the pod. */
+export function dnsmasqConfigHash(plan: IronicPlan): string | undefined {
+    const data = dnsmasqConfigMapData(plan);
+    return data ? contentHash(data) : undefined;
+}
+
+/** Multi: per-node entries (environment, dnsmasq config), looked up by node name at start. */
+export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> {
+    const data: Record<string, string> = {};
+    for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
+        const keys = nodeKeys(c.node);
+        data[keys.env] = renderEnvFile(c.env ?? {});
+        if (c.dnsmasqConf) data[keys.dnsmasqConf] = c.dnsmasqConf;
+    }
+    return data;
+}
+
+/** Multi: scripts shared by every node (the pod template's only per-content annotation). */
+export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
+    const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper() };
+    if (plan.dhcpEnabled) {
+        data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
+        data[PRUNER_SCRIPT] = renderPrunerScript();
+    }
+    return data;
+}
+
+/** Content hash of the scripts ConfigMap: the DaemonSet's pod-template annotation. */
+export function scriptsConfigHash(plan: IronicPlan): string {
+    return contentHash(scriptsConfigMapData(plan));
+}
+
+/**
+ * What baremetal-operator reads through `envFrom` (its `ironic` ConfigMap contract):
+ * the endpoint, and the mount paths of the CA and credentials it is given.
+ */
+export function bmoConfigMapData(plan: IronicPlan): Record<string, string> {
+    return {
+        IRONIC_ENDPOINT: `${plan.urls.apiInCluster}/v1/`,
+        IRONIC_CACERT_FILE: "/opt/metal3/certs/ca/tls.crt",
+        METAL3_AUTH_ROOT_DIR: "/opt/metal3/auth",
+    };
+}

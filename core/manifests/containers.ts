@@ -1,0 +1,160 @@
+/**
+ * One builder per container of the Ironic pod. Each takes the plan, its mounts (from podVolumes)
+ * and, when it starts differently per topology, the pod topology (topology.ts); none of them
+ * tests the topology itself.
+ */
+import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS } from "../contract";
+import { sortedEnv } from "../plan/env";
+import { PRUNER_TIMINGS } from "../plan/timings";
+import type { IronicPlan } from "../plan/types";
+import { restrictedSecurityContext } from "./meta";
+import type { Container } from "./meta";
+import type { PodTopology } from "./topology";
+import { PRUNER_AUTH_DIR } from "./volumes";
+import type { VolumeMount } from "./volumes";
+
+/** Both ironic and httpd get the node certificate in multi (copied by the wrapper). */
+const NODE_CERT_DIRS = [PATHS.certsIronic, PATHS.certsVmedia];
+
+export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
+    return {
+        name: "ironic",
+        image: plan.config.images.ironic,
+        command: topology.command([COMMANDS.ironic]),
+        env: [...topology.wrapperEnv(NODE_CERT_DIRS), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
+        readinessProbe: { exec: { command: [COMMANDS.readiness] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        livenessProbe: { exec: { command: [COMMANDS.liveness] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
+        resources: { requests: { cpu: "250m", memory: "512Mi" } },
+    };
+}
+
+/** httpd: the API's TLS proxy (to Ironic's unix socket), the image server and the virtual-media TLS vhost. */
+export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
+    const p = plan.config.ports;
+    return {
+        name: "httpd",
+        image: plan.config.images.ironic,
+        command: topology.command([COMMANDS.httpd]),
+        env: [...topology.wrapperEnv(NODE_CERT_DIRS), ...sortedEnv(plan.commonEnv)],
+        securityContext: restrictedSecurityContext(),
+        ports: [
+            { name: "ironic-api", containerPort: p.api, hostPort: p.api, protocol: "TCP" },
+            { name: "image-svc", containerPort: p.http, hostPort: p.http, protocol: "TCP" },
+            { name: "image-svc-tls", containerPort: p.vmediaTls, hostPort: p.vmediaTls, protocol: "TCP" },
+        ],
+        volumeMounts,
+        readinessProbe: { httpGet: { path: "/images/ironic-python-agent.kernel", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        livenessProbe: { tcpSocket: { port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
+        resources: { requests: { cpu: "50m", memory: "64Mi" } },
+    };
+}
+
+export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
+    return {
+        name: "ramdisk-logs",
+        image: plan.config.images.ironic,
+        command: [COMMANDS.ramdiskLogs],
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        resources: { requests: { cpu: "10m", memory: "32Mi" } },
+    };
+}
+
+/** Init container: puts the IPA kernel and ramdisk into /shared before httpd serves them. */
+export function ipaDownloaderContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
+    return {
+        name: "ipa-downloader",
+        image: plan.config.images.ipaDownloader,
+        env: sortedEnv(plan.ipaDownloaderEnv),
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        resources: { requests: { cpu: "50m", memory: "64Mi" } },
+    };
+}
+
+/** Init container: both the ironic container (Ironic's dnsmasq provider) and dnsmasq use these directories. */
+export function dhcpDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
+    return {
+        name: "dhcp-dirs",
+        image: plan.config.images.ironic,
+        command: ["/bin/mkdir", "-p", DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir],
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        resources: { requests: { cpu: "10m", memory: "16Mi" } },
+    };
+}
+
+/** dnsmasq on our rendered config, started by `startScript` (a path inside its mounts). */
+export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], startScript: string, topology: PodTopology): Container {
+    const env = topology.wrapperEnv([]);
+    return {
+        name: "dnsmasq",
+        image: plan.config.images.ironic,
+        command: topology.command([COMMANDS.shell, startScript]),
+        ...(env.length > 0 ? { env } : {}),
+        securityContext: {
+            // The image's dnsmasq binary carries file capabilities; they only apply with
+            // privilege escalation allowed.
+            allowPrivilegeEscalation: true,
+            readOnlyRootFilesystem: true,
+            runAsNonRoot: true,
+            capabilities: { drop: ["ALL"], add: [...DNSMASQ_CAPABILITIES] },
+        },
+        volumeMounts,
+        livenessProbe: {
+            exec: { command: [COMMANDS.shell, "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '"] },
+            initialDelaySeconds: 30,
+            periodSeconds: 30,
+            timeoutSeconds: 10,
+            failureThreshold: 10,
+        },
+        resources: { requests: { cpu: "10m", memory: "32Mi" } },
+    };
+}
+
+/** Multi: keeps this conductor's dnsmasq files consistent with node ownership (assets/dhcp-pruner.py). */
+export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
+    return {
+        name: "dhcp-pruner",
+        image: plan.config.images.ironic,
+        command: topology.command([COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${PRUNER_SCRIPT}`]),
+        env: [
+            ...topology.wrapperEnv([]),
+            ...sortedEnv({
+                [PRUNER_ENV.apiUrl]: plan.urls.apiInCluster,
+                [PRUNER_ENV.caFile]: `${PATHS.certsIronicCa}/tls.crt`,
+                [PRUNER_ENV.authDir]: PRUNER_AUTH_DIR,
+                [PRUNER_ENV.hostsDir]: DHCP_PROVIDER_PATHS.hostsDir,
+                [PRUNER_ENV.optsDir]: DHCP_PROVIDER_PATHS.optsDir,
+                [PRUNER_ENV.interval]: String(PRUNER_TIMINGS.interval),
+                // Longer than the API's ring can lag a conductor's (hash_ring_reset_interval).
+                [PRUNER_ENV.grace]: String(PRUNER_TIMINGS.grace),
+                // A rebalance (a conductor joined): give the new owner time to take over first.
+                [PRUNER_ENV.rebalanceDelay]: String(PRUNER_TIMINGS.rebalanceDelay),
+            }),
+        ],
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        resources: { requests: { cpu: "10m", memory: "32Mi" } },
+    };
+}
+
+/** keepalived holding the provisioning IP as a VIP (its own image, its own non-root user). */
+export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Container {
+    return {
+        name: "keepalived",
+        image: plan.config.images.keepalived,
+        env: [{ name: ENV.keepalivedVirtualIps, value: virtualIps }],
+        securityContext: {
+            allowPrivilegeEscalation: true,
+            runAsUser: 65532,
+            runAsGroup: 65532,
+            runAsNonRoot: true,
+            capabilities: { drop: ["ALL"], add: ["NET_ADMIN", "NET_BROADCAST", "NET_RAW"] },
+        },
+        resources: { requests: { cpu: "10m", memory: "16Mi" } },
+    };
+}

@@ -1,0 +1,104 @@
+/**
+ * The Ironic workload: its pod (assembled from podVolumes, the per-topology start and the
+ * container builders), the single topology's Deployment, the multi topology's DaemonSet, and the
+ * API Service.
+ */
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+
+import { IRONIC_GID, IRONIC_UID } from "../contract";
+import type { IronicPlan } from "../plan/types";
+import { dnsmasqConfigHash, scriptsConfigHash } from "./configmaps";
+import {
+    dhcpDirsContainer,
+    dhcpPrunerContainer,
+    dnsmasqContainer,
+    httpdContainer,
+    ipaDownloaderContainer,
+    ironicContainer,
+    keepalivedContainer,
+    ramdiskLogsContainer,
+} from "./containers";
+import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
+import type { Container, PodSpec } from "./meta";
+import { podTopology } from "./topology";
+import { podVolumes } from "./volumes";
+
+/** The Ironic pod spec: one template for the single Deployment and the multi DaemonSet. */
+export function ironicPodSpec(plan: IronicPlan): PodSpec {
+    const topology = podTopology(plan);
+    const { volumes, mounts } = podVolumes(plan);
+    const initContainers: Container[] = [ipaDownloaderContainer(plan, mounts.ipaDownloader)];
+    const containers: Container[] = [ironicContainer(plan, mounts.ironic, topology), httpdContainer(plan, mounts.httpd, topology)];
+    if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
+    if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
+    if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
+    containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
+    if (plan.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.keepalivedVirtualIps));
+    return {
+        hostNetwork: true,
+        dnsPolicy: "ClusterFirstWithHostNet",
+        ...podBase(plan, IRONIC_UID, IRONIC_GID, topology.nodeSelector),
+        initContainers,
+        containers,
+        volumes,
+    };
+}
+
+/** Deployment of the single topology: one replica, Recreate (host ports cannot roll). */
+export function ironicDeployment(plan: IronicPlan, annotations: Record<string, pulumi.Input<string>> = {}): k8s.types.input.apps.v1.Deployment {
+    const dnsHash = dnsmasqConfigHash(plan);
+    const podAnnotations: Record<string, pulumi.Input<string>> = {
+        ...(dnsHash ? { [ANNOTATIONS.dnsmasqConfig]: dnsHash } : {}),
+        ...sortedRecord(annotations),
+    };
+    return {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: plan.names.deployment, namespace: plan.namespace, labels: plan.labels },
+        spec: {
+            replicas: 1,
+            strategy: { type: "Recreate" },
+            selector: { matchLabels: plan.selector },
+            template: {
+                metadata: { labels: plan.labels, annotations: podAnnotations },
+                spec: ironicPodSpec(plan),
+            },
+        },
+    };
+}
+
+/**
+ * Multi: one conductor per labelled control-plane node. The template depends on nothing
+ * node-specific, so adding, removing or replacing a node leaves it byte-identical.
+ */
+export function conductorDaemonSet(plan: IronicPlan): k8s.types.input.apps.v1.DaemonSet {
+    return {
+        apiVersion: "apps/v1",
+        kind: "DaemonSet",
+        metadata: { name: plan.names.deployment, namespace: plan.namespace, labels: plan.labels },
+        spec: {
+            selector: { matchLabels: plan.selector },
+            // Host ports: the old pod must go before the new one starts on the same node.
+            updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
+            template: {
+                metadata: { labels: plan.labels, annotations: { [ANNOTATIONS.scripts]: scriptsConfigHash(plan) } },
+                spec: ironicPodSpec(plan),
+            },
+        },
+    };
+}
+
+/** ClusterIP Service in front of the API (httpd's TLS proxy on the host network). */
+export function ironicService(plan: IronicPlan): k8s.types.input.core.v1.Service {
+    return {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: plan.names.service, namespace: plan.namespace, labels: plan.labels },
+        spec: {
+            type: "ClusterIP",
+            selector: plan.selector,
+            ports: [{ name: "ironic-api", port: plan.config.ports.api, targetPort: plan.config.ports.api, protocol: "TCP" }],
+        },
+    };
+}

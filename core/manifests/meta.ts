@@ -1,0 +1,68 @@
+/**
+ * What every object and pod of the stack shares: the annotation keys, placement in the namespace,
+ * content hashes, and the pod and container security baseline with the configured placement.
+ */
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+import { createHash } from "crypto";
+
+import type { IronicPlan } from "../plan/types";
+
+export type PodSpec = k8s.types.input.core.v1.PodSpec;
+export type Container = k8s.types.input.core.v1.Container;
+export type EnvVar = k8s.types.input.core.v1.EnvVar;
+export type SecurityContext = k8s.types.input.core.v1.SecurityContext;
+
+export const ANNOTATIONS = {
+    dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
+    tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
+    scripts: "metal3-ironic.metal3.io/scripts-hash",
+} as const;
+
+/**
+ * A rendered object placed in the namespace as the program registers it (an Output, so that it
+ * depends on the Namespace being created). The pure renderers use the plain name.
+ */
+export function inNamespace<T extends { metadata?: unknown }>(o: T, namespace: pulumi.Input<string>): T {
+    // The renderers always build metadata as a plain object.
+    return { ...o, metadata: { ...(o.metadata as k8s.types.input.meta.v1.ObjectMeta), namespace } };
+}
+
+export function sha256(s: string): string {
+    return createHash("sha256").update(s).digest("hex");
+}
+
+/** Hash of ConfigMap-like data, independent of key order: a pod-template annotation, so a change rolls the pod. */
+export function contentHash(data: Record<string, string>): string {
+    return sha256(Object.keys(data).sort().map((k) => `${k}\n${data[k]}`).join("\n"));
+}
+
+/** `r` with its keys in sorted order (rendered YAML follows insertion order). */
+export function sortedRecord<V>(r: Record<string, V>): Record<string, V> {
+    const out: Record<string, V> = {};
+    for (const k of Object.keys(r).sort()) out[k] = r[k];
+    return out;
+}
+
+/** A container that cannot escalate, writes only to its volumes, runs as non-root, with no capability. */
+export function restrictedSecurityContext(): SecurityContext {
+    return {
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+        runAsNonRoot: true,
+        capabilities: { drop: ["ALL"] },
+    };
+}
+
+/** What every pod of the stack shares: non-root identity, no API token, the configured placement. */
+export function podBase(plan: IronicPlan, uid: number, gid: number, extraNodeSelector: Record<string, string> = {}): Omit<PodSpec, "containers"> {
+    const nodeSelector = { ...plan.config.placement.nodeSelector, ...extraNodeSelector };
+    const tolerations = plan.config.placement.tolerations;
+    return {
+        automountServiceAccountToken: false,
+        enableServiceLinks: false,
+        securityContext: { runAsUser: uid, runAsGroup: gid, fsGroup: gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
+        nodeSelector: Object.keys(nodeSelector).length > 0 ? sortedRecord(nodeSelector) : undefined,
+        tolerations: tolerations.length > 0 ? tolerations : undefined,
+    };
+}

@@ -1,0 +1,44 @@
+/**
+ * The per-topology part of the Ironic pod that is not a volume (volumes.ts holds those): how a
+ * container is started and where the pod runs. `single` starts commands as they are; `multi` starts
+ * them through the conductor wrapper, which resolves this node's entry by NODE_NAME, and runs only
+ * on the labelled conductor nodes.
+ */
+import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue } from "../plan/names";
+import type { IronicPlan } from "../plan/types";
+import type { EnvVar } from "./meta";
+
+export interface PodTopology {
+    /** The container command that runs `command` in this topology. */
+    command(command: string[]): string[];
+    /** Environment the start wrapper reads; `certDirs` get the node certificate. Empty for single. */
+    wrapperEnv(certDirs: string[]): EnvVar[];
+    /** Added to the configured node selector. */
+    nodeSelector: Record<string, string>;
+}
+
+export const SINGLE: PodTopology = {
+    command: (command) => command,
+    wrapperEnv: () => [],
+    nodeSelector: {},
+};
+
+export function multiTopology(plan: IronicPlan): PodTopology {
+    const wrapper = `${CONDUCTOR_PATHS.scripts}/${CONDUCTOR_PATHS.wrapper}`;
+    return {
+        command: (command) => [COMMANDS.shell, wrapper, ...command],
+        wrapperEnv: (certDirs) => [
+            { name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+            { name: WRAPPER_ENV.namespace, value: plan.namespace },
+            { name: WRAPPER_ENV.configMap, value: plan.names.nodeDataConfigMap },
+            { name: WRAPPER_ENV.dataDir, value: CONDUCTOR_PATHS.nodeData },
+            ...(certDirs.length > 0 ? [{ name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") }] : []),
+        ],
+        nodeSelector: { [CONDUCTOR_NODE_LABEL]: conductorLabelValue(plan.namespace, plan.name) },
+    };
+}
+
+export function podTopology(plan: IronicPlan): PodTopology {
+    return plan.config.topology === "multi" ? multiTopology(plan) : SINGLE;
+}

@@ -1,0 +1,167 @@
+/**
+ * Volumes and mounts. Small factories (like cdk8s-plus `Volume.fromEmptyDir/fromSecret/fromConfigMap`)
+ * build the objects; `podVolumes` is the one place that decides, per topology, which volumes the
+ * Ironic pod has and what each container mounts.
+ */
+import type * as k8s from "@pulumi/kubernetes";
+
+import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, PATHS } from "../contract";
+import type { IronicPlan } from "../plan/types";
+
+export type Volume = k8s.types.input.core.v1.Volume;
+export type VolumeMount = k8s.types.input.core.v1.VolumeMount;
+
+/** Projected Secret / ConfigMap keys: `"key"` keeps the key as the file name, `["key", "path"]` renames it. */
+export type Items = (string | [key: string, path: string])[];
+
+const keyToPath = (items: Items) => items.map((i) => (typeof i === "string" ? { key: i, path: i } : { key: i[0], path: i[1] }));
+
+export function fromEmptyDir(name: string): Volume {
+    return { name, emptyDir: {} };
+}
+
+export function fromSecret(name: string, secretName: string, opts: { items?: Items; defaultMode?: number } = {}): Volume {
+    return {
+        name,
+        secret: {
+            secretName,
+            ...(opts.items ? { items: keyToPath(opts.items) } : {}),
+            ...(opts.defaultMode !== undefined ? { defaultMode: opts.defaultMode } : {}),
+        },
+    };
+}
+
+export function fromConfigMap(name: string, configMapName: string, opts: { defaultMode?: number } = {}): Volume {
+    return { name, configMap: { name: configMapName, ...(opts.defaultMode !== undefined ? { defaultMode: opts.defaultMode } : {}) } };
+}
+
+export function mount(name: string, mountPath: string): VolumeMount {
+    return { name, mountPath };
+}
+
+export function readOnlyMount(name: string, mountPath: string): VolumeMount {
+    return { name, mountPath, readOnly: true };
+}
+
+/** Where the DHCP pruner reads the API credentials (username, password). */
+export const PRUNER_AUTH_DIR = "/auth/pruner";
+
+/** What each container of the Ironic pod mounts; a container without an entry does not run. */
+export interface ContainerMounts {
+    ironic: VolumeMount[];
+    httpd: VolumeMount[];
+    ramdiskLogs: VolumeMount[];
+    ipaDownloader: VolumeMount[];
+    /** With DHCP: dnsmasq's mounts and the path of its start script inside them. */
+    dnsmasq?: { mounts: VolumeMount[]; startScript: string };
+    /** Multi with DHCP: the init container creating the DHCP provider's directories. */
+    dhcpDirs?: VolumeMount[];
+    /** Multi with DHCP: the pruner sidecar. */
+    dhcpPruner?: VolumeMount[];
+}
+
+export interface PodVolumes {
+    volumes: Volume[];
+    mounts: ContainerMounts;
+}
+
+/** Per topology: the volumes carrying certificates and credentials, and their mounts in ironic and httpd. */
+function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[] } {
+    const n = plan.names;
+    if (plan.config.topology === "multi") {
+        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("node-certs", CONDUCTOR_PATHS.nodeCerts), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
+        const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
+        return {
+            volumes: [
+                // Node certificates are copied by the wrapper from the per-node Secret into these.
+                ...["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs"].map(fromEmptyDir),
+                fromSecret("ca", n.caSecret, { items: ["tls.crt"] }),
+                fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
+                fromConfigMap("node-data", n.nodeDataConfigMap),
+                fromSecret("node-certs", n.nodeCertsSecret, { defaultMode: 0o440 }),
+                fromConfigMap("scripts", n.scriptsConfigMap, { defaultMode: 0o555 }),
+            ],
+            // /certs/vmedia in the ironic container too: only then does the image hand BMCs the
+            // virtual-media URL on the TLS port ([deploy]external_http_url), which httpd serves.
+            ironic: [mount("ironic-certs", PATHS.certsIronic), mount("ironic-vmedia-certs", PATHS.certsVmedia), ...common, readOnlyMount("rpc-auth", PATHS.authIronicRpc), ...nodeMounts],
+            httpd: [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), ...common, ...nodeMounts],
+        };
+    }
+    // /certs/vmedia in both: httpd serves virtual media on the TLS port only when it has the
+    // certificate, and Ironic hands BMCs that URL ([deploy]external_http_url) only when it sees it too.
+    const certMounts = () => [readOnlyMount("tls", PATHS.certsIronic), readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic), readOnlyMount("tls", PATHS.certsVmedia)];
+    return {
+        volumes: [fromSecret("tls", n.tlsSecret, { items: ["tls.crt", "tls.key"] }), fromSecret("ca", n.tlsSecret, { items: [["ca.crt", "tls.crt"]] })],
+        ironic: certMounts(),
+        httpd: certMounts(),
+    };
+}
+
+/** With DHCP, per topology: dnsmasq's volumes and mounts, and the multi-only DHCP containers' mounts. */
+function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<ContainerMounts, "dnsmasq" | "dhcpDirs" | "dhcpPruner"> } {
+    if (!plan.dhcpEnabled) return { volumes: [], mounts: {} };
+    const data = [fromEmptyDir("dnsmasq-data"), fromEmptyDir("dnsmasq-tmp")];
+    const own = [mount("shared", PATHS.shared), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
+    if (plan.config.topology === "multi") {
+        const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
+        return {
+            // The pruner reads node ownership from the API with the API credentials.
+            volumes: [...data, fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] })],
+            mounts: {
+                dnsmasq: { mounts: [...own, ...scripts], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
+                dhcpDirs: [mount("shared", PATHS.shared)],
+                dhcpPruner: [mount("shared", PATHS.shared), readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
+            },
+        };
+    }
+    return {
+        volumes: [...data, fromConfigMap("dnsmasq-config", plan.names.dnsmasqConfigMap, { defaultMode: 0o555 })],
+        mounts: { dnsmasq: { mounts: [...own, readOnlyMount("dnsmasq-config", DNSMASQ_CONFIG_DIR)], startScript: `${DNSMASQ_CONFIG_DIR}/${DNSMASQ_START_SCRIPT}` } },
+    };
+}
+
+/** The Ironic pod's volumes and every container's mounts, for the plan's topology, database and DHCP. */
+export function podVolumes(plan: IronicPlan): PodVolumes {
+    const certs = certVolumes(plan);
+    const db = databaseVolumes(plan);
+    const dhcp = dhcpVolumes(plan);
+    const shared = () => mount("shared", PATHS.shared);
+    return {
+        volumes: [
+            ...["shared", "ironic-conf", "ironic-data", "ironic-tmp", "httpd-conf", "httpd-data", "httpd-tmp"].map(fromEmptyDir),
+            fromSecret("htpasswd", plan.names.credentialsSecret, { items: ["htpasswd"] }),
+            ...certs.volumes,
+            ...db.volumes,
+            ...dhcp.volumes,
+        ],
+        mounts: {
+            ironic: [shared(), mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...certs.ironic, ...db.mounts],
+            httpd: [shared(), mount("httpd-conf", PATHS.conf), mount("httpd-data", PATHS.data), mount("httpd-tmp", PATHS.tmp), ...certs.httpd],
+            ramdiskLogs: [shared(), mount("ironic-tmp", PATHS.tmp)],
+            ipaDownloader: [shared(), mount("ironic-tmp", PATHS.tmp)],
+            ...dhcp.mounts,
+        },
+    };
+}
+
+/**
+ * Database credentials and CA where the ironic image reads them: /auth/mariadb/{username,password}
+ * and /certs/ca/mariadb/tls.crt (whose presence turns TLS to the database on).
+ */
+export function databaseVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: VolumeMount[] } {
+    const db = plan.config.database;
+    const auth = (secretName: string) => fromSecret("db-auth", secretName, { items: ["password", "username"] });
+    const ca = (secretName: string) => fromSecret("db-ca", secretName, { items: [["ca.crt", "tls.crt"]] });
+    const volumes: Volume[] = [];
+    if (db.kind === "external") {
+        volumes.push(auth(db.credentialsSecret!));
+        if (db.caSecret) volumes.push(ca(db.caSecret));
+    } else if (db.kind === "mariadb") {
+        // Only the CA of the server's TLS Secret is projected, never its key.
+        volumes.push(auth(plan.database.names.credentialsSecret), ca(plan.database.names.tlsSecret));
+    }
+    const mounts: VolumeMount[] = [];
+    if (volumes.some((v) => v.name === "db-auth")) mounts.push(readOnlyMount("db-auth", PATHS.authMariadb));
+    if (volumes.some((v) => v.name === "db-ca")) mounts.push(readOnlyMount("db-ca", PATHS.certsMariadbCa));
+    return { volumes, mounts };
+}
