@@ -1,0 +1,79 @@
+/** core/manifests/configmaps.ts: ConfigMap data of the stack and the hashes that roll the pods. */
+import { strict as assert } from "assert";
+
+import {
+    bmoConfigMapData,
+    dnsmasqConfigHash,
+    dnsmasqConfigMapData,
+    nodeDataConfigMapData,
+    scriptsConfigHash,
+    scriptsConfigMapData,
+} from "../../../core/manifests/configmaps";
+import { contentHash } from "../../../core/manifests/meta";
+import { readAsset } from "../../../core/render/assets";
+import { dev, devNoDhcp, ha, haNoDhcp, vmedia } from "./support";
+
+describe("manifests/configmaps", function () {
+    describe("dnsmasq (single)", function () {
+        it("the rendered config and the start script; its hash is the content hash of that data", function () {
+            const data = dnsmasqConfigMapData(dev)!;
+            assert.deepEqual(Object.keys(data), ["dnsmasq.conf", "start-dnsmasq.sh"]);
+            assert.equal(data["dnsmasq.conf"], dev.conductors[0].dnsmasqConf);
+            assert.equal(data["start-dnsmasq.sh"], dev.dnsmasqStartScript);
+            assert.match(data["dnsmasq.conf"], /dhcp-range=172\.22\.0\.10,172\.22\.0\.100/);
+            assert.equal(dnsmasqConfigHash(dev), contentHash(data));
+        });
+
+        it("none without DHCP, and none in multi (per-node configs live in the conductors ConfigMap)", function () {
+            for (const plan of [devNoDhcp, vmedia, ha, haNoDhcp]) {
+                assert.equal(dnsmasqConfigMapData(plan), undefined);
+                assert.equal(dnsmasqConfigHash(plan), undefined);
+            }
+        });
+
+        it("the hash follows the config", function () {
+            const changed = { ...dev, conductors: [{ ...dev.conductors[0], dnsmasqConf: dev.conductors[0].dnsmasqConf + "log-dhcp\n" }] };
+            assert.notEqual(dnsmasqConfigHash(changed), dnsmasqConfigHash(dev));
+        });
+    });
+
+    describe("nodeDataConfigMapData (multi)", function () {
+        it("per node, sorted by node: its env file and, with DHCP, its dnsmasq config", function () {
+            const data = nodeDataConfigMapData(ha);
+            assert.deepEqual(Object.keys(data), ["cp-0.env", "cp-0.dnsmasq.conf", "cp-1.env", "cp-1.dnsmasq.conf", "cp-2.env", "cp-2.dnsmasq.conf"]);
+            assert.match(data["cp-0.env"], /^PROVISIONING_IP='172\.22\.0\.2'$/m);
+            assert.equal(data["cp-2.dnsmasq.conf"], ha.conductors.find((c) => c.node === "cp-2")!.dnsmasqConf);
+            const reversed = { ...ha, conductors: [...ha.conductors].reverse() };
+            assert.deepEqual(nodeDataConfigMapData(reversed), data, "independent of the conductor order");
+        });
+
+        it("without DHCP: env files only", function () {
+            assert.deepEqual(Object.keys(nodeDataConfigMapData(haNoDhcp)), ["cp-0.env", "cp-1.env"]);
+        });
+    });
+
+    describe("scripts (multi)", function () {
+        it("the start wrapper always; with DHCP also the dnsmasq start script and the pruner, byte for byte", function () {
+            const data = scriptsConfigMapData(ha);
+            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "start-dnsmasq.sh", "dhcp-pruner.py"]);
+            assert.equal(data["conductor-start.sh"], readAsset("conductor-start.sh"));
+            assert.equal(data["dhcp-pruner.py"], readAsset("dhcp-pruner.py"));
+            assert.equal(data["start-dnsmasq.sh"], ha.dnsmasqStartScript);
+            assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh"]);
+        });
+
+        it("scriptsConfigHash is the content hash of the data, and changes with a script", function () {
+            assert.equal(scriptsConfigHash(ha), contentHash(scriptsConfigMapData(ha)));
+            assert.notEqual(scriptsConfigHash({ ...ha, dnsmasqStartScript: ha.dnsmasqStartScript + "\n" }), scriptsConfigHash(ha));
+            assert.notEqual(scriptsConfigHash(haNoDhcp), scriptsConfigHash(ha));
+        });
+    });
+
+    it("bmo: the in-cluster endpoint and where BMO mounts the CA and credentials", function () {
+        assert.deepEqual(bmoConfigMapData(dev), {
+            IRONIC_ENDPOINT: "https://ironic.metal3.svc:6385/v1/",
+            IRONIC_CACERT_FILE: "/opt/metal3/certs/ca/tls.crt",
+            METAL3_AUTH_ROOT_DIR: "/opt/metal3/auth",
+        });
+    });
+});

@@ -1,0 +1,168 @@
+/** core/manifests/containers.ts: each container builder, for single and multi. */
+import { strict as assert } from "assert";
+
+import {
+    dhcpDirsContainer,
+    dhcpPrunerContainer,
+    dnsmasqContainer,
+    httpdContainer,
+    ipaDownloaderContainer,
+    ironicContainer,
+    keepalivedContainer,
+    ramdiskLogsContainer,
+} from "../../../core/manifests/containers";
+import { restrictedSecurityContext } from "../../../core/manifests/meta";
+import { multiTopology, SINGLE } from "../../../core/manifests/topology";
+import { mount } from "../../../core/manifests/volumes";
+import type { EnvVar } from "../../../core/manifests/meta";
+import { dev, ha, plain, vmedia } from "./support";
+
+const IRONIC_IMAGE = "quay.io/metal3-io/ironic:release-38.0";
+const WRAPPER = ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh"];
+const MOUNTS = [mount("shared", "/shared")];
+const envNames = (env: unknown): string[] => (env as EnvVar[]).map((e) => plain(e.name));
+const envValue = (env: unknown, name: string) => (env as EnvVar[]).find((e) => e.name === name)?.value;
+const WRAPPER_NAMES = ["NODE_NAME", "CONDUCTOR_NAMESPACE", "CONDUCTOR_CONFIGMAP", "CONDUCTOR_DATA_DIR"];
+const isSorted = (xs: string[]) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
+
+describe("manifests/containers", function () {
+    describe("ironic", function () {
+        it("single: /bin/runironic with the common and ironic env, sorted; restricted; lenient exec probes", function () {
+            const c = ironicContainer(dev, MOUNTS, SINGLE);
+            assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "volumeMounts", "readinessProbe", "livenessProbe", "resources"]);
+            assert.equal(c.name, "ironic");
+            assert.equal(c.image, IRONIC_IMAGE);
+            assert.deepEqual(c.command, ["/bin/runironic"]);
+            const names = envNames(c.env);
+            assert.ok(isSorted(names), `env sorted: ${names}`);
+            assert.deepEqual(names, Object.keys({ ...dev.commonEnv, ...dev.ironicEnv }).sort());
+            assert.equal(envValue(c.env, "PROVISIONING_IP"), "172.22.0.2");
+            assert.deepEqual(c.securityContext, restrictedSecurityContext());
+            assert.equal(c.volumeMounts, MOUNTS);
+            assert.deepEqual(c.readinessProbe, { exec: { command: ["/bin/ironic-readiness"] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 });
+            assert.deepEqual(c.livenessProbe, { exec: { command: ["/bin/ironic-liveness"] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 });
+            assert.deepEqual(c.resources, { requests: { cpu: "250m", memory: "512Mi" } });
+        });
+
+        it("multi: through the wrapper, the wrapper env first (node certificate into /certs/ironic and /certs/vmedia), then the sorted env", function () {
+            const c = ironicContainer(ha, MOUNTS, multiTopology(ha));
+            assert.deepEqual(c.command, [...WRAPPER, "/bin/runironic"]);
+            const names = envNames(c.env);
+            assert.deepEqual(names.slice(0, 5), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS"]);
+            assert.equal(envValue(c.env, "CONDUCTOR_CERT_DIRS"), "/certs/ironic /certs/vmedia");
+            assert.ok(isSorted(names.slice(5)));
+            assert.equal(envValue(c.env, "OS_DHCP__DHCP_PROVIDER"), "dnsmasq");
+            assert.equal(envValue(c.env, "PROVISIONING_IP"), undefined, "each node's env file carries it");
+        });
+    });
+
+    describe("httpd", function () {
+        it("single: host ports for the API, the image server and virtual-media TLS; probes on the plain port", function () {
+            const c = httpdContainer(dev, MOUNTS, SINGLE);
+            assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "ports", "volumeMounts", "readinessProbe", "livenessProbe", "resources"]);
+            assert.deepEqual(c.command, ["/bin/runhttpd"]);
+            assert.deepEqual(envNames(c.env), Object.keys(dev.commonEnv).sort());
+            assert.deepEqual(c.ports, [
+                { name: "ironic-api", containerPort: 6385, hostPort: 6385, protocol: "TCP" },
+                { name: "image-svc", containerPort: 6180, hostPort: 6180, protocol: "TCP" },
+                { name: "image-svc-tls", containerPort: 6183, hostPort: 6183, protocol: "TCP" },
+            ]);
+            assert.deepEqual(c.securityContext, restrictedSecurityContext());
+            assert.deepEqual(c.readinessProbe, { httpGet: { path: "/images/ironic-python-agent.kernel", port: 6180, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 });
+            assert.deepEqual(c.livenessProbe, { tcpSocket: { port: 6180 }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 });
+            assert.deepEqual(c.resources, { requests: { cpu: "50m", memory: "64Mi" } });
+        });
+
+        it("multi: through the wrapper, with the node certificate", function () {
+            const c = httpdContainer(ha, MOUNTS, multiTopology(ha));
+            assert.deepEqual(c.command, [...WRAPPER, "/bin/runhttpd"]);
+            assert.deepEqual(envNames(c.env).slice(0, 5), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS"]);
+            assert.deepEqual(envNames(c.env).slice(5), Object.keys(ha.commonEnv).sort());
+        });
+    });
+
+    it("ramdisk-logs: the log watcher, no env, the same in both topologies", function () {
+        for (const plan of [dev, ha]) {
+            assert.deepEqual(ramdiskLogsContainer(plan, MOUNTS), {
+                name: "ramdisk-logs",
+                image: IRONIC_IMAGE,
+                command: ["/bin/runlogwatch.sh"],
+                securityContext: restrictedSecurityContext(),
+                volumeMounts: MOUNTS,
+                resources: { requests: { cpu: "10m", memory: "32Mi" } },
+            });
+        }
+    });
+
+    it("ipa-downloader: its own image and entrypoint (no command), the downloader env", function () {
+        assert.deepEqual(ipaDownloaderContainer(dev, MOUNTS), {
+            name: "ipa-downloader",
+            image: "quay.io/metal3-io/ironic-ipa-downloader:latest",
+            env: [{ name: "SHARED_DIR", value: "/shared" }],
+            securityContext: restrictedSecurityContext(),
+            volumeMounts: MOUNTS,
+            resources: { requests: { cpu: "50m", memory: "64Mi" } },
+        });
+    });
+
+    it("dhcp-dirs: creates the DHCP provider's hosts and opts directories", function () {
+        const c = dhcpDirsContainer(ha, MOUNTS);
+        assert.equal(c.name, "dhcp-dirs");
+        assert.deepEqual(c.command, ["/bin/mkdir", "-p", "/shared/dnsmasq/hostsdir.d", "/shared/dnsmasq/optsdir.d"]);
+        assert.deepEqual(c.securityContext, restrictedSecurityContext());
+        assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "16Mi" } });
+    });
+
+    describe("dnsmasq", function () {
+        const DNSMASQ_SECURITY = { allowPrivilegeEscalation: true, readOnlyRootFilesystem: true, runAsNonRoot: true, capabilities: { drop: ["ALL"], add: ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"] } };
+
+        it("single: runs the start script from its ConfigMap, no env key at all, only its file capabilities", function () {
+            const c = dnsmasqContainer(dev, MOUNTS, "/etc/metal3-ironic/dnsmasq/start-dnsmasq.sh", SINGLE);
+            assert.deepEqual(Object.keys(c), ["name", "image", "command", "securityContext", "volumeMounts", "livenessProbe", "resources"]);
+            assert.deepEqual(c.command, ["/bin/bash", "/etc/metal3-ironic/dnsmasq/start-dnsmasq.sh"]);
+            assert.deepEqual(c.securityContext, DNSMASQ_SECURITY);
+            assert.deepEqual(c.livenessProbe, {
+                exec: { command: ["/bin/bash", "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '"] },
+                initialDelaySeconds: 30,
+                periodSeconds: 30,
+                timeoutSeconds: 10,
+                failureThreshold: 10,
+            });
+        });
+
+        it("multi: the start script through the wrapper, with the wrapper env and no certificate dirs", function () {
+            const c = dnsmasqContainer(ha, MOUNTS, "/etc/metal3-ironic/scripts/start-dnsmasq.sh", multiTopology(ha));
+            assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "volumeMounts", "livenessProbe", "resources"]);
+            assert.deepEqual(c.command, [...WRAPPER, "/bin/bash", "/etc/metal3-ironic/scripts/start-dnsmasq.sh"]);
+            assert.deepEqual(envNames(c.env), WRAPPER_NAMES);
+            assert.deepEqual(c.securityContext, DNSMASQ_SECURITY);
+        });
+    });
+
+    it("dhcp-pruner: the Python script through the wrapper, the API, CA, credentials, directories and timings", function () {
+        const c = dhcpPrunerContainer(ha, MOUNTS, multiTopology(ha));
+        assert.deepEqual(c.command, [...WRAPPER, "python3.12", "/etc/metal3-ironic/scripts/dhcp-pruner.py"]);
+        assert.deepEqual((c.env as EnvVar[]).slice(4), [
+            { name: "PRUNER_API_URL", value: "https://ironic.metal3.svc:6385" },
+            { name: "PRUNER_AUTH_DIR", value: "/auth/pruner" },
+            { name: "PRUNER_CA_FILE", value: "/certs/ca/ironic/tls.crt" },
+            { name: "PRUNER_GRACE", value: "15" },
+            { name: "PRUNER_HOSTSDIR", value: "/shared/dnsmasq/hostsdir.d" },
+            { name: "PRUNER_INTERVAL", value: "2" },
+            { name: "PRUNER_OPTSDIR", value: "/shared/dnsmasq/optsdir.d" },
+            { name: "PRUNER_REBALANCE_DELAY", value: "20" },
+        ]);
+        assert.deepEqual(envNames(c.env).slice(0, 4), WRAPPER_NAMES);
+        assert.deepEqual(c.securityContext, restrictedSecurityContext());
+    });
+
+    it("keepalived: its own image and user, the VIP, and only the capabilities VRRP needs", function () {
+        assert.deepEqual(keepalivedContainer(vmedia, vmedia.keepalivedVirtualIps!), {
+            name: "keepalived",
+            image: "quay.io/metal3-io/keepalived:latest",
+            env: [{ name: "KEEPALIVED_VIRTUAL_IPS", value: "172.22.0.5,eth1,24" }],
+            securityContext: { allowPrivilegeEscalation: true, runAsUser: 65532, runAsGroup: 65532, runAsNonRoot: true, capabilities: { drop: ["ALL"], add: ["NET_ADMIN", "NET_BROADCAST", "NET_RAW"] } },
+            resources: { requests: { cpu: "10m", memory: "16Mi" } },
+        });
+    });
+});

@@ -1,0 +1,24 @@
+/** core/manifests/index.ts: the barrel re-exports exactly the API its importers use, from the files of each concern. */
+import { strict as assert } from "assert";
+
+import * as barrel from "../../../core/manifests";
+import * as configmaps from "../../../core/manifests/configmaps";
+import * as ironic from "../../../core/manifests/ironic";
+import * as mariadb from "../../../core/manifests/mariadb";
+import * as meta from "../../../core/manifests/meta";
+import * as volumes from "../../../core/manifests/volumes";
+
+describe("manifests/index", function () {
+    it("re-exports the public API, each name bound to its module's own export", function () {
+        const from: Record<string, Record<string, unknown>> = {
+            ANNOTATIONS: meta, contentHash: meta, inNamespace: meta, sha256: meta,
+            databaseVolumes: volumes,
+            conductorDaemonSet: ironic, ironicDeployment: ironic, ironicPodSpec: ironic, ironicService: ironic,
+            dbJob: mariadb, mariadbPvc: mariadb, mariadbSelector: mariadb, mariadbService: mariadb, mariadbStatefulSet: mariadb,
+            bmoConfigMapData: configmaps, dnsmasqConfigHash: configmaps, dnsmasqConfigMapData: configmaps,
+            nodeDataConfigMapData: configmaps, scriptsConfigHash: configmaps, scriptsConfigMapData: configmaps,
+        };
+        assert.deepEqual(Object.keys(barrel).sort(), Object.keys(from).sort());
+        for (const [name, mod] of Object.entries(from)) assert.equal((barrel as Record<string, unknown>)[name], mod[name], name);
+    });
+});

@@ -1,0 +1,111 @@
+/** core/manifests/ironic.ts: the pod assembled from volumes, topology and containers; Deployment, DaemonSet, Service. */
+import { strict as assert } from "assert";
+
+import { dnsmasqConfigHash, scriptsConfigHash } from "../../../core/manifests/configmaps";
+import { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "../../../core/manifests/ironic";
+import { podVolumes } from "../../../core/manifests/volumes";
+import type { IronicPlan } from "../../../core/plan";
+import { ALL, dev, devNoDhcp, ha, haNoDhcp, plain, vmedia } from "./support";
+
+const containerNames = (plan: IronicPlan) => {
+    const spec = plain(ironicPodSpec(plan));
+    return { init: spec.initContainers.map((c: { name: string }) => c.name), main: spec.containers.map((c: { name: string }) => c.name) };
+};
+
+describe("manifests/ironic", function () {
+    describe("ironicPodSpec", function () {
+        it("the containers of each topology, in their rendered order", function () {
+            assert.deepEqual(containerNames(dev), { init: ["ipa-downloader"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(devNoDhcp), { init: ["ipa-downloader"], main: ["ironic", "httpd", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(vmedia), { init: ["ipa-downloader"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived"] });
+            assert.deepEqual(containerNames(ha), { init: ["ipa-downloader", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-downloader"], main: ["ironic", "httpd", "ramdisk-logs"] });
+        });
+
+        it("host network, the pod baseline, then containers and the volumes of podVolumes", function () {
+            const spec = ironicPodSpec(dev);
+            assert.deepEqual(Object.keys(spec), ["hostNetwork", "dnsPolicy", "automountServiceAccountToken", "enableServiceLinks", "securityContext", "nodeSelector", "tolerations", "initContainers", "containers", "volumes"]);
+            assert.equal(spec.hostNetwork, true);
+            assert.equal(spec.dnsPolicy, "ClusterFirstWithHostNet");
+            assert.deepEqual(spec.securityContext, { runAsUser: 997, runAsGroup: 994, fsGroup: 994, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
+            assert.deepEqual(spec.volumes, podVolumes(dev).volumes);
+        });
+
+        it("each container gets its mounts from podVolumes", function () {
+            for (const plan of [dev, ha]) {
+                const { mounts } = podVolumes(plan);
+                const spec = plain(ironicPodSpec(plan));
+                const byName = (n: string) => [...spec.initContainers, ...spec.containers].find((c) => c.name === n);
+                assert.deepEqual(byName("ironic").volumeMounts, mounts.ironic);
+                assert.deepEqual(byName("httpd").volumeMounts, mounts.httpd);
+                assert.deepEqual(byName("dnsmasq").volumeMounts, mounts.dnsmasq!.mounts);
+                assert.deepEqual(byName("ramdisk-logs").volumeMounts, mounts.ramdiskLogs);
+                assert.deepEqual(byName("ipa-downloader").volumeMounts, mounts.ipaDownloader);
+            }
+        });
+
+        it("node selector: single keeps the configured one; multi adds the conductor label", function () {
+            assert.deepEqual(ironicPodSpec(dev).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
+            assert.equal(ironicPodSpec(vmedia).nodeSelector, undefined);
+            assert.deepEqual(ironicPodSpec(ha).nodeSelector, { "metal3-ironic.metal3.io/conductor": "metal3.ironic" });
+        });
+
+        it("only dnsmasq and keepalived may escalate, and no container runs as root", function () {
+            for (const [name, plan] of Object.entries(ALL)) {
+                const spec = plain(ironicPodSpec(plan));
+                for (const c of [...spec.initContainers, ...spec.containers] as { name: string; securityContext: { allowPrivilegeEscalation: boolean; runAsNonRoot: boolean } }[]) {
+                    assert.equal(c.securityContext.runAsNonRoot, true, `${name}/${c.name}`);
+                    assert.equal(c.securityContext.allowPrivilegeEscalation, ["dnsmasq", "keepalived"].includes(c.name), `${name}/${c.name}`);
+                }
+            }
+        });
+    });
+
+    describe("ironicDeployment", function () {
+        it("one replica, Recreate, the plan's labels and selector, the pod spec", function () {
+            const d = ironicDeployment(dev);
+            assert.deepEqual(d.metadata, { name: "ironic", namespace: "metal3", labels: dev.labels });
+            const spec = d.spec as { replicas: number; strategy: unknown; selector: unknown; template: { spec: unknown } };
+            assert.equal(spec.replicas, 1);
+            assert.deepEqual(spec.strategy, { type: "Recreate" });
+            assert.deepEqual(spec.selector, { matchLabels: { "app.kubernetes.io/name": "ironic", "app.kubernetes.io/instance": "ironic" } });
+            assert.deepEqual(spec.template.spec, ironicPodSpec(dev));
+        });
+
+        it("pod annotations: the dnsmasq config hash first (with DHCP), then the given ones sorted", function () {
+            const annotations = (plan: IronicPlan, extra?: Record<string, string>) => (ironicDeployment(plan, extra).spec as { template: { metadata: { annotations: Record<string, string> } } }).template.metadata.annotations;
+            const withDhcp = annotations(dev, { "z.example/b": "2", "a.example/a": "1" });
+            assert.deepEqual(Object.entries(withDhcp), [
+                ["metal3-ironic.metal3.io/dnsmasq-config-hash", dnsmasqConfigHash(dev)],
+                ["a.example/a", "1"],
+                ["z.example/b", "2"],
+            ]);
+            assert.deepEqual(annotations(vmedia), {});
+        });
+    });
+
+    describe("conductorDaemonSet", function () {
+        it("one pod per labelled node, rolling one at a time with no surge (host ports), annotated with the scripts hash", function () {
+            const ds = conductorDaemonSet(ha);
+            const spec = ds.spec as { updateStrategy: unknown; selector: unknown; template: { metadata: { annotations: unknown }; spec: unknown } };
+            assert.equal(ds.kind, "DaemonSet");
+            assert.deepEqual(spec.updateStrategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
+            assert.deepEqual(spec.template.metadata.annotations, { "metal3-ironic.metal3.io/scripts-hash": scriptsConfigHash(ha) });
+            assert.deepEqual(spec.template.spec, ironicPodSpec(ha));
+        });
+
+        it("the template lists no node: it is the same with other conductors", function () {
+            const fewer: IronicPlan = { ...ha, conductors: ha.conductors.slice(1) };
+            assert.deepEqual(conductorDaemonSet(fewer), conductorDaemonSet(ha));
+        });
+    });
+
+    it("ironicService: ClusterIP on the API port, selecting the Ironic pods", function () {
+        assert.deepEqual(ironicService(ha), {
+            apiVersion: "v1",
+            kind: "Service",
+            metadata: { name: "ironic", namespace: "metal3", labels: ha.labels },
+            spec: { type: "ClusterIP", selector: ha.selector, ports: [{ name: "ironic-api", port: 6385, targetPort: 6385, protocol: "TCP" }] },
+        });
+    });
+});
