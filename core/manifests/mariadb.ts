@@ -30,6 +30,8 @@ function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
         image: plan.config.images.mariadb,
         env: [
             { name: "MARIADB_ROOT_PASSWORD_FILE", value: `${MARIADB.credentialsDir}/${MARIADB.rootPasswordKey}` },
+            // root only over the local socket: the image's default, '%', lets it in from anywhere in the cluster.
+            { name: "MARIADB_ROOT_HOST", value: "localhost" },
             // Runs mariadb-upgrade when the server version changes.
             { name: "MARIADB_AUTO_UPGRADE", value: "1" },
         ],

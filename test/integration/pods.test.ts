@@ -297,6 +297,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "db");
         db.startContainers();
         await db.waitReady("mariadb", 180000);
+        // root exists only on the local socket: from the network even its own password is refused.
+        const rootPw = s.cluster.secrets[s.plan.database.names.credentialsSecret]["root-password"];
+        const ca = path.join(work, "ca.crt");
+        fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+        const asRoot = run("ip", ["netns", "exec", adminNs, "mariadb", "--no-defaults", "-h", DB_IP, "-uroot", `-p${rootPw}`, `--ssl-ca=${ca}`, "-N", "-e", "SELECT 1"], { allowFail: true });
+        assert.notEqual(asRoot.status, 0, "root over TCP is refused");
+        assert.match(asRoot.stderr, /Access denied for user 'root'/);
         await runJob(clusterPod("Job", "dbsync", JOB_IP, "jb"));
     });
 
