@@ -514,3 +514,24 @@ function exitOf(proc: ChildProcess, timeoutMs: number): Promise<number | null> {
 export function tail(s: string, n = 3000): string {
     return s.length > n ? "…" + s.slice(-n) : s;
 }
+
+/**
+ * What Ironic's redfish-virtual-media boot interface does with a boot ISO, run with Ironic's own
+ * code (ironic.drivers.modules.image_utils) in the pod's ironic container: publish a file holding
+ * `content` under [deploy]http_root/redfish and return the URL Ironic hands the BMC.
+ */
+export function publishVirtualMedia(pod: PodRunner, content: string): string {
+    const script = [
+        "import sys, uuid",
+        "from ironic.conf import CONF",
+        "from ironic.drivers.modules import image_utils",
+        "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
+        "name = 'boot-%s.iso' % uuid.uuid4()",
+        "src = '/shared/tmp/' + name",
+        "open(src, 'w').write(sys.argv[1])",
+        "print(image_utils.ImageHandler('redfish').publish_image(src, name))",
+    ].join("\n");
+    const r = pod.exec("ironic", ["python3.12", "-c", script, content]);
+    if (r.status !== 0) throw new Error(`publishing virtual media in ${pod.o.name} failed: ${r.stderr}`);
+    return r.stdout.trim().split("\n").pop()!;
+}

@@ -18,7 +18,7 @@ import { RawConfig } from "../../core/config";
 import { htpasswdLine } from "../../core/render/htpasswd";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
-import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
+import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { clusterData, realProviderState } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
@@ -221,19 +221,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
         // What the redfish-virtual-media boot interface does with a boot ISO: publish it under
         // [deploy]http_root/redfish and hand the BMC the URL (ironic.drivers.modules.image_utils).
         const marker = `virtual media image ${Date.now()}`;
-        const script = [
-            "import sys, uuid",
-            "from ironic.conf import CONF",
-            "from ironic.drivers.modules import image_utils",
-            "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
-            "name = 'boot-%s.iso' % uuid.uuid4()",
-            "src = '/shared/tmp/' + name",
-            "open(src, 'w').write(sys.argv[1])",
-            "print(image_utils.ImageHandler('redfish').publish_image(src, name))",
-        ].join("\n");
-        const r = pod.exec("ironic", ["python3.12", "-c", script, marker]);
-        assert.equal(r.status, 0, r.stderr);
-        const url = r.stdout.trim().split("\n").pop()!;
+        const url = publishVirtualMedia(pod, marker);
         assert.match(url, new RegExp(`^https://172\\.22\\.0\\.2:${PORTS.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`), `the URL Ironic gives the BMC: ${url}`);
         const got = curl(client, ["--cacert", caFile, url]);
         assert.equal(got.exit, 0, got.stderr);

@@ -13,7 +13,7 @@ import { DHCP_PROVIDER_PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
-import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
+import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { clusterData, realProviderState } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
@@ -355,19 +355,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     it("each conductor hands BMCs its own virtual-media URL on the TLS port, and its httpd serves it there", function () {
         for (const { node, pod } of pods) {
             const marker = `vmedia of ${node.node}`;
-            const script = [
-                "import sys, uuid",
-                "from ironic.conf import CONF",
-                "from ironic.drivers.modules import image_utils",
-                "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
-                "name = 'boot-%s.iso' % uuid.uuid4()",
-                "src = '/shared/tmp/' + name",
-                "open(src, 'w').write(sys.argv[1])",
-                "print(image_utils.ImageHandler('redfish').publish_image(src, name))",
-            ].join("\n");
-            const r = pod.exec("ironic", ["python3.12", "-c", script, marker]);
-            assert.equal(r.status, 0, r.stderr);
-            const url = r.stdout.trim().split("\n").pop()!;
+            const url = publishVirtualMedia(pod, marker);
             assert.match(url, new RegExp(`^https://${node.ip.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
             const ca = path.join(work, "ca.crt");
             const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", ca, url], { allowFail: true });
