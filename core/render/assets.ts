@@ -1,7 +1,8 @@
 /**
  * The scripts that run in the pods, kept as real files under assets/ (so shellcheck and
  * py_compile can lint them, see test/unit/lint.test.ts) and shipped byte for byte in the scripts
- * ConfigMap under their file names.
+ * ConfigMap under their file names (the dnsmasq start script with three words filled in, see
+ * core/render/dnsmasq.ts).
  *
  * Read from the source tree at run time: Pulumi and the tools run the TypeScript through ts-node,
  * so `__dirname` is core/render and the files are at ../../assets. Nothing is compiled or copied
@@ -11,14 +12,14 @@
 import * as fs from "fs";
 import * as path from "path";
 
-import { CONDUCTOR_PATHS, PRUNER_SCRIPT } from "../contract";
+import { CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
 
 export const ASSETS_DIR = path.join(__dirname, "..", "..", "assets");
 
 /** The asset files; their names are also their keys in the scripts ConfigMap. */
-export type AssetName = typeof CONDUCTOR_PATHS.wrapper | typeof PRUNER_SCRIPT;
+export type AssetName = typeof CONDUCTOR_PATHS.wrapper | typeof PRUNER_SCRIPT | typeof DNSMASQ_START_SCRIPT;
 
-export const ASSET_NAMES: readonly AssetName[] = [CONDUCTOR_PATHS.wrapper, PRUNER_SCRIPT];
+export const ASSET_NAMES: readonly AssetName[] = [CONDUCTOR_PATHS.wrapper, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT];
 
 /** The exact content of `assets/<name>`. */
 export function readAsset(name: AssetName): string {

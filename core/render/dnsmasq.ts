@@ -6,7 +6,8 @@
  */
 import * as ipaddr from "ipaddr.js";
 
-import { IPXE_FILES, PATHS } from "../contract";
+import { DNSMASQ_START_SCRIPT, IPXE_FILES, PATHS } from "../contract";
+import { readAsset } from "./assets";
 
 export interface DhcpRange {
     start: string;
@@ -92,39 +93,17 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
 }
 
 /**
- * The dnsmasq container's start script. It prepares what the image's own /bin/rundnsmasq
- * prepares (TFTP root with the iPXE binaries, HTTP root, lease file) and then runs dnsmasq on
- * exactly our rendered file.
+ * The dnsmasq container's start script, assets/start-dnsmasq.sh (a real file, linted with the
+ * other assets). It prepares what the image's own /bin/rundnsmasq prepares (TFTP root with the
+ * iPXE binaries, HTTP root, lease file) and then runs dnsmasq on exactly our rendered file.
  *
- * `configFile` is a shell word: a fixed path (single) or an expression resolved at start from the
- * node name (multi).
+ * Three words of the file are filled in here: `configFile`, a shell word — a fixed path (single)
+ * or an expression resolved at start from the node name (multi) —, the lease file and its directory.
  */
-export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string; extraDirs?: string[] } = {}): string {
+export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string } = {}): string {
     const leaseFile = opts.leaseFile ?? PATHS.dnsmasqLeaseFile;
-    const dirs = [PATHS.tftpRoot, `${PATHS.sharedHtml}/images`, `${PATHS.sharedHtml}/pxelinux.cfg`, dirname(leaseFile), ...(opts.extraDirs ?? [])];
-    const files = [IPXE_FILES.bios, IPXE_FILES.efiX86_64, IPXE_FILES.efiArm64];
-    return [
-        "#!/bin/bash",
-        "# Rendered by metal3-ironic: prepares the TFTP root like the image's rundnsmasq, then runs",
-        "# dnsmasq on the configuration shipped in a ConfigMap.",
-        "set -euo pipefail",
-        `conf=${configFile}`,
-        'if [[ ! -r "$conf" ]]; then echo "FATAL: dnsmasq configuration $conf not found" >&2; exit 1; fi',
-        `mkdir -p ${dirs.join(" ")}`,
-        `touch ${leaseFile}`,
-        `src=${PATHS.ipxeFirmware}`,
-        `if [[ -r ${PATHS.ipxeCustomFirmware} ]]; then src=${PATHS.ipxeCustomFirmware}; fi`,
-        "copied=0",
-        `for f in ${files.join(" ")}; do`,
-        `  if [[ -r "$src/$f" ]]; then cp "$src/$f" ${PATHS.tftpRoot}/; copied=$((copied + 1)); fi`,
-        "done",
-        'if [[ "$copied" -eq 0 ]]; then',
-        `  echo "FATAL: no iPXE firmware (${files.join(", ")}) found in $src" >&2`,
-        "  exit 1",
-        "fi",
-        'exec /usr/sbin/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=$conf"',
-        "",
-    ].join("\n");
+    const words: Record<string, string> = { __CONF__: configFile, __LEASE_DIR__: dirname(leaseFile), __LEASE_FILE__: leaseFile };
+    return readAsset(DNSMASQ_START_SCRIPT).replace(/__(CONF|LEASE_DIR|LEASE_FILE)__/g, (w) => words[w]);
 }
 
 function dirname(p: string): string {

@@ -4,7 +4,8 @@
  */
 import { strict as assert } from "assert";
 
-import { IPXE_FILES } from "../../../core/contract";
+import { IPXE_FILES, PATHS } from "../../../core/contract";
+import { readAsset } from "../../../core/render/assets";
 import { DnsmasqOptions, netmaskOf, renderDnsmasqConf, renderDnsmasqStartScript } from "../../../core/render/dnsmasq";
 
 const base: DnsmasqOptions = {
@@ -49,5 +50,15 @@ describe("core/render/dnsmasq", function () {
         assert.match(s, /^conf=\/etc\/x\/dnsmasq\.conf$/m);
         assert.match(s, /FATAL: dnsmasq configuration \$conf not found/);
         assert.match(s, /exec \/usr\/sbin\/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=\$conf"$/m);
+    });
+
+    it("the start script file (assets/start-dnsmasq.sh) names the image's paths and firmware as the contract does, and every blank is filled", function () {
+        const file = readAsset("start-dnsmasq.sh");
+        for (const p of [PATHS.tftpRoot, `${PATHS.sharedHtml}/images`, PATHS.ipxeFirmware, PATHS.ipxeCustomFirmware]) assert.ok(file.includes(p), `${p} in start-dnsmasq.sh`);
+        assert.ok(file.includes(`for f in ${Object.values(IPXE_FILES).join(" ")}; do`), "the iPXE binaries of the contract");
+        const s = renderDnsmasqStartScript("/c.conf", { leaseFile: "/l/d.leases" });
+        assert.doesNotMatch(s, /__[A-Z_]+__/, "no blank left");
+        assert.match(s, /^mkdir -p .* \/l$/m);
+        assert.match(s, /^touch \/l\/d\.leases$/m);
     });
 });

@@ -1,0 +1,19 @@
+#!/bin/bash
+# Rendered by metal3-ironic: prepares the TFTP root like the image's rundnsmasq, then runs
+# dnsmasq on the configuration shipped in a ConfigMap.
+set -euo pipefail
+conf=__CONF__
+if [[ ! -r "$conf" ]]; then echo "FATAL: dnsmasq configuration $conf not found" >&2; exit 1; fi
+mkdir -p /shared/tftpboot /shared/html/images /shared/html/pxelinux.cfg __LEASE_DIR__
+touch __LEASE_FILE__
+src=/tftpboot
+if [[ -r /shared/custom_ipxe_firmware ]]; then src=/shared/custom_ipxe_firmware; fi
+copied=0
+for f in undionly.kpxe snponly-x86_64.efi snponly-arm64.efi; do
+  if [[ -r "$src/$f" ]]; then cp "$src/$f" /shared/tftpboot/; copied=$((copied + 1)); fi
+done
+if [[ "$copied" -eq 0 ]]; then
+  echo "FATAL: no iPXE firmware (undionly.kpxe, snponly-x86_64.efi, snponly-arm64.efi) found in $src" >&2
+  exit 1
+fi
+exec /usr/sbin/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=$conf"
