@@ -28,11 +28,12 @@ describe("manifests/mariadb", function () {
             assert.deepEqual(t.spec.tolerations, ha.config.placement.tolerations);
         });
 
-        it("the container: root password from a file, auto-upgrade, healthcheck probes, restricted", function () {
+        it("the container: root password from a file, root only on the local socket, auto-upgrade, healthcheck probes, restricted", function () {
             const c = template(mariadbStatefulSet(ha)).spec.containers[0];
             assert.equal(c.image, "docker.io/library/mariadb:11.4.5");
             assert.deepEqual(c.env, [
                 { name: "MARIADB_ROOT_PASSWORD_FILE", value: "/etc/mysql/credentials/root-password" },
+                { name: "MARIADB_ROOT_HOST", value: "localhost" },
                 { name: "MARIADB_AUTO_UPGRADE", value: "1" },
             ]);
             assert.deepEqual(c.ports, [{ name: "mysql", containerPort: 3306, protocol: "TCP" }]);
