@@ -12,7 +12,8 @@ import * as os from "os";
 import * as path from "path";
 
 import { unwrapSecrets } from "../../tools/offline";
-import type { Rendered } from "../../tools/render";
+import type { RawConfig } from "../../core/config";
+import { Rendered, renderOffline } from "../../tools/render";
 import type { ClusterData } from "./pod-runner";
 
 function openssl(args: string[], input?: string): string {
@@ -103,4 +104,10 @@ export function clusterData(r: Rendered): ClusterData {
         }
     }
     return out;
+}
+
+/** Render a stack offline with real provider values, and the data the pod runner mounts from it. */
+export async function renderWithRealSecrets(raw: RawConfig, stack: string): Promise<{ rendered: Rendered; cluster: ClusterData }> {
+    const rendered = await renderOffline(raw, stack, { hook: realProviderState });
+    return { rendered, cluster: clusterData(rendered) };
 }

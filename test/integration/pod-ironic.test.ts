@@ -16,10 +16,10 @@ import * as path from "path";
 
 import { RawConfig } from "../../core/config";
 import { htpasswdLine } from "../../core/render/htpasswd";
-import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { Rendered, readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
-import { clusterData, realProviderState } from "../helpers/real-secrets";
+import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
@@ -36,10 +36,7 @@ function prerequisites(ctx: Mocha.Context): void {
     requireOrSkip(ctx, run("/usr/bin/python3", ["-c", "import bcrypt, ironic"], { allowFail: true }).status === 0, "python3-bcrypt and Debian's python3-ironic");
 }
 
-async function renderStack(raw: RawConfig): Promise<{ rendered: Rendered; cluster: ClusterData }> {
-    const rendered = await renderOffline(raw, "dev", { hook: realProviderState });
-    return { rendered, cluster: clusterData(rendered) };
-}
+const renderStack = (raw: RawConfig) => renderWithRealSecrets(raw, "dev");
 
 function objectOf(r: Rendered, kind: string, nameIncludes = ""): any {
     const o = r.objects.find((x) => x.kind === kind && String(x.metadata?.name).includes(nameIncludes));

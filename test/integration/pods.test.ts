@@ -12,28 +12,27 @@ import { RawConfig, validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
-import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { Rendered, readStackConfig } from "../../tools/render";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
-import { clusterData, realProviderState } from "../helpers/real-secrets";
+import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
-export interface Stack {
+interface Stack {
     raw: RawConfig;
     plan: IronicPlan;
     rendered: Rendered;
     cluster: ClusterData;
 }
 
-export async function renderStack(file: string, stack: string): Promise<Stack> {
+async function renderStack(file: string, stack: string): Promise<Stack> {
     const raw = readStackConfig(file);
     const r = validateConfig(raw);
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    const rendered = await renderOffline(raw, stack, { hook: realProviderState });
-    return { raw, plan: buildPlan(r.config), rendered, cluster: clusterData(rendered) };
+    return { raw, plan: buildPlan(r.config), ...(await renderWithRealSecrets(raw, stack)) };
 }
 
-export function podRunnerPrerequisites(ctx: Mocha.Context): void {
+function podRunnerPrerequisites(ctx: Mocha.Context): void {
     requireOrSkip(ctx, canUseNetns(), "root and iproute2 for network namespaces");
     requireOrSkip(ctx, ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl"].every((c) => !!which(c)), "dnsmasq, busybox, libcap2-bin, util-linux, openssl, curl");
 }
@@ -148,6 +147,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     let clientIf = "";
     const DB_IP = "172.22.0.250";
     let adminNs = "";
+    /** The stack CA, as clients of the API, httpd and MariaDB are given it. */
+    let caFile = "";
     const JOB_IP = "172.22.0.251";
     let sw = "";
     let br = "";
@@ -164,6 +165,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         podRunnerPrerequisites(this);
         work = tmpDir("pods-ha");
         s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha");
+        caFile = path.join(work, "ca.crt");
+        fs.writeFileSync(caFile, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         images = prepareImages(work);
         sw = net.addNamespace("sw");
         br = net.addBridge(sw, "br");
@@ -285,10 +288,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     }
 
     function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
-        const ca = path.join(work, "ca.crt");
-        if (!fs.existsSync(ca)) fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         const creds = s.cluster.secrets[s.plan.names.credentialsSecret];
-        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", ca, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${nodeIp}:${s.plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
+        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", caFile, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${nodeIp}:${s.plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
         const lines = r.stdout.split("\n");
         return { code: Number(lines.pop()), body: lines.join("\n") };
     }
@@ -299,9 +300,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await db.waitReady("mariadb", 180000);
         // root exists only on the local socket: from the network even its own password is refused.
         const rootPw = s.cluster.secrets[s.plan.database.names.credentialsSecret]["root-password"];
-        const ca = path.join(work, "ca.crt");
-        fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
-        const asRoot = run("ip", ["netns", "exec", adminNs, "mariadb", "--no-defaults", "-h", DB_IP, "-uroot", `-p${rootPw}`, `--ssl-ca=${ca}`, "-N", "-e", "SELECT 1"], { allowFail: true });
+        const asRoot = run("ip", ["netns", "exec", adminNs, "mariadb", "--no-defaults", "-h", DB_IP, "-uroot", `-p${rootPw}`, `--ssl-ca=${caFile}`, "-N", "-e", "SELECT 1"], { allowFail: true });
         assert.notEqual(asRoot.status, 0, "root over TCP is refused");
         assert.match(asRoot.stderr, /Access denied for user 'root'/);
         await runJob(clusterPod("Job", "dbsync", JOB_IP, "jb"));
@@ -357,8 +356,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const marker = `vmedia of ${node.node}`;
             const url = publishVirtualMedia(pod, marker);
             assert.match(url, new RegExp(`^https://${node.ip.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
-            const ca = path.join(work, "ca.crt");
-            const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", ca, url], { allowFail: true });
+            const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", caFile, url], { allowFail: true });
             assert.equal(got.stdout, marker, `${url}: ${got.stderr}`);
         }
     });
