@@ -13,7 +13,10 @@ import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
+import { until } from "../helpers/ironic-lab";
 import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+
+const readIfExists = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "");
 
 const KNOWN_MAC = "52:54:00:00:00:01";
 const UNKNOWN_MAC = "52:54:00:00:00:99";
@@ -95,11 +98,15 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
                 path.join(n.dir, "dnsmasq.out"),
             );
         }
+        // Generous: a second suite on this machine can slow start-up a lot. A dnsmasq that exits
+        // fails the hook with its own words instead of leaving later tests to read a missing log.
         for (const n of nodes) {
-            for (let i = 0; i < 50; i++) {
-                if (/:67\b/.test(run("ip", ["netns", "exec", n.ns, "ss", "-lun"], { allowFail: true }).stdout)) break;
-                await new Promise((res) => setTimeout(res, 100));
-            }
+            const output = () => `${n.plan.node}'s dnsmasq output:\n${readIfExists(path.join(n.dir, "dnsmasq.out"))}`;
+            const abort = () => {
+                if (!n.daemon!.running) throw new Error(`dnsmasq on ${n.plan.node} exited (${n.daemon!.proc.exitCode ?? n.daemon!.proc.signalCode}). ${output()}`);
+            };
+            await until(() => /:67\b/.test(run("ip", ["netns", "exec", n.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, `${n.plan.node}'s dnsmasq on :67. ${output()}`, 200, abort);
+            await until(() => /started, version/.test(readIfExists(path.join(n.dir, "dnsmasq.log"))), 60000, `${n.plan.node}'s dnsmasq log. ${output()}`, 200, abort);
         }
     });
 
