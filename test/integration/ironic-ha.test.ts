@@ -215,7 +215,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 knownHostsOnly: { hostsDir: remap(o.knownHostsOnly!.hostsDir, dir), optsDir: remap(o.knownHostsOnly!.optsDir, dir) },
             });
             fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
+            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
         });
         clientNs = net.addNamespace("bm");
         clientIf = net.plug(clientNs, "bm", sw, br, { mac: macOf(1) });

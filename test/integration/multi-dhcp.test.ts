@@ -94,7 +94,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
         for (const n of nodes) {
             n.daemon = new Daemon(
                 "ip",
-                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
+                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(n.dir, "dnsmasq.pid")}`, `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
                 path.join(n.dir, "dnsmasq.out"),
             );
         }
