@@ -77,6 +77,18 @@ export const imageRef = z
     .max(255, "image reference is too long")
     .regex(IMAGE_REF, "not a valid image reference (expected e.g. quay.io/metal3-io/ironic:release-38.0 or ...@sha256:<64 hex>)");
 
+/**
+ * Kubernetes resource quantity (apimachinery's grammar, non-negative): a decimal number and an
+ * optional binary (Ki..Ei), decimal (n, u, m, k, M..E) or exponent (e3) suffix.
+ */
+export const quantity = z
+    .string()
+    .max(64, "must be at most 64 characters")
+    .regex(
+        /^\+?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)(?:Ki|Mi|Gi|Ti|Pi|Ei|n|u|m|k|M|G|T|P|E|[eE][+-]?[0-9]+)?$/,
+        "must be a Kubernetes quantity such as 10Gi, 512Mi, 500m or 2",
+    );
+
 /** dnsmasq lease time: seconds, or a number with m/h/d/w, or "infinite". */
 export const leaseTime = z
     .string()
@@ -171,7 +183,7 @@ export const sections = {
         name: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a database name: letters, digits and '_' (at most 64)").optional(),
         credentialsSecret: dnsLabel.optional(),
         caSecret: dnsLabel.optional(),
-        storageSize: z.string().regex(/^[0-9]+(\.[0-9]+)?(Ki|Mi|Gi|Ti|Pi|k|M|G|T|P)?$/, "must be a Kubernetes quantity such as 10Gi").optional(),
+        storageSize: quantity.optional(),
         storageClass: z.string().optional(),
         retainOnDelete: z.boolean().optional(),
         allowDowngrade: z.boolean().optional(),

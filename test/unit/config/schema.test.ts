@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 
 import { validateConfig } from "../../../core/config";
-import { unknownKeyHint } from "../../../core/config/schema";
+import { quantity, unknownKeyHint } from "../../../core/config/schema";
 import { devRaw, hasIssue, issues, withDhcp, withProvisioning } from "./support";
 
 describe("config schema", function () {
@@ -26,6 +26,12 @@ describe("config schema", function () {
         hasIssue(list, "provisioning.ip", /not a valid IPv4 address/);
         hasIssue(list, "provisioning.cidr", /not a valid IPv4 CIDR/);
         hasIssue(issues(withDhcp({ gateway: "gw" })), "provisioning.dhcp.gateway", /not a valid IPv4/);
+    });
+
+    it("quantity: Kubernetes' grammar (decimal, binary and exponent suffixes), nothing else", function () {
+        for (const ok of ["10Gi", "512Mi", "500m", "2", "0.5", "1e3", "1.5G", ".5Ki"]) assert.equal(quantity.safeParse(ok).success, true, ok);
+        for (const bad of ["10 Gi", "10GB", "-1Gi", "Gi", "10gi", "1Gi\n", "", "1.2.3"]) assert.equal(quantity.safeParse(bad).success, false, bad);
+        hasIssue(issues({ ...devRaw, database: { kind: "mariadb", storageSize: "10GB" } }), "database.storageSize", /Kubernetes quantity such as 10Gi/);
     });
 
     it("rejects ports out of range", function () {
