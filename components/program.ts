@@ -6,10 +6,10 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "../core/config";
-import { downgradeError } from "../core/plan/database";
 import { IronicPlan, buildPlan } from "../core/plan";
+import { PREVIOUS_OUTPUTS, PersistedState, PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { userSecretIssues } from "../core/plan/secrets";
-import { IRONIC_IMAGE_OUTPUT, Metal3Ironic } from "./stack";
+import { Metal3Ironic } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
 export function readRawConfig(): RawConfig {
@@ -38,22 +38,23 @@ export interface ProgramOutputs {
     credentials: pulumi.Output<{ username: string; password: string }>;
     topology: pulumi.Output<unknown>;
     ironicImage: pulumi.Output<string>;
+    state: pulumi.Output<PersistedState>;
 }
 
-/** The Ironic image the previous run of this very stack deployed (read from its own last outputs). */
-async function previousIronicImage(): Promise<string | undefined> {
+/** What the previous run of this very stack left (its own last outputs; nothing on a first run). */
+async function readPreviousState(): Promise<PreviousState> {
     const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
-    const value = await new Promise<unknown>((resolve) => self.getOutput(IRONIC_IMAGE_OUTPUT).apply(resolve));
-    return typeof value === "string" ? value : undefined;
+    const read = (name: string) => new Promise<unknown>((resolve) => self.getOutput(name).apply(resolve));
+    const outputs: Record<string, unknown> = {};
+    for (const name of Object.values(PREVIOUS_OUTPUTS)) outputs[name] = await read(name);
+    return parsePreviousState(outputs);
 }
 
 export async function runProgram(raw: RawConfig = readRawConfig()): Promise<ProgramOutputs> {
     const plan = planFromConfig(raw);
-    if (plan.database.jobs) {
-        // A shared database cannot go back to an older Ironic schema: refuse before registering anything.
-        const error = downgradeError(await previousIronicImage(), plan.config.images.ironic, plan.config.database.allowDowngrade);
-        if (error) throw new pulumi.RunError(formatIssues([{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }]));
-    }
+    // Changes the previous run forbids (a schema downgrade, ...): refuse before registering anything.
+    const issues = previousStateIssues(plan, await readPreviousState());
+    if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
     // An explicit provider: nothing is deployed through an ambient default provider.
     const provider = new k8s.Provider("kubernetes", {
         context: plan.config.kubernetes.context,
@@ -71,5 +72,6 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         credentials: stack.credentials,
         topology: stack.topology,
         ironicImage: stack.ironicImage,
+        state: stack.state,
     };
 }

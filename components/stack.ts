@@ -14,10 +14,8 @@ import { IronicPlan } from "../core/plan";
 import { userSecrets } from "../core/plan/secrets";
 import { ExistingTls, readExistingTls } from "./existing-tls";
 import { TopologySummary, topologySummary } from "../core/plan/summary";
+import { PersistedState, persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
-
-/** Stack output name of the deployed Ironic image. */
-export const IRONIC_IMAGE_OUTPUT = "ironicImage";
 
 
 /** For tools/plan.ts, which checks user Secret names before rendering. */
@@ -36,6 +34,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly topology: pulumi.Output<TopologySummary>;
     /** The Ironic image this stack runs; read back on the next run to refuse schema downgrades. */
     public readonly ironicImage: pulumi.Output<string>;
+    /** Facts the next run reads back (core/plan/previous.ts): topology, database volume, DHCP slots. */
+    public readonly state: pulumi.Output<PersistedState>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
@@ -97,6 +97,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.credentials = pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password })));
         this.topology = pulumi.output(topologySummary(plan));
         this.ironicImage = pulumi.output(c.images.ironic);
+        this.state = pulumi.output(persistedState(plan));
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -105,6 +106,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             credentials: this.credentials,
             topology: this.topology,
             ironicImage: this.ironicImage,
+            state: this.state,
         });
     }
 

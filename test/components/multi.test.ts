@@ -144,6 +144,19 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         ]);
     });
 
+    it("exports the state its next run reads back, and that run, given it, registers the same objects", async function () {
+        const first = await renderOffline(haRaw, "ha");
+        const state: any = await new Promise((res) => (first.outputs as any).state.apply(res));
+        assert.deepEqual(state, {
+            topology: "multi",
+            database: { kind: "mariadb", storageClass: "" },
+            dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 8, nodes: { "cp-0": 4, "cp-1": 6, "cp-2": 0 } },
+        });
+        const image: string = await new Promise((res) => first.outputs.ironicImage.apply(res));
+        const second = await renderOffline(haRaw, "ha", { previousOutputs: { ironicImage: image, state } });
+        assert.deepEqual(second.objects, first.objects);
+    });
+
     it("the per-node dnsmasq config answers only known hosts, from the node's slice, pointing at the node", function () {
         const r = validateConfig(haRaw);
         assert.ok(r.ok);

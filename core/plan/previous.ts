@@ -1,0 +1,108 @@
+/**
+ * What a stack's previous run leaves for its next one. The program exports a few facts as stack
+ * outputs and reads them back on the next run through a StackReference to its own stack (the
+ * engine keeps outputs with the stack's state; no extra store). The next run uses them to refuse
+ * changes that would lose data or service (a schema downgrade, a silently replaced volume) and to
+ * keep what must not move (DHCP slots).
+ *
+ * Reading is tolerant: a first run, a stack written by an older version of this program or a
+ * value of the wrong shape all mean "nothing known", never an error.
+ */
+import type { ConfigIssue } from "../config";
+import { downgradeError } from "./database";
+import type { IronicPlan } from "./types";
+
+/** Stack output names; a contract between runs, so never renamed. */
+export const PREVIOUS_OUTPUTS = {
+    /** The deployed Ironic image (string). */
+    ironicImage: "ironicImage",
+    /** The persisted state below (object). */
+    state: "state",
+} as const;
+
+/** DHCP slots as allocated, with the layout they were cut from (multi with DHCP only). */
+export interface DhcpSlotsState {
+    rangeStart: string;
+    rangeEnd: string;
+    slots: number;
+    /** Node name → slot. */
+    nodes: Record<string, number>;
+}
+
+/** The `state` output: facts the next run of this stack relies on. */
+export interface PersistedState {
+    topology: "single" | "multi";
+    /** Database kind and, for a deployed MariaDB, its volume's storage class ("" = cluster default). */
+    database: { kind: string; storageClass?: string };
+    dhcpSlots?: DhcpSlotsState;
+}
+
+/** The previous run as this run sees it; every field may be missing. */
+export interface PreviousState {
+    ironicImage?: string;
+    topology?: "single" | "multi";
+    database?: { kind: string; storageClass?: string };
+    dhcpSlots?: DhcpSlotsState;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+
+function parseDhcpSlots(v: unknown): DhcpSlotsState | undefined {
+    if (!isRecord(v) || typeof v.rangeStart !== "string" || typeof v.rangeEnd !== "string" || !Number.isInteger(v.slots) || !isRecord(v.nodes)) return undefined;
+    const nodes: Record<string, number> = {};
+    for (const [node, slot] of Object.entries(v.nodes)) {
+        if (Number.isInteger(slot) && (slot as number) >= 0) nodes[node] = slot as number;
+    }
+    return { rangeStart: v.rangeStart, rangeEnd: v.rangeEnd, slots: v.slots as number, nodes };
+}
+
+/** Parse the outputs of the previous run (`{}` on a first run). */
+export function parsePreviousState(outputs: Record<string, unknown>): PreviousState {
+    const previous: PreviousState = {};
+    const image = outputs[PREVIOUS_OUTPUTS.ironicImage];
+    if (typeof image === "string" && image !== "") previous.ironicImage = image;
+    const state = outputs[PREVIOUS_OUTPUTS.state];
+    if (!isRecord(state)) return previous;
+    if (state.topology === "single" || state.topology === "multi") previous.topology = state.topology;
+    if (isRecord(state.database) && typeof state.database.kind === "string") {
+        const { kind, storageClass } = state.database;
+        previous.database = typeof storageClass === "string" ? { kind, storageClass } : { kind };
+    }
+    const slots = parseDhcpSlots(state.dhcpSlots);
+    if (slots) previous.dhcpSlots = slots;
+    return previous;
+}
+
+/** The `state` output of this run: what the next run will read back. Key order is fixed (quiet diffs). */
+export function persistedState(plan: IronicPlan): PersistedState {
+    const c = plan.config;
+    const database = c.database.kind === "mariadb" ? { kind: c.database.kind, storageClass: c.database.storageClass ?? "" } : { kind: c.database.kind };
+    const state: PersistedState = { topology: c.topology, database };
+    const dhcp = c.provisioning.dhcp;
+    if (c.topology === "multi" && dhcp) {
+        const nodes: Record<string, number> = {};
+        for (const cp of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
+            if (cp.slot !== undefined) nodes[cp.node] = cp.slot;
+        }
+        state.dhcpSlots = { rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: dhcp.slots, nodes };
+    }
+    return state;
+}
+
+/** A check of this run's plan against the previous run. */
+type PreviousCheck = (plan: IronicPlan, previous: PreviousState) => ConfigIssue[];
+
+/** A shared database cannot go back to an older Ironic schema. */
+const noSchemaDowngrade: PreviousCheck = (plan, previous) => {
+    if (!plan.database.jobs) return [];
+    const c = plan.config;
+    const error = downgradeError(previous.ironicImage, c.images.ironic, c.database.allowDowngrade);
+    return error ? [{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }] : [];
+};
+
+const CHECKS: PreviousCheck[] = [noSchemaDowngrade];
+
+/** Every problem of moving from the previous run to this plan (empty when allowed). */
+export function previousStateIssues(plan: IronicPlan, previous: PreviousState): ConfigIssue[] {
+    return CHECKS.flatMap((check) => check(plan, previous));
+}

@@ -1,0 +1,59 @@
+/** core/plan/previous.ts: what one run of a stack exports for the next, and how the next reads it. */
+import { strict as assert } from "assert";
+
+import { buildPlan } from "../../../core/plan";
+import { PREVIOUS_OUTPUTS, parsePreviousState, persistedState, previousStateIssues } from "../../../core/plan/previous";
+import { configOf, devRaw, haRaw, planOf, withKeys } from "./support";
+
+describe("plan/previous: the stack's own outputs, read back by its next run", function () {
+    it("persists topology, the database volume's class and (multi) every node's DHCP slot, nodes sorted", function () {
+        const ha = persistedState(planOf(haRaw));
+        assert.equal(ha.topology, "multi");
+        const dhcp = configOf(haRaw).provisioning.dhcp!;
+        assert.deepEqual(Object.keys(ha.dhcpSlots!), ["rangeStart", "rangeEnd", "slots", "nodes"]);
+        assert.equal(ha.dhcpSlots!.rangeStart, dhcp.rangeStart);
+        assert.equal(ha.dhcpSlots!.slots, dhcp.slots);
+        const plan = planOf(haRaw);
+        assert.deepEqual(Object.keys(ha.dhcpSlots!.nodes), plan.conductors.map((c) => c.node).sort());
+        for (const c of plan.conductors) assert.equal(ha.dhcpSlots!.nodes[c.node], c.slot);
+
+        const dev = persistedState(planOf(devRaw));
+        assert.equal(dev.topology, "single");
+        assert.equal(dev.dhcpSlots, undefined, "single has no slots");
+        const mdb = persistedState(planOf(withKeys(devRaw, { database: { kind: "mariadb", storageClass: "fast-ssd" } })));
+        assert.deepEqual(mdb.database, { kind: "mariadb", storageClass: "fast-ssd" });
+        const mdbDefault = persistedState(planOf(withKeys(devRaw, { database: { kind: "mariadb" } })));
+        assert.deepEqual(mdbDefault.database, { kind: "mariadb", storageClass: "" }, "the cluster default class is recorded as \"\"");
+    });
+
+    it("reads back exactly what it wrote", function () {
+        for (const raw of [haRaw, devRaw, withKeys(devRaw, { database: { kind: "mariadb", storageClass: "fast-ssd" } })]) {
+            const plan = planOf(raw);
+            const outputs = JSON.parse(JSON.stringify({ [PREVIOUS_OUTPUTS.ironicImage]: plan.config.images.ironic, [PREVIOUS_OUTPUTS.state]: persistedState(plan) }));
+            const previous = parsePreviousState(outputs);
+            const state = persistedState(plan);
+            assert.deepEqual(previous, { ironicImage: plan.config.images.ironic, ...state });
+        }
+    });
+
+    it("a first run, an older program's outputs or malformed values mean: nothing known", function () {
+        assert.deepEqual(parsePreviousState({}), {});
+        assert.deepEqual(parsePreviousState({ ironicImage: "quay.io/metal3-io/ironic:release-38.0" }), { ironicImage: "quay.io/metal3-io/ironic:release-38.0" });
+        assert.deepEqual(parsePreviousState({ ironicImage: 3, state: "multi" }), {});
+        assert.deepEqual(parsePreviousState({ state: { topology: "ha", database: { kind: 1 }, dhcpSlots: { rangeStart: "a", rangeEnd: "b", slots: "8", nodes: {} } } }), {});
+        // A slot that is not a whole non-negative number is dropped; the others are kept.
+        const p = parsePreviousState({ state: { topology: "multi", dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.100", slots: 4, nodes: { a: 0, b: -1, c: 1.5, d: "2", e: 3 } } } });
+        assert.deepEqual(p.dhcpSlots!.nodes, { a: 0, e: 3 });
+    });
+
+    it("refuses a schema downgrade against the previous image, names images.ironic, and allows it when told", function () {
+        const raw = withKeys(devRaw, { database: { kind: "mariadb" }, images: { ironic: "quay.io/metal3-io/ironic:release-37.0" } });
+        const issues = previousStateIssues(planOf(raw), { ironicImage: "quay.io/metal3-io/ironic:release-38.0" });
+        assert.equal(issues.length, 1);
+        assert.equal(issues[0].key, "images.ironic");
+        assert.match(issues[0].message, /^quay\.io\/metal3-io\/ironic:release-37\.0 is older than the deployed .*release-38\.0/);
+        assert.deepEqual(previousStateIssues(planOf(raw), {}), [], "first run");
+        const allowed = withKeys(raw, { database: { kind: "mariadb", allowDowngrade: true } });
+        assert.deepEqual(previousStateIssues(buildPlan(configOf(allowed)), { ironicImage: "quay.io/metal3-io/ironic:release-38.0" }), []);
+    });
+});
