@@ -4,6 +4,8 @@
  * Renders a stack offline: runs the program in-process against mocks (no cluster, no Pulumi
  * CLI), writes every Kubernetes object as YAML under out/NAME/ in a stable order, and prints a
  * summary. Secrets are redacted. Exits non-zero, listing every problem, when config is invalid.
+ * With --diff DIR (a previous render, e.g. of the base branch): what changed per object and which
+ * pods restart on which nodes, and which Jobs run (tools/diff.ts).
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -11,14 +13,16 @@ import * as path from "path";
 import { formatIssues, validateConfig } from "../core/config";
 import { buildPlan } from "../core/plan";
 import { userSecretIssues } from "../components/stack";
+import { formatDiff, objectId, readRender } from "./diff";
 import { renderOffline, readStackConfig } from "./render";
 
-const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR]";
+const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--diff PREVIOUS_RENDER_DIR]";
 
-function parseArgs(argv: string[]): { stack: string; out?: string; file?: string } {
+function parseArgs(argv: string[]): { stack: string; out?: string; file?: string; diff?: string } {
     let stack = "dev";
     let out: string | undefined;
     let file: string | undefined;
+    let diff: string | undefined;
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === "--stack" || a === "-s") stack = argv[++i] ?? "";
@@ -27,6 +31,8 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
         else if (a.startsWith("--out=")) out = a.slice("--out=".length);
         else if (a === "--file") file = argv[++i];
         else if (a.startsWith("--file=")) file = a.slice("--file=".length);
+        else if (a === "--diff") diff = argv[++i];
+        else if (a.startsWith("--diff=")) diff = a.slice("--diff=".length);
         else if (a === "--help" || a === "-h") {
             console.log(USAGE);
             process.exit(0);
@@ -39,7 +45,7 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
         console.error(`plan: invalid stack name "${stack}"`);
         process.exit(2);
     }
-    return { stack, out, file };
+    return { stack, out, file, diff };
 }
 
 async function main(): Promise<number> {
@@ -66,6 +72,8 @@ async function main(): Promise<number> {
         return 1;
     }
     const rendered = await renderOffline(raw, stack);
+    // Read the previous render before writing: it may be the very directory written below.
+    const before = args.diff ? readRender(path.resolve(args.diff)) : undefined;
 
     const outDir = path.resolve(out ?? path.join(root, "out", stack));
     fs.rmSync(outDir, { recursive: true, force: true });
@@ -99,6 +107,7 @@ async function main(): Promise<number> {
         lines.push(`  ${dhcp.slots} slots of ${plan.conductors[0]?.range?.size ?? "?"} addresses in ${dhcp.rangeStart}-${dhcp.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}`);
     }
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
+    if (before) lines.push(formatDiff(args.diff!, before, new Map(rendered.objects.map((o) => [objectId(o), o]))));
     console.log(lines.join("\n"));
     return 0;
 }

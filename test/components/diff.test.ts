@@ -1,0 +1,93 @@
+/**
+ * `npm run plan -- --diff DIR` (tools/diff.ts): the object diff and the restart report, on the
+ * scenarios a reviewer meets: add a node, change one node's IP, bump the Ironic image.
+ */
+import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+import { RawConfig } from "../../core/config";
+import { K8sObject, changedFields, diffRenders, objectId, readRender, restartReport } from "../../tools/diff";
+import { renderOffline, readStackConfig } from "../../tools/render";
+import { tmpDir } from "../helpers/sys";
+
+const ROOT = path.join(__dirname, "..", "..");
+const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
+const conductors = haRaw.conductors as { name: string; ip: string; slot?: number }[];
+
+async function objects(raw: RawConfig): Promise<Map<string, K8sObject>> {
+    const r = await renderOffline(raw, "ha");
+    return new Map(r.objects.map((o) => [objectId(o), o]));
+}
+
+describe("plan --diff: what changes and what restarts", function () {
+    this.timeout(120000);
+    let base: Map<string, K8sObject>;
+    before(async () => {
+        base = await objects(haRaw);
+    });
+
+    it("add a node: one new conductor pod, no restart; the diff shows its entries and its Node", async function () {
+        const after = await objects({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5", slot: 1 }] });
+        assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: a new pod starts on cp-3 (node added); no other pod restarts"]);
+        const changes = diffRenders(base, after);
+        assert.deepEqual(changes.find((c) => c.id === "Node/cp-3"), { id: "Node/cp-3", change: "added", fields: [] });
+        assert.deepEqual(changes.find((c) => c.id === "ConfigMap/metal3/ironic-conductors")!.fields, ['+ data["cp-3.dnsmasq.conf"]', '+ data["cp-3.env"]']);
+        assert.equal(changes.find((c) => c.id === "DaemonSet/metal3/ironic"), undefined, "the pod template is untouched");
+    });
+
+    it("remove a node: its pod stops, no other restarts", async function () {
+        const after = await objects({ ...haRaw, conductors: conductors.filter((c) => c.name !== "cp-0") });
+        assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: the pod on cp-0 stops (node removed); no other pod restarts"]);
+    });
+
+    it("change one node's IP: only that node's containers restart", async function () {
+        const after = await objects({ ...haRaw, conductors: conductors.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.6" } : c)) });
+        const report = restartReport(base, after);
+        assert.equal(report.length, 1, report.join("\n"));
+        assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart \(its own entries changed: ironic-conductors\[cp-1\.dnsmasq\.conf\], ironic-conductors\[cp-1\.env\]\); pods on other nodes keep running$/);
+    });
+
+    it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
+        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } });
+        const report = restartReport(base, after);
+        assert.equal(report.length, 3, report.join("\n"));
+        assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(cp-0, cp-1, cp-2\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
+        assert.match(report[1], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
+        assert.match(report[2], /^Job metal3\/ironic-migrate-[0-9a-f]+ runs next, after the Ironic pods are ready$/);
+    });
+
+    it("the same config: no change at all", async function () {
+        assert.deepEqual(diffRenders(base, await objects(haRaw)), []);
+        assert.deepEqual(restartReport(base, base), ["no pod restarts and no Job runs"]);
+    });
+
+    it("field paths: named lists by name, odd keys quoted, added/removed/changed marked", function () {
+        const a = { spec: { containers: [{ name: "x", image: "a" }, { name: "y", image: "b" }] }, data: { "k.env": "1", gone: "2" } };
+        const b = { spec: { containers: [{ name: "y", image: "b" }, { name: "x", image: "c" }] }, data: { "k.env": "1", fresh: "3" } };
+        assert.deepEqual(changedFields(a, b), ["+ data.fresh", "- data.gone", "~ spec.containers[x].image"]);
+    });
+
+    it("the CLI: --diff against an earlier render prints the report; Secret values never appear", function () {
+        const work = tmpDir("plan-diff");
+        try {
+            const plan = (args: string[]) =>
+                spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "plan.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 180000 });
+            const first = plan(["--stack", "ha", "--out", path.join(work, "base")]);
+            assert.equal(first.status, 0, first.stderr);
+            const file = path.join(work, "Pulumi.ha.yaml");
+            fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("ip: 172.22.0.3\n", "ip: 172.22.0.6\n"));
+            const r = plan(["--stack", "ha", "--file", file, "--out", path.join(work, "next"), "--diff", path.join(work, "base")]);
+            assert.equal(r.status, 0, r.stderr);
+            assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors\n    ~ data\["cp-1\.dnsmasq\.conf"\]\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
+            assert.equal(readRender(path.join(work, "base")).size, readRender(path.join(work, "next")).size);
+            assert.doesNotMatch(r.stdout, /BEGIN (RSA |EC )?PRIVATE KEY|password: [^<]/);
+            const missing = plan(["--stack", "ha", "--out", path.join(work, "x"), "--diff", path.join(work, "nope")]);
+            assert.notEqual(missing.status, 0);
+            assert.match(missing.stderr, /--diff: .*nope is not a directory/);
+        } finally {
+            fs.rmSync(work, { recursive: true, force: true });
+        }
+    });
+});
