@@ -83,7 +83,7 @@ describe("tls.mode existing (pulumi mocks)", function () {
                 ["kubernetes:core/v1:Secret metal3/my-tls"],
             );
             assert.match(r.reads[0].provider, /pulumi:providers:kubernetes::kubernetes::/);
-            const reg = registrations.find((a) => a.opts.id !== undefined);
+            const reg = registrations.find((a) => a.opts.id !== undefined && a.type.startsWith("kubernetes:"));
             assert.ok(reg, "the read goes through the resource constructor (Secret.get)");
             assert.equal((reg!.opts.parent as any)?.__pulumiType ?? (reg!.opts.parent as any)?.constructor?.name, "metal3:index:Metal3Ironic");
             assert.ok(!r.resources.some((x) => x.rawInputs?.metadata?.name === "my-tls"), "no registered resource is named my-tls");
