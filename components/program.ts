@@ -9,6 +9,7 @@ import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from ".
 import { IronicPlan, buildPlan } from "../core/plan";
 import { PREVIOUS_OUTPUTS, PersistedState, PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { userSecretIssues } from "../core/plan/secrets";
+import { keepConfigSecretsSecret, maskOutput } from "./secret-config";
 import { Metal3Ironic } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
@@ -55,6 +56,8 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
     // Changes the previous run forbids (a schema downgrade, ...): refuse before registering anything.
     const issues = previousStateIssues(plan, await readPreviousState());
     if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
+    // Values set with --secret stay secret in every resource and output that carries them.
+    const needles = keepConfigSecretsSecret(raw);
     // An explicit provider: nothing is deployed through an ambient default provider.
     const provider = new k8s.Provider("kubernetes", {
         context: plan.config.kubernetes.context,
@@ -64,14 +67,15 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         enableSecretMutable: true,
     });
     const stack = new Metal3Ironic(plan.name, { plan }, { providers: { kubernetes: provider } });
+    const m = <T>(o: pulumi.Output<T>) => maskOutput(o, needles);
     return {
-        apiUrl: stack.apiUrl,
-        apiProvisioningUrl: stack.apiProvisioningUrl,
-        caCertificate: stack.caCertificate,
-        credentialsSecretName: stack.credentialsSecretName,
+        apiUrl: m(stack.apiUrl),
+        apiProvisioningUrl: m(stack.apiProvisioningUrl),
+        caCertificate: m(stack.caCertificate),
+        credentialsSecretName: m(stack.credentialsSecretName),
         credentials: stack.credentials,
-        topology: stack.topology,
-        ironicImage: stack.ironicImage,
-        state: stack.state,
+        topology: m(stack.topology),
+        ironicImage: m(stack.ironicImage),
+        state: m(stack.state),
     };
 }

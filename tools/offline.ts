@@ -156,6 +156,8 @@ export async function runOffline<T>(
         previousOutputs?: Record<string, unknown>;
         /** Objects the program reads (`.get`), as the cluster holds them; stand-ins otherwise. */
         existing?: ExistingHook;
+        /** Top-level keys set with `pulumi config set --secret`. */
+        secretKeys?: string[];
     } = {},
 ): Promise<OfflineRun<T>> {
     const resources: RecordedResource[] = [];
@@ -204,7 +206,7 @@ export async function runOffline<T>(
     );
     const entries: Record<string, string> = {};
     for (const [k, v] of Object.entries(raw)) entries[`${PROJECT}:${k}`] = typeof v === "string" ? v : JSON.stringify(v);
-    pulumi.runtime.setAllConfig(entries);
+    pulumi.runtime.setAllConfig(entries, (opts.secretKeys ?? []).map((k) => `${PROJECT}:${k}`));
     let outputs!: T;
     try {
         await pulumi.runtime.runInPulumiStack(async () => {

@@ -86,6 +86,7 @@ export async function renderOffline(
         onRegister?: (args: pulumi.ResourceTransformationArgs) => void;
         previousOutputs?: Record<string, unknown>;
         existing?: ExistingHook;
+        secretKeys?: string[];
     } = {},
 ): Promise<Rendered> {
     const run = await runOffline(raw, () => runProgram(raw), { stack, ...opts });

@@ -1,0 +1,84 @@
+/**
+ * Config set with `pulumi config set --secret` stays secret end to end. The program reads the
+ * whole configuration as plain values (it validates them), so a secret value could flow into a
+ * pod's environment or a ConfigMap and show in `pulumi preview` and the state in clear text. This
+ * module collects the string values of every secret key and registers a stack transformation:
+ * any top-level property of a resource (e.g. a Deployment's `spec`, a ConfigMap's `data`) whose
+ * value contains one of them is wrapped in `pulumi.secret`, so the engine encrypts it in the state
+ * and masks it in diffs. The whole property is masked, not just the value: a preview then shows
+ * that `spec` changed, not how (the price of keeping the value out of it).
+ */
+import * as pulumi from "@pulumi/pulumi";
+// Public in the SDK's runtime module, marked internal; pinned with @pulumi/pulumi's exact version
+// and covered by test/components/secret-config.test.ts.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const runtimeConfig: { isConfigSecret?: (key: string) => boolean } = require("@pulumi/pulumi/runtime/config");
+
+import { PROJECT, RawConfig } from "../core/config";
+
+/** Shorter strings would match by accident (`"1"`, `"ssh"`); a secret that short is not one. */
+const MIN_SECRET_LENGTH = 4;
+
+/** Every string leaf of `v` (numbers and booleans are not secrets worth the name). */
+function stringLeaves(v: unknown): string[] {
+    if (typeof v === "string") return [v];
+    if (Array.isArray(v)) return v.flatMap(stringLeaves);
+    if (v && typeof v === "object") return Object.values(v).flatMap(stringLeaves);
+    return [];
+}
+
+/** Top-level keys of this project set with --secret. */
+export function secretConfigKeys(raw: RawConfig): string[] {
+    const isSecret = runtimeConfig.isConfigSecret;
+    if (!isSecret) throw new pulumi.RunError("this @pulumi/pulumi has no runtime isConfigSecret: secret config cannot be tracked (pin the version in package.json)");
+    return Object.keys(raw).filter((k) => isSecret(`${PROJECT}:${k}`));
+}
+
+/** The string values of secret keys, as they appear inside JSON (escaped). */
+export function secretNeedles(raw: RawConfig, keys: string[]): string[] {
+    const values = keys.flatMap((k) => stringLeaves(raw[k])).filter((s) => s.length >= MIN_SECRET_LENGTH);
+    return [...new Set(values)].map((s) => JSON.stringify(s).slice(1, -1));
+}
+
+/** Whether a plain value contains a needle (Outputs are opaque here; what they carry is derived). */
+export function carries(v: unknown, needles: string[]): boolean {
+    if (needles.length === 0 || v === undefined) return false;
+    let text: string;
+    try {
+        // Outputs and resources are skipped: their internals are not the value (and hold references
+        // to the whole program, config included).
+        text = JSON.stringify(v, (_k, x) => (pulumi.Output.isInstance(x) || pulumi.Resource.isInstance(x) ? undefined : x)) ?? "";
+    } catch {
+        return false;
+    }
+    return needles.some((n) => text.includes(n));
+}
+
+/** Wrap the top-level properties that carry a secret value. */
+export function maskProps(props: Record<string, unknown>, needles: string[]): Record<string, unknown> | undefined {
+    const hit = Object.keys(props).filter((k) => carries(props[k], needles));
+    if (hit.length === 0) return undefined;
+    const out = { ...props };
+    for (const k of hit) out[k] = pulumi.secret(props[k]);
+    return out;
+}
+
+/**
+ * Register the transformation for every resource registered after this call (call it before the
+ * first resource). Returns the needles, so stack outputs can be masked the same way.
+ */
+export function keepConfigSecretsSecret(raw: RawConfig): string[] {
+    const needles = secretNeedles(raw, secretConfigKeys(raw));
+    if (needles.length === 0) return needles;
+    pulumi.runtime.registerStackTransformation((args) => {
+        const props = maskProps(args.props as Record<string, unknown>, needles);
+        return props ? { props, opts: args.opts } : undefined;
+    });
+    return needles;
+}
+
+/** An output that carries a secret value becomes a secret output. */
+export function maskOutput<T>(o: pulumi.Output<T>, needles: string[]): pulumi.Output<T> {
+    if (needles.length === 0) return o;
+    return o.apply((v) => (carries(v, needles) ? pulumi.secret(v) : pulumi.output(v))) as unknown as pulumi.Output<T>;
+}
