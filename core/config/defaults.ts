@@ -63,6 +63,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             name: p.database?.name ?? "ironic",
             credentialsSecret: p.database?.credentialsSecret,
             caSecret: p.database?.caSecret,
+            tls: p.database?.tls ?? true,
             storageSize: p.database?.storageSize ?? "10Gi",
             storageClass: p.database?.storageClass,
             retainOnDelete: p.database?.retainOnDelete ?? true,

@@ -7,6 +7,7 @@
  *
  * This file only re-exports:
  *   schema.ts     zod building blocks and one schema per top-level key (`sections`)
+ *   strings.ts    free strings checked for what their consumer accepts (env, ini, iPXE, Kubernetes)
  *   defaults.ts   what an unset key means
  *   types.ts      the validated, defaulted configuration (StackConfig)
  *   rules/        cross-field rules, one file per topic, reported in the order of rules/index.ts

@@ -7,6 +7,24 @@ import { closest, distance } from "fastest-levenshtein";
 import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
+import {
+    dnsName,
+    dnsNameOrWildcard,
+    hostName,
+    httpUrl,
+    kernelParams,
+    kubeContext,
+    labelKey,
+    labelValue,
+    nodeName,
+    osloValue,
+    pathWord,
+    quoted,
+    sshPublicKey,
+    storageClassName,
+    tolerationProblems,
+} from "./strings";
+
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
@@ -30,7 +48,7 @@ export function unknownKeyHint(key: string, known: string[]): string {
         candidate !== undefined &&
         (candidate.toLowerCase() === lower || distance(lower, candidate.toLowerCase()) <= Math.max(2, Math.floor(key.length / 3)));
     const suffix = close ? `did you mean "${candidate}"?` : `known keys here: ${known.join(", ")}`;
-    return `unknown key "${key}": ${suffix}`;
+    return `unknown key ${quoted(key.length > 100 ? `${key.slice(0, 100)}...` : key)}: ${suffix}`;
 }
 
 export const ipv4 = z.string().refine((s) => ipaddr.IPv4.isValidFourPartDecimal(s), {
@@ -100,11 +118,13 @@ export const osloKey = z
     .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/, "must be <group>.<option> in lower case, e.g. conductor.deploy_callback_timeout");
 
 export const toleration = strict({
-    key: z.string().optional(),
+    key: labelKey.optional(),
     operator: z.enum(["Exists", "Equal"]).optional(),
-    value: z.string().optional(),
+    value: labelValue.optional(),
     effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).optional(),
     tolerationSeconds: z.number().int().optional(),
+}).superRefine((t, ctx) => {
+    for (const [field, message] of tolerationProblems(t)) ctx.addIssue({ code: "custom", path: [field], message, input: t });
 });
 
 export type Toleration = z.infer<typeof toleration>;
@@ -118,7 +138,7 @@ export const sections = {
     namespace: dnsLabel,
     name: dnsLabel.refine((s) => s.length <= 40, "must be at most 40 characters (object names append suffixes)"),
     createNamespace: z.boolean(),
-    clusterDomain: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS domain such as cluster.local"),
+    clusterDomain: dnsName,
     images: strict({
         ironic: imageRef.optional(),
         ipaDownloader: imageRef.optional(),
@@ -152,52 +172,50 @@ export const sections = {
         validityDays: z.number().int().min(1).max(3650).optional(),
         renewBeforeDays: z.number().int().min(1).optional(),
         caValidityDays: z.number().int().min(1).max(36500).optional(),
-        extraDnsNames: z.array(z.string().regex(/^(\*\.)?[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a DNS name")).optional(),
+        extraDnsNames: z.array(dnsNameOrWildcard).optional(),
         extraIps: z.array(ipv4).optional(),
     }),
     placement: strict({
-        nodeSelector: z.record(z.string(), z.string()).optional(),
+        nodeSelector: z.record(labelKey, labelValue).optional(),
         tolerations: z.array(toleration).optional(),
     }),
     ironic: strict({
         apiUsername: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 characters of letters, digits, '_', '.', '-'").optional(),
-        config: z.record(osloKey, z.union([z.string(), z.number(), z.boolean()])).optional(),
-        kernelParams: z.string().optional(),
-        ramdiskSshKey: z
-            .string()
-            .regex(/^(ssh-(rsa|ed25519|dss)|ecdsa-sha2-nistp(256|384|521)) [A-Za-z0-9+/=]+( .*)?$/, "must be an OpenSSH public key line (ssh-ed25519 AAAA... comment)")
-            .optional(),
+        config: z.record(osloKey, osloValue).optional(),
+        kernelParams: kernelParams.optional(),
+        ramdiskSshKey: sshPublicKey.optional(),
         automatedClean: z.boolean().optional(),
         ipa: strict({
-            baseUri: z.string().url("must be a URL").optional(),
-            branch: z.string().optional(),
-            flavor: z.string().optional(),
+            baseUri: httpUrl.optional(),
+            branch: pathWord("an IPA branch such as master or stable/2024.1", 100, true).optional(),
+            flavor: pathWord("an IPA flavor such as centos9", 64, false).optional(),
         }).optional(),
     }),
     database: strict({
         kind: z.enum(["sqlite", "mariadb", "external"], {
             error: 'must be "mariadb" (deployed by this program), "external" (your own MariaDB/MySQL) or "sqlite" (single only, reset on every restart)',
         }),
-        host: z.string().regex(/^[A-Za-z0-9]([-A-Za-z0-9.]*[A-Za-z0-9])?$/, "must be a host name or IP address (put the port in database.port)").optional(),
+        host: hostName.optional(),
         port: port.optional(),
         name: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a database name: letters, digits and '_' (at most 64)").optional(),
         credentialsSecret: dnsLabel.optional(),
         caSecret: dnsLabel.optional(),
         storageSize: quantity.optional(),
-        storageClass: z.string().optional(),
+        storageClass: storageClassName.optional(),
         retainOnDelete: z.boolean().optional(),
         allowDowngrade: z.boolean().optional(),
+        tls: z.boolean().optional(),
     }),
     conductors: z.array(
         strict({
-            name: z.string().regex(/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?$/, "must be a Kubernetes node name"),
+            name: nodeName,
             ip: ipv4,
             interface: ifname.optional(),
             slot: z.number().int().min(0).optional(),
         }),
     ),
     kubernetes: strict({
-        context: z.string().optional(),
+        context: kubeContext.optional(),
     }),
 } as const;
 

@@ -65,6 +65,8 @@ export interface StackConfig {
         name: string;
         credentialsSecret?: string;
         caSecret?: string;
+        /** external: connect with TLS (needs caSecret); false states a plain connection on purpose. */
+        tls: boolean;
         /** mariadb: volume size and class; keep the volume when the stack is destroyed. */
         storageSize: string;
         storageClass?: string;

@@ -6,8 +6,9 @@ import type { z } from "zod";
 
 import { applyDefaults } from "./defaults";
 import { PROJECT, type RawConfig } from "./raw";
-import { RULES } from "./rules";
+import { RULES, type RuleInput } from "./rules";
 import { type ParsedSections, TOP_LEVEL_KEYS, sections, unknownKeyHint } from "./schema";
+import { quoted } from "./strings";
 import type { StackConfig } from "./types";
 
 /** One configuration problem: the key path (as typed in `pulumi config set --path`) and the message. */
@@ -21,10 +22,23 @@ export function formatIssues(issues: ConfigIssue[]): string {
     return `invalid stack configuration (${issues.length} problem${issues.length === 1 ? "" : "s"}):\n${lines.join("\n")}`;
 }
 
+/**
+ * `section.a[0].b`. A map key that is not a plain word is written `["..."]` (as `--path` takes
+ * it), JSON-escaped and shortened, so a hostile key never reaches the terminal raw.
+ */
 function pathKey(section: string, path: PropertyKey[]): string {
     let key = section;
-    for (const p of path) key += typeof p === "number" ? `[${p}]` : `.${String(p)}`;
+    for (const p of path) key += typeof p === "number" ? `[${p}]` : plainKey(String(p)) ? `.${String(p)}` : quotedKey(String(p));
     return key;
+}
+
+const plainKey = (s: string) => /^[A-Za-z0-9_.\/-]{1,100}$/.test(s);
+const quotedKey = (s: string) => `[${quoted(s.length > 100 ? `${s.slice(0, 100)}...` : s)}]`;
+
+/** The message of a zod issue; a bad map key says what is wrong with the key itself. */
+function issueMessage(iss: z.core.$ZodIssue): string {
+    if (iss.code === "invalid_key") return `this key ${iss.issues.map((i) => i.message).join("; ")}`;
+    return iss.message;
 }
 
 /**
@@ -37,7 +51,7 @@ export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig 
 
     for (const key of Object.keys(raw).sort()) {
         if (!(key in sections)) {
-            issues.push({ key, message: unknownKeyHint(key, TOP_LEVEL_KEYS as string[]) + ` (set with: pulumi config set ${PROJECT}:<key>)` });
+            issues.push({ key: plainKey(key) ? key : quotedKey(key), message: unknownKeyHint(key, TOP_LEVEL_KEYS as string[]) + ` (set with: pulumi config set ${PROJECT}:<key>)` });
         }
     }
     for (const key of TOP_LEVEL_KEYS) {
@@ -46,7 +60,7 @@ export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig 
         if (result.success) {
             (parsed as Record<string, unknown>)[key] = result.data;
         } else {
-            for (const iss of result.error.issues) issues.push({ key: pathKey(key, iss.path), message: iss.message });
+            for (const iss of result.error.issues) issues.push({ key: pathKey(key, iss.path), message: issueMessage(iss) });
         }
     }
     if (raw.provisioning === undefined) {
@@ -57,15 +71,16 @@ export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig 
     }
 
     const config = applyDefaults(parsed);
-    issues.push(...semanticIssues(config, parsed));
+    const failed = new Set(TOP_LEVEL_KEYS.filter((k) => raw[k] !== undefined && !(k in parsed)));
+    issues.push(...semanticIssues({ config, parsed, failed }));
     if (issues.length > 0) return { ok: false, issues };
     return { ok: true, config };
 }
 
 /** Cross-field checks on sections that parsed: every rule of `rules/`, in order. */
-function semanticIssues(config: StackConfig, parsed: ParsedSections): ConfigIssue[] {
+function semanticIssues(input: RuleInput): ConfigIssue[] {
     const issues: ConfigIssue[] = [];
     const add = (key: string, message: string) => issues.push({ key, message });
-    for (const rule of RULES) rule({ config, parsed }, add);
+    for (const rule of RULES) rule(input, add);
     return issues;
 }

@@ -257,7 +257,7 @@ describe("tls.mode existing (pulumi mocks)", function () {
         });
 
         it("refuses database.credentialsSecret that names a Secret this program writes", async function () {
-            const raw: RawConfig = { ...devRaw, database: { kind: "external", host: "db.example.com", credentialsSecret: "ironic-credentials" } };
+            const raw: RawConfig = { ...devRaw, database: { kind: "external", host: "db.example.com", credentialsSecret: "ironic-credentials", tls: false } };
             await assert.rejects(renderOffline(raw), /database\.credentialsSecret: "ironic-credentials" is the name of a Secret this program writes/);
         });
     });

@@ -1,4 +1,4 @@
-/** Database: what `external` needs, and keys that only mean something for one kind. */
+/** Database: what `external` needs (TLS unless refused on purpose), and keys that only mean something for one kind. */
 import type { Rule } from "./rule";
 
 /** Each database key, and the kinds it is used with. */
@@ -7,6 +7,7 @@ const USED_WITH: Record<string, string[]> = {
     port: ["external"],
     credentialsSecret: ["external"],
     caSecret: ["external"],
+    tls: ["external"],
     name: ["external", "mariadb"],
     storageSize: ["mariadb"],
     storageClass: ["mariadb"],
@@ -20,6 +21,13 @@ export const databaseRule: Rule = ({ config: c, parsed }, add) => {
     if (db.kind === "external") {
         if (!c.database.host) add("database.host", 'required with database.kind "external" (host name or IP of the MariaDB server)');
         if (!c.database.credentialsSecret) add("database.credentialsSecret", 'required with database.kind "external": a Secret with keys username and password');
+        // The database credentials and every node's data cross the network: plain text only when stated.
+        if (c.database.tls && !c.database.caSecret) {
+            add("database.caSecret", 'required with database.kind "external": a Secret with key ca.crt, the CA of the database server\'s certificate; or set database.tls: false to connect without TLS');
+        }
+        if (!c.database.tls && c.database.caSecret) {
+            add("database.tls", "is false but database.caSecret is set: remove database.caSecret to connect without TLS, or remove database.tls to connect with TLS");
+        }
     }
     for (const [k, kinds] of Object.entries(USED_WITH)) {
         if ((db as Record<string, unknown>)[k] !== undefined && !kinds.includes(db.kind)) {

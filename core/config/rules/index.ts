@@ -8,6 +8,7 @@ import { databaseRule } from "./database";
 import { dhcpGatewayRule } from "./dhcp-gateway";
 import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
+import { kernelRule } from "./kernel";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
 import type { Rule } from "./rule";
@@ -27,4 +28,5 @@ export const RULES: readonly Rule[] = [
     conductorsRule,
     topologyRule,
     databaseRule,
+    kernelRule,
 ];

@@ -16,6 +16,11 @@ export interface RuleInput {
      * already been reported structurally), or when "set" must be told apart from "defaulted".
      */
     parsed: ParsedSections;
+    /**
+     * The sections the user set that did not parse (already reported structurally). A rule that
+     * would report such a section as missing stays silent: its default is not what the user meant.
+     */
+    failed: ReadonlySet<keyof ParsedSections>;
 }
 
 export type Rule = (input: RuleInput, add: AddIssue) => void;

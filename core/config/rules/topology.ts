@@ -7,15 +7,15 @@ import type { Rule } from "./rule";
  */
 export const RESERVED_MULTI_OPTIONS = [/^dhcp\./, /^dnsmasq\./, /^json_rpc\./, /^default\.(host|rpc_transport|my_ip)$/];
 
-export const topologyRule: Rule = ({ config: c, parsed }, add) => {
+export const topologyRule: Rule = ({ config: c, parsed, failed }, add) => {
     if (c.topology === "single") {
         if (parsed.conductors && parsed.conductors.length > 0) {
             add("conductors", 'only used with topology "multi"; remove it or set topology to "multi"');
         }
         return;
     }
-    if ((parsed.conductors ?? []).length === 0) add("conductors", 'topology "multi" needs the control-plane nodes: a list of {name, ip} entries');
-    if (c.database.kind === "sqlite") {
+    if (!failed.has("conductors") && (parsed.conductors ?? []).length === 0) add("conductors", 'topology "multi" needs the control-plane nodes: a list of {name, ip} entries');
+    if (!failed.has("database") && c.database.kind === "sqlite") {
         add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');
     }
     if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');

@@ -45,6 +45,7 @@ describe("config defaults", function () {
         assert.equal(c.database.storageSize, "10Gi");
         assert.equal(c.database.retainOnDelete, true);
         assert.equal(c.database.allowDowngrade, false);
+        assert.equal(c.database.tls, true, "an external database is reached with TLS unless database.tls: false");
         assert.deepEqual(c.conductors, []);
         assert.equal(c.provisioning.keepalived, false);
         assert.equal(c.provisioning.dhcp, undefined);

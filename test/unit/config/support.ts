@@ -13,6 +13,9 @@ const ROOT = path.join(__dirname, "..", "..", "..");
 export const devRaw = readStackConfig(path.join(ROOT, "Pulumi.dev.yaml"));
 export const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
 
+/** A real OpenSSH ed25519 public key line (made with ssh-keygen -t ed25519 -C ops@bastion-1). */
+export const ED25519 = "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIM34SCcE0yyQXdtkAw+Y/I7PzXLEIIjwvb20VYzM6h2G ops@bastion-1";
+
 export function issues(raw: RawConfig): ConfigIssue[] {
     const r = validateConfig(raw);
     assert.equal(r.ok, false, "expected the config to be rejected");
@@ -55,7 +58,7 @@ export function ruleIssues(rule: Rule, raw: RawConfig): ConfigIssue[] {
         (parsed as Record<string, unknown>)[key] = result.data;
     }
     const list: ConfigIssue[] = [];
-    rule({ config: applyDefaults(parsed), parsed }, (key, message) => list.push({ key, message }));
+    rule({ config: applyDefaults(parsed), parsed, failed: new Set() }, (key, message) => list.push({ key, message }));
     return list;
 }
 

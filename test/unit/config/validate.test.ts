@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 
 import { formatIssues, validateConfig } from "../../../core/config";
-import { devRaw, haRaw, hasIssue, issues } from "./support";
+import { ED25519, devRaw, haRaw, hasIssue, issues } from "./support";
 
 describe("stack config validation", function () {
     it("requires the provisioning network", function () {
@@ -39,7 +39,8 @@ describe("stack config validation", function () {
                 { name: "cp-2", ip: "10.0.0.4", slot: 9 },
             ],
             database: { kind: "external", storageSize: "1Gi" },
-            ironic: { config: { "json_rpc.port": 1 } },
+            // Each valid alone; together more kernel command line than fits beside Ironic's own.
+            ironic: { config: { "json_rpc.port": 1 }, kernelParams: `a=${"x".repeat(1500)}`, ramdiskSshKey: ED25519 },
         };
         assert.deepEqual(
             issues(raw).map((i) => i.key),
@@ -64,7 +65,9 @@ describe("stack config validation", function () {
                 "ironic.config.json_rpc.port",
                 "database.host", // rules/database
                 "database.credentialsSecret",
+                "database.caSecret",
                 "database.storageSize",
+                "ironic.kernelParams", // rules/kernel
             ],
         );
     });

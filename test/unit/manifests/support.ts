@@ -16,8 +16,8 @@ export const devNoDhcp: IronicPlan = planOf(devNoDhcpRaw);
 export const haNoDhcp: IronicPlan = planOf(haNoDhcpRaw);
 /** multi with an external database and its CA. */
 export const haExternal: IronicPlan = planOf(withKeys(haRaw, { database: { kind: "external", host: "db.example", credentialsSecret: "db-creds", caSecret: "db-ca-secret" } }));
-/** single with an external database without a CA (plain connection). */
-export const devExternal: IronicPlan = planOf(withKeys(devRaw, { database: { kind: "external", host: "db.example", credentialsSecret: "db-creds" } }));
+/** single with an external database without a CA (plain connection, stated with tls: false). */
+export const devExternal: IronicPlan = planOf(withKeys(devRaw, { database: { kind: "external", host: "db.example", credentialsSecret: "db-creds", tls: false } }));
 
 /** Every example plan, by name. */
 export const ALL: Record<string, IronicPlan> = { dev, ha, vmedia, tlsExisting, devNoDhcp, haNoDhcp, haExternal, devExternal };

@@ -4,6 +4,7 @@ import { strict as assert } from "assert";
 import { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "../../../core/plan/env";
 import { databasePlan } from "../../../core/plan/database";
 import { FAILOVER_SETTINGS } from "../../../core/plan/timings";
+import { ED25519 } from "../config/support";
 import { configOf, devNoDhcpRaw, devRaw, haNoDhcpRaw, haRaw, withKeys } from "./support";
 
 const SHARED_ENV = {
@@ -57,9 +58,9 @@ describe("plan/env: commonEnv", function () {
     it("single without an interface and with a ramdisk SSH key", function () {
         const raw = withKeys(devNoDhcpRaw, {
             provisioning: { ip: "172.22.0.2", cidr: "172.22.0.0/24" },
-            ironic: { apiUsername: "metal3", ramdiskSshKey: "ssh-ed25519 AAAAC3Nza me@example" },
+            ironic: { apiUsername: "metal3", ramdiskSshKey: ED25519 },
         });
-        assert.deepEqual(commonEnv(configOf(raw)), { ...SHARED_ENV, PROVISIONING_IP: "172.22.0.2", IRONIC_RAMDISK_SSH_KEY: "ssh-ed25519 AAAAC3Nza me@example" });
+        assert.deepEqual(commonEnv(configOf(raw)), { ...SHARED_ENV, PROVISIONING_IP: "172.22.0.2", IRONIC_RAMDISK_SSH_KEY: ED25519 });
     });
 });
 
@@ -135,7 +136,7 @@ describe("plan/env: ipaDownloaderEnv, databaseEnv, sortedEnv", function () {
     it("databaseEnv: SQLite, deployed MariaDB, external MariaDB with a port", function () {
         assert.deepEqual(databaseEnv(databasePlan(configOf(devRaw))), { IRONIC_USE_MARIADB: "false" });
         assert.deepEqual(databaseEnv(databasePlan(configOf(haRaw))), { IRONIC_USE_MARIADB: "true", MARIADB_HOST: "ironic-mariadb.metal3.svc", MARIADB_DATABASE: "ironic" });
-        const external = withKeys(haRaw, { database: { kind: "external", host: "db.example.com", port: 3307, name: "ironic_prod", credentialsSecret: "db-creds" } });
+        const external = withKeys(haRaw, { database: { kind: "external", host: "db.example.com", port: 3307, name: "ironic_prod", credentialsSecret: "db-creds", caSecret: "db-ca" } });
         assert.deepEqual(databaseEnv(databasePlan(configOf(external))), { IRONIC_USE_MARIADB: "true", MARIADB_HOST: "db.example.com:3307", MARIADB_DATABASE: "ironic_prod" });
     });
 
