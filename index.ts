@@ -5,7 +5,7 @@ import { runProgram } from "./components/program";
 // the properties of the object it resolves to are the stack outputs:
 // apiUrl (in-cluster API endpoint, for BMO), apiProvisioningUrl (hosts, IPA, BMCs), caCertificate,
 // credentialsSecretName, credentials (secret), topology (conductors and DHCP slices), and
-// ironicImage (read back on the next run to refuse schema downgrades).
+// ironicImage and ironicVersion (read back on the next run to refuse schema downgrades).
 export = async () => {
     const o = await runProgram();
     return {
@@ -16,5 +16,6 @@ export = async () => {
         credentials: o.credentials,
         topology: o.topology,
         ironicImage: o.ironicImage,
+        ironicVersion: o.ironicVersion,
     };
 };

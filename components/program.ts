@@ -6,10 +6,10 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "../core/config";
-import { downgradeError } from "../core/plan/database";
+import { IronicImage, downgradeError } from "../core/plan/database";
 import { IronicPlan, buildPlan } from "../core/plan";
 import { userSecretIssues } from "../core/plan/secrets";
-import { IRONIC_IMAGE_OUTPUT, Metal3Ironic } from "./stack";
+import { IRONIC_IMAGE_OUTPUT, IRONIC_VERSION_OUTPUT, Metal3Ironic } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
 export function readRawConfig(): RawConfig {
@@ -38,20 +38,24 @@ export interface ProgramOutputs {
     credentials: pulumi.Output<{ username: string; password: string }>;
     topology: pulumi.Output<unknown>;
     ironicImage: pulumi.Output<string>;
+    ironicVersion: pulumi.Output<string | undefined>;
 }
 
-/** The Ironic image the previous run of this very stack deployed (read from its own last outputs). */
-async function previousIronicImage(): Promise<string | undefined> {
+/** The Ironic image (and its stated version) the previous run of this very stack deployed (read from its own last outputs). */
+async function previousIronicImage(): Promise<IronicImage | undefined> {
     const self = new pulumi.StackReference(`${pulumi.getOrganization()}/${pulumi.getProject()}/${pulumi.getStack()}`);
-    const value = await new Promise<unknown>((resolve) => self.getOutput(IRONIC_IMAGE_OUTPUT).apply(resolve));
-    return typeof value === "string" ? value : undefined;
+    const read = (name: string) => new Promise<unknown>((resolve) => self.getOutput(name).apply(resolve));
+    const [image, version] = await Promise.all([read(IRONIC_IMAGE_OUTPUT), read(IRONIC_VERSION_OUTPUT)]);
+    if (typeof image !== "string") return undefined;
+    return { image, version: typeof version === "string" && version !== "" ? version : undefined };
 }
 
 export async function runProgram(raw: RawConfig = readRawConfig()): Promise<ProgramOutputs> {
     const plan = planFromConfig(raw);
     if (plan.database.jobs) {
         // A shared database cannot go back to an older Ironic schema: refuse before registering anything.
-        const error = downgradeError(await previousIronicImage(), plan.config.images.ironic, plan.config.database.allowDowngrade);
+        const next = { image: plan.config.images.ironic, version: plan.config.images.ironicVersion };
+        const error = downgradeError(await previousIronicImage(), next, plan.config.database.allowDowngrade);
         if (error) throw new pulumi.RunError(formatIssues([{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }]));
     }
     // An explicit provider: nothing is deployed through an ambient default provider.
@@ -71,5 +75,6 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         credentials: stack.credentials,
         topology: stack.topology,
         ironicImage: stack.ironicImage,
+        ironicVersion: stack.ironicVersion,
     };
 }

@@ -9,7 +9,7 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
-import { bmoConfigMapData, dbJob, inNamespace } from "../core/manifests";
+import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, schemaJobHint } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { userSecrets } from "../core/plan/secrets";
 import { ExistingTls, readExistingTls } from "./existing-tls";
@@ -18,6 +18,8 @@ import { StackPki } from "./pki";
 
 /** Stack output name of the deployed Ironic image. */
 export const IRONIC_IMAGE_OUTPUT = "ironicImage";
+/** Stack output name of the version stated for a digest-only Ironic image (images.ironicVersion). */
+export const IRONIC_VERSION_OUTPUT = "ironicVersion";
 
 
 /** For tools/plan.ts, which checks user Secret names before rendering. */
@@ -36,6 +38,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly topology: pulumi.Output<TopologySummary>;
     /** The Ironic image this stack runs; read back on the next run to refuse schema downgrades. */
     public readonly ironicImage: pulumi.Output<string>;
+    /** images.ironicVersion when set: a digest-only image's version, for the same check. */
+    public readonly ironicVersion: pulumi.Output<string | undefined>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
@@ -81,7 +85,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const workload = this.workload(name, plan, namespace, pki, existing, mounted);
         if (upgrade) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
-            new k8s.batch.v1.Job(`${name}-db-migrate`, inNamespace(dbJob(plan, "migrate"), namespace), { parent: this, dependsOn: [workload, upgrade] });
+            this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
         }
 
         new k8s.core.v1.ConfigMap(
@@ -97,6 +101,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.credentials = pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password })));
         this.topology = pulumi.output(topologySummary(plan));
         this.ironicImage = pulumi.output(c.images.ironic);
+        this.ironicVersion = pulumi.output(c.images.ironicVersion);
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -105,6 +110,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             credentials: this.credentials,
             topology: this.topology,
             ironicImage: this.ironicImage,
+            ironicVersion: this.ironicVersion,
         });
     }
 
@@ -127,9 +133,17 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             mounted.push(mariadb.statefulSet);
         }
         if (!plan.database.jobs) return undefined;
-        const upgrade = new k8s.batch.v1.Job(`${name}-db-upgrade`, inNamespace(dbJob(plan, "upgrade"), namespace), { parent: this, dependsOn: [...mounted] });
+        const upgrade = this.schemaJob(`${name}-db-upgrade`, plan, "upgrade", namespace, [...mounted]);
         mounted.push(upgrade);
         return upgrade;
+    }
+
+    /** A schema Job, awaited no longer than it can run; where to look if it fails goes with it into `pulumi up`'s output. */
+    private schemaJob(name: string, plan: IronicPlan, which: "upgrade" | "migrate", namespace: pulumi.Output<string>, dependsOn: pulumi.Resource[]): k8s.batch.v1.Job {
+        const wait = `${SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS}s`;
+        const job = new k8s.batch.v1.Job(name, inNamespace(dbJob(plan, which), namespace), { parent: this, dependsOn, customTimeouts: { create: wait, update: wait } });
+        pulumi.log.info(schemaJobHint(plan, which), job);
+        return job;
     }
 
     /** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */

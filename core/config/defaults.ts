@@ -1,5 +1,6 @@
 /** Defaults: what an unset key means. The README's configuration reference lists the same values. */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
+import { resolveResources } from "./resources";
 import type { ParsedSections } from "./schema";
 import type { StackConfig } from "./types";
 
@@ -27,6 +28,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             ipaDownloader: p.images?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader,
             keepalived: p.images?.keepalived ?? DEFAULT_IMAGES.keepalived,
             mariadb: p.images?.mariadb ?? DEFAULT_IMAGES.mariadb,
+            ...(p.images?.ironicVersion !== undefined ? { ironicVersion: p.images.ironicVersion } : {}),
         },
         ports: {
             api: p.ports?.api ?? PORTS.api,
@@ -67,10 +69,25 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             storageClass: p.database?.storageClass,
             retainOnDelete: p.database?.retainOnDelete ?? true,
             allowDowngrade: p.database?.allowDowngrade ?? false,
+            networkPolicy: {
+                enabled: p.database?.networkPolicy?.enabled ?? true,
+                hostSources: p.database?.networkPolicy?.hostSources ?? defaultHostSources(p),
+            },
         },
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
+        resources: resolveResources(p.resources),
     };
+}
+
+/**
+ * Where the host-network Ironic pods reach MariaDB from when the CNI sees their node address: the
+ * Ironic hosts' own addresses (each conductor's IP; single: the provisioning IP). Host addresses
+ * only, never the provisioning CIDR: the hosts being provisioned are on it.
+ */
+function defaultHostSources(p: ParsedSections): string[] {
+    const ips = (p.topology ?? "single") === "multi" ? (p.conductors ?? []).map((c) => c.ip) : p.provisioning?.ip ? [p.provisioning.ip] : [];
+    return [...new Set(ips)].sort().map((ip) => `${ip}/32`);
 }
 
 function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig["provisioning"] {

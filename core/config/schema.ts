@@ -7,6 +7,8 @@ import { closest, distance } from "fastest-levenshtein";
 import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
+import { resourcesSection } from "./resources";
+
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
@@ -124,6 +126,7 @@ export const sections = {
         ipaDownloader: imageRef.optional(),
         keepalived: imageRef.optional(),
         mariadb: imageRef.optional(),
+        ironicVersion: z.string().regex(/^[0-9]+(\.[0-9]+){0,3}$/, "must be a dotted Ironic version such as 38.0 or 38.0.1").optional(),
     }),
     ports: strict({
         api: port.optional(),
@@ -187,6 +190,7 @@ export const sections = {
         storageClass: z.string().optional(),
         retainOnDelete: z.boolean().optional(),
         allowDowngrade: z.boolean().optional(),
+        networkPolicy: strict({ enabled: z.boolean().optional(), hostSources: z.array(cidr).optional() }).optional(),
     }),
     conductors: z.array(
         strict({
@@ -199,6 +203,7 @@ export const sections = {
     kubernetes: strict({
         context: z.string().optional(),
     }),
+    resources: resourcesSection({ quantity, strict }),
 } as const;
 
 /** Every section as parsed (before defaults). */

@@ -12,6 +12,7 @@ const USED_WITH: Record<string, string[]> = {
     storageClass: ["mariadb"],
     retainOnDelete: ["mariadb"],
     allowDowngrade: ["external", "mariadb"],
+    networkPolicy: ["mariadb"],
 };
 
 export const databaseRule: Rule = ({ config: c, parsed }, add) => {

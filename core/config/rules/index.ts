@@ -8,8 +8,10 @@ import { databaseRule } from "./database";
 import { dhcpGatewayRule } from "./dhcp-gateway";
 import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
+import { imagesRule } from "./images";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
+import { resourcesRule } from "./resources";
 import type { Rule } from "./rule";
 import { tlsRule } from "./tls";
 import { topologyRule } from "./topology";
@@ -27,4 +29,6 @@ export const RULES: readonly Rule[] = [
     conductorsRule,
     topologyRule,
     databaseRule,
+    imagesRule,
+    resourcesRule,
 ];
