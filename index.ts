@@ -5,7 +5,7 @@ import { runProgram } from "./components/program";
 // the properties of the object it resolves to are the stack outputs:
 // apiUrl (in-cluster API endpoint, for BMO), apiProvisioningUrl (hosts, IPA, BMCs), caCertificate,
 // credentialsSecretName, credentials (secret), topology (conductors and DHCP slices), and
-// ironicImage and state, read back by the next run (core/plan/previous.ts): they refuse schema
+// ironicImage, ironicVersion and state, read back by the next run (core/plan/previous.ts): they refuse schema
 // downgrades and changes that would lose data, and keep DHCP slots where they are.
 export = async () => {
     const o = await runProgram();
@@ -17,6 +17,7 @@ export = async () => {
         credentials: o.credentials,
         topology: o.topology,
         ironicImage: o.ironicImage,
+        ironicVersion: o.ironicVersion,
         state: o.state,
     };
 };

@@ -19,6 +19,7 @@ ME = os.environ["IRONIC_CONDUCTOR_HOST"]
 ONCE = os.environ.get("PRUNER_ONCE") == "1"
 GRACE = float(os.environ.get("PRUNER_GRACE", "15"))
 REBALANCE_DELAY = float(os.environ.get("PRUNER_REBALANCE_DELAY", "20"))
+HEARTBEAT = os.environ.get("PRUNER_HEARTBEAT_FILE") or None
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.82", "Accept": "application/json"}
 
 
@@ -54,6 +55,19 @@ def get_all(path, key):
         items.extend(body[key])
         url = body.get("next")
     return items
+
+
+def heartbeat():
+    """Liveness: the file's mtime is when the loop last went round, whether or not the API was
+    usable (the pod's probe checks its age; an API outage is not a reason to restart)."""
+    if not HEARTBEAT:
+        return
+    try:
+        with open(HEARTBEAT, "a"):
+            pass
+        os.utime(HEARTBEAT, None)
+    except OSError as e:
+        log("cannot touch heartbeat file %s: %s" % (HEARTBEAT, e))
 
 
 def write_atomic(path, content):
@@ -141,6 +155,7 @@ def main():
     previous = {}
     failing = False
     reached = False
+    heartbeat()
     while True:
         try:
             previous = prune_once(unattributed, previous)
@@ -155,6 +170,7 @@ def main():
             if not failing:
                 log("Ironic API not usable (%s); changing nothing until it is" % e)
             failing = True
+        heartbeat()
         if ONCE:
             return 0
         time.sleep(INTERVAL)

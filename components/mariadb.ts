@@ -10,7 +10,7 @@ import * as random from "@pulumi/random";
 
 import { MARIADB } from "../core/plan/database";
 import { renderInitSql, renderMariadbConf } from "../core/render/mariadb";
-import { contentHash, inNamespace, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
+import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
 
@@ -72,6 +72,10 @@ export class MariaDB extends pulumi.ComponentResource {
         // The data volume: never replaced, and kept on destroy unless the user opts out.
         this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(mariadbPvc(plan), namespace), { parent: this, retainOnDelete: c.database.retainOnDelete });
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(mariadbService(plan), namespace), { parent: this });
+        // Only Ironic and the schema Jobs reach the database (README: the CNI caveat for host-network pods).
+        if (c.database.networkPolicy.enabled) {
+            new k8s.networking.v1.NetworkPolicy(`${name}-networkpolicy`, inNamespace(mariadbNetworkPolicy(plan), namespace), { parent: this });
+        }
         const sts = mariadbStatefulSet(plan, {
             "metal3-ironic.metal3.io/config-hash": contentHash(configData),
             "metal3-ironic.metal3.io/tls-cert-hash": cert.certPem.apply(sha256),

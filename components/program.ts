@@ -39,6 +39,7 @@ export interface ProgramOutputs {
     credentials: pulumi.Output<{ username: string; password: string }>;
     topology: pulumi.Output<unknown>;
     ironicImage: pulumi.Output<string>;
+    ironicVersion: pulumi.Output<string | undefined>;
     state: pulumi.Output<PersistedState>;
 }
 
@@ -76,6 +77,7 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         credentials: stack.credentials,
         topology: m(stack.topology),
         ironicImage: m(stack.ironicImage),
+        ironicVersion: m(stack.ironicVersion),
         state: m(stack.state),
     };
 }

@@ -9,7 +9,7 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
-import { bmoConfigMapData, dbJob, inNamespace } from "../core/manifests";
+import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, schemaJobHint } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { userSecrets } from "../core/plan/secrets";
 import { ExistingTls, readExistingTls } from "./existing-tls";
@@ -36,6 +36,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly ironicImage: pulumi.Output<string>;
     /** Facts the next run reads back (core/plan/previous.ts): topology, database volume, DHCP slots. */
     public readonly state: pulumi.Output<PersistedState>;
+    /** images.ironicVersion when set: a digest-only image's version, for the same check. */
+    public readonly ironicVersion: pulumi.Output<string | undefined>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
@@ -81,7 +83,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const workload = this.workload(name, plan, namespace, pki, existing, mounted);
         if (upgrade) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
-            new k8s.batch.v1.Job(`${name}-db-migrate`, inNamespace(dbJob(plan, "migrate"), namespace), { parent: this, dependsOn: [workload, upgrade] });
+            this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
         }
 
         new k8s.core.v1.ConfigMap(
@@ -98,6 +100,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.topology = pulumi.output(topologySummary(plan));
         this.ironicImage = pulumi.output(c.images.ironic);
         this.state = pulumi.output(persistedState(plan));
+        this.ironicVersion = pulumi.output(c.images.ironicVersion);
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -107,6 +110,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             topology: this.topology,
             ironicImage: this.ironicImage,
             state: this.state,
+            ironicVersion: this.ironicVersion,
         });
     }
 
@@ -129,9 +133,17 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             mounted.push(mariadb.statefulSet);
         }
         if (!plan.database.jobs) return undefined;
-        const upgrade = new k8s.batch.v1.Job(`${name}-db-upgrade`, inNamespace(dbJob(plan, "upgrade"), namespace), { parent: this, dependsOn: [...mounted] });
+        const upgrade = this.schemaJob(`${name}-db-upgrade`, plan, "upgrade", namespace, [...mounted]);
         mounted.push(upgrade);
         return upgrade;
+    }
+
+    /** A schema Job, awaited no longer than it can run; where to look if it fails goes with it into `pulumi up`'s output. */
+    private schemaJob(name: string, plan: IronicPlan, which: "upgrade" | "migrate", namespace: pulumi.Output<string>, dependsOn: pulumi.Resource[]): k8s.batch.v1.Job {
+        const wait = `${SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS}s`;
+        const job = new k8s.batch.v1.Job(name, inNamespace(dbJob(plan, which), namespace), { parent: this, dependsOn, customTimeouts: { create: wait, update: wait } });
+        pulumi.log.info(schemaJobHint(plan, which), job);
+        return job;
     }
 
     /** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */

@@ -117,6 +117,8 @@ export const PRUNER_ENV = {
     once: "PRUNER_ONCE",
     grace: "PRUNER_GRACE",
     rebalanceDelay: "PRUNER_REBALANCE_DELAY",
+    /** Touched on every poll; the container's liveness probe checks its age. */
+    heartbeatFile: "PRUNER_HEARTBEAT_FILE",
 } as const;
 
 export const PRUNER_SCRIPT = "dhcp-pruner.py";

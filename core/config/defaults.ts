@@ -1,5 +1,6 @@
 /** Defaults: what an unset key means. The README's configuration reference lists the same values. */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
+import { resolveResources } from "./resources";
 import type { ParsedSections } from "./schema";
 import type { StackConfig } from "./types";
 
@@ -27,6 +28,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             ipaDownloader: p.images?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader,
             keepalived: p.images?.keepalived ?? DEFAULT_IMAGES.keepalived,
             mariadb: p.images?.mariadb ?? DEFAULT_IMAGES.mariadb,
+            ...(p.images?.ironicVersion !== undefined ? { ironicVersion: p.images.ironicVersion } : {}),
         },
         ports: {
             api: p.ports?.api ?? PORTS.api,
@@ -68,9 +70,16 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             storageClass: p.database?.storageClass,
             retainOnDelete: p.database?.retainOnDelete ?? true,
             allowDowngrade: p.database?.allowDowngrade ?? false,
+            networkPolicy: {
+                // On once its host sources are named: which addresses host-network traffic arrives from
+                // depends on the CNI, and a guess that misses cuts Ironic off its database.
+                enabled: p.database?.networkPolicy?.enabled ?? p.database?.networkPolicy?.hostSources !== undefined,
+                hostSources: p.database?.networkPolicy?.hostSources ?? [],
+            },
         },
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
+        resources: resolveResources(p.resources),
     };
 }
 

@@ -24,6 +24,7 @@ import {
     storageClassName,
     tolerationProblems,
 } from "./strings";
+import { resourcesSection } from "./resources";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -144,6 +145,7 @@ export const sections = {
         ipaDownloader: imageRef.optional(),
         keepalived: imageRef.optional(),
         mariadb: imageRef.optional(),
+        ironicVersion: z.string().regex(/^[0-9]+(\.[0-9]+){0,3}$/, "must be a dotted Ironic version such as 38.0 or 38.0.1").optional(),
     }),
     ports: strict({
         api: port.optional(),
@@ -205,6 +207,7 @@ export const sections = {
         retainOnDelete: z.boolean().optional(),
         allowDowngrade: z.boolean().optional(),
         tls: z.boolean().optional(),
+        networkPolicy: strict({ enabled: z.boolean().optional(), hostSources: z.array(cidr).optional() }).optional(),
     }),
     conductors: z.array(
         strict({
@@ -217,6 +220,7 @@ export const sections = {
     kubernetes: strict({
         context: kubeContext.optional(),
     }),
+    resources: resourcesSection({ quantity, strict }),
 } as const;
 
 /** Every section as parsed (before defaults). */

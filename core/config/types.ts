@@ -1,4 +1,5 @@
 /** The validated, defaulted stack configuration: what `validateConfig` returns and the planner reads. */
+import type { ResolvedResources } from "./resources";
 import type { Toleration } from "./schema";
 
 export interface DhcpConfig {
@@ -26,7 +27,14 @@ export interface StackConfig {
     name: string;
     createNamespace: boolean;
     clusterDomain: string;
-    images: { ironic: string; ipaDownloader: string; keepalived: string; mariadb: string };
+    images: {
+        ironic: string;
+        ipaDownloader: string;
+        keepalived: string;
+        mariadb: string;
+        /** The Ironic version of images.ironic when its reference has no comparable tag (a bare digest). */
+        ironicVersion?: string;
+    };
     ports: { api: number; http: number; vmediaTls: number; jsonRpc: number };
     provisioning: {
         interface?: string;
@@ -73,7 +81,14 @@ export interface StackConfig {
         retainOnDelete: boolean;
         /** Allow an Ironic image older than the deployed one (Ironic does not support schema downgrades). */
         allowDowngrade: boolean;
+        /**
+         * mariadb: the NetworkPolicy admitting only Ironic and the schema Jobs; `hostSources` are the
+         * addresses the host-network Ironic pods connect from (default: the Ironic hosts' own IPs).
+         */
+        networkPolicy: { enabled: boolean; hostSources: string[] };
     };
     conductors: ConductorConfig[];
     kubernetes: { context?: string };
+    /** Requests and limits per container role, defaults laid under what was set. */
+    resources: ResolvedResources;
 }

@@ -7,11 +7,14 @@ import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, PATHS, PRUNER
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { restrictedSecurityContext } from "./meta";
+import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
 import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR } from "./volumes";
 import type { VolumeMount } from "./volumes";
+
+/** Touched by the pruner on every poll, on the pod's shared volume (its only writable mount). */
+export const PRUNER_HEARTBEAT_FILE = `${PATHS.shared}/dhcp-pruner.heartbeat`;
 
 /** Both ironic and httpd get the node certificate in multi (copied by the wrapper). */
 const NODE_CERT_DIRS = [PATHS.certsIronic, PATHS.certsVmedia];
@@ -27,7 +30,7 @@ export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], t
         // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
         readinessProbe: { exec: { command: [COMMANDS.readiness] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { exec: { command: [COMMANDS.liveness] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
-        resources: { requests: { cpu: "250m", memory: "512Mi" } },
+        resources: containerResources(plan, "ironic"),
     };
 }
 
@@ -48,7 +51,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
         volumeMounts,
         readinessProbe: { httpGet: { path: "/images/ironic-python-agent.kernel", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { tcpSocket: { port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
-        resources: { requests: { cpu: "50m", memory: "64Mi" } },
+        resources: containerResources(plan, "httpd"),
     };
 }
 
@@ -59,7 +62,16 @@ export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount
         command: [COMMANDS.ramdiskLogs],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
-        resources: { requests: { cpu: "10m", memory: "32Mi" } },
+        // The watcher reads the directory Ironic drops ramdisk logs into (created by the ironic
+        // container's start): gone or read-only, nothing is collected and a restart shows it.
+        livenessProbe: {
+            exec: { command: [COMMANDS.shell, "-c", `test -d ${PATHS.deployLogs} && test -w ${PATHS.deployLogs}`] },
+            initialDelaySeconds: 120,
+            periodSeconds: 60,
+            timeoutSeconds: 10,
+            failureThreshold: 3,
+        },
+        resources: containerResources(plan, "ramdiskLogs"),
     };
 }
 
@@ -71,7 +83,7 @@ export function ipaDownloaderContainer(plan: IronicPlan, volumeMounts: VolumeMou
         env: sortedEnv(plan.ipaDownloaderEnv),
         securityContext: restrictedSecurityContext(),
         volumeMounts,
-        resources: { requests: { cpu: "50m", memory: "64Mi" } },
+        resources: containerResources(plan, "ipaDownloader"),
     };
 }
 
@@ -83,7 +95,7 @@ export function dhcpDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[])
         command: ["/bin/mkdir", "-p", DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
-        resources: { requests: { cpu: "10m", memory: "16Mi" } },
+        resources: containerResources(plan, "dhcpDirs"),
     };
 }
 
@@ -111,9 +123,12 @@ export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], 
             timeoutSeconds: 10,
             failureThreshold: 10,
         },
-        resources: { requests: { cpu: "10m", memory: "32Mi" } },
+        resources: containerResources(plan, "dnsmasq"),
     };
 }
+
+/** Exit 0 when the file argv[1] was modified less than argv[2] seconds ago (a missing file fails). */
+const PRUNER_HEARTBEAT_CHECK = "import os, sys, time; sys.exit(0 if time.time() - os.stat(sys.argv[1]).st_mtime < float(sys.argv[2]) else 1)";
 
 /** Multi: keeps this conductor's dnsmasq files consistent with node ownership (assets/dhcp-pruner.py). */
 export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
@@ -134,11 +149,20 @@ export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[
                 [PRUNER_ENV.grace]: String(PRUNER_TIMINGS.grace),
                 // A rebalance (a conductor joined): give the new owner time to take over first.
                 [PRUNER_ENV.rebalanceDelay]: String(PRUNER_TIMINGS.rebalanceDelay),
+                [PRUNER_ENV.heartbeatFile]: PRUNER_HEARTBEAT_FILE,
             }),
         ],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
-        resources: { requests: { cpu: "10m", memory: "32Mi" } },
+        // The poll loop is alive: the heartbeat is fresh (an unusable API does not stop it).
+        livenessProbe: {
+            exec: { command: [COMMANDS.python, "-c", PRUNER_HEARTBEAT_CHECK, PRUNER_HEARTBEAT_FILE, String(PRUNER_TIMINGS.heartbeatMaxAge)] },
+            initialDelaySeconds: 60,
+            periodSeconds: 30,
+            timeoutSeconds: 10,
+            failureThreshold: 3,
+        },
+        resources: containerResources(plan, "dhcpPruner"),
     };
 }
 
@@ -155,6 +179,6 @@ export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Conta
             runAsNonRoot: true,
             capabilities: { drop: ["ALL"], add: ["NET_ADMIN", "NET_BROADCAST", "NET_RAW"] },
         },
-        resources: { requests: { cpu: "10m", memory: "16Mi" } },
+        resources: containerResources(plan, "keepalived"),
     };
 }

@@ -9,11 +9,13 @@
  *   topology.ts    how containers start and where the pod runs, per topology
  *   containers.ts  one builder per container of the Ironic pod
  *   ironic.ts      ironicPodSpec, ironicDeployment, conductorDaemonSet, ironicService
- *   mariadb.ts     mariadbStatefulSet, mariadbService, mariadbPvc, mariadbSelector, dbJob
+ *   mariadb.ts     mariadbStatefulSet, mariadbService, mariadbPvc, mariadbSelector, dbJob, schemaJobHint
+ *   networkpolicy.ts  the NetworkPolicy admitting only Ironic and the schema Jobs to MariaDB
  *   configmaps.ts  dnsmasq, per-node, scripts and BMO ConfigMap data, and their hashes
  */
 export { ANNOTATIONS, contentHash, inNamespace, sha256 } from "./meta";
 export { databaseVolumes } from "./volumes";
 export { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "./ironic";
-export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet } from "./mariadb";
+export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS } from "./mariadb";
+export { mariadbNetworkPolicy } from "./networkpolicy";
 export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData } from "./configmaps";

@@ -8,8 +8,9 @@ import type * as pulumi from "@pulumi/pulumi";
 import { COMMANDS, ENV, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
 import { MARIADB } from "../plan/database";
 import { databaseEnv, sortedEnv } from "../plan/env";
+import { SCHEMA_JOB_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { podBase, restrictedSecurityContext, sortedRecord } from "./meta";
+import { containerResources, podBase, restrictedSecurityContext, sortedRecord } from "./meta";
 import { databaseVolumes, fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
 
 /** Labels of the MariaDB pod (a selector distinct from Ironic's). */
@@ -48,7 +49,7 @@ function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
         ],
         readinessProbe: probe(10, 10),
         livenessProbe: probe(60, 30),
-        resources: { requests: { cpu: "100m", memory: "512Mi" } },
+        resources: containerResources(plan, "mariadb"),
     };
 }
 
@@ -107,6 +108,23 @@ export function mariadbPvc(plan: IronicPlan): k8s.types.input.core.v1.Persistent
     };
 }
 
+/** `app.kubernetes.io/component` of the schema Jobs' pods (the NetworkPolicy admits them). */
+export const SCHEMA_JOB_COMPONENTS = { upgrade: "db-upgrade", migrate: "db-migrate" } as const;
+
+/** How long the provider waits for a schema Job: its deadline plus a margin, so the Job's own failure is what it reports. */
+export const SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS = SCHEMA_JOB_TIMINGS.activeDeadlineSeconds + SCHEMA_JOB_TIMINGS.providerMarginSeconds;
+
+/** Where to look when a schema Job fails (printed with the Job by `pulumi up`). */
+export function schemaJobHint(plan: IronicPlan, which: "upgrade" | "migrate"): string {
+    const name = which === "upgrade" ? plan.database.jobs!.upgrade : plan.database.jobs!.migrate;
+    const what = which === "upgrade" ? "ironic-dbsync upgrade" : "online data migrations";
+    return (
+        `Job ${plan.namespace}/${name} runs ${what}; it is stopped after ${SCHEMA_JOB_TIMINGS.activeDeadlineSeconds} s ` +
+        `(activeDeadlineSeconds; reason DeadlineExceeded) or after ${SCHEMA_JOB_TIMINGS.backoffLimit} retries (BackoffLimitExceeded). ` +
+        `If it fails: kubectl logs job/${name} -n ${plan.namespace} and kubectl describe job/${name} -n ${plan.namespace}`
+    );
+}
+
 /**
  * A schema Job with the Ironic image: `upgrade` (ironic-dbsync upgrade, before the workload rolls)
  * or `migrate` (online_data_migrations, after it is ready). Named by the image key, so it runs
@@ -117,7 +135,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
     const jobs = plan.database.jobs!;
     const db = databaseVolumes(plan);
     const upgrade = which === "upgrade";
-    const labels = { ...plan.labels, "app.kubernetes.io/component": upgrade ? "db-upgrade" : "db-migrate" };
+    const labels = { ...plan.labels, "app.kubernetes.io/component": SCHEMA_JOB_COMPONENTS[which] };
     const container: k8s.types.input.core.v1.Container = {
         name: upgrade ? "dbsync-upgrade" : "online-data-migrations",
         image,
@@ -129,7 +147,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
         ],
         securityContext: restrictedSecurityContext(),
         volumeMounts: [mount("conf", PATHS.conf), mount("data", PATHS.data), mount("tmp", PATHS.tmp), mount("shared", PATHS.shared), ...db.mounts],
-        resources: { requests: { cpu: "100m", memory: "256Mi" } },
+        resources: containerResources(plan, "schemaJobs"),
     };
     return {
         apiVersion: "batch/v1",
@@ -142,10 +160,13 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
                 "metal3-ironic.metal3.io/ironic-image": image,
                 // A Job that failed in an earlier run is replaced (run again) instead of awaited.
                 "pulumi.com/replaceUnready": "true",
+                // The provider stops waiting shortly after the Job's own deadline.
+                "pulumi.com/timeoutSeconds": String(SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS),
             },
         },
         spec: {
-            backoffLimit: 3,
+            activeDeadlineSeconds: SCHEMA_JOB_TIMINGS.activeDeadlineSeconds,
+            backoffLimit: SCHEMA_JOB_TIMINGS.backoffLimit,
             template: {
                 metadata: { labels },
                 spec: {

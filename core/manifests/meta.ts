@@ -6,6 +6,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 
+import type { Amounts, ResourceRole } from "../config/resources";
 import type { IronicPlan } from "../plan/types";
 
 export type PodSpec = k8s.types.input.core.v1.PodSpec;
@@ -65,4 +66,11 @@ export function podBase(plan: IronicPlan, uid: number, gid: number, extraNodeSel
         nodeSelector: Object.keys(nodeSelector).length > 0 ? sortedRecord(nodeSelector) : undefined,
         tolerations: tolerations.length > 0 ? tolerations : undefined,
     };
+}
+
+/** A container's requests and limits: the configured ones for its role (`resources.<role>`), defaults included. */
+export function containerResources(plan: IronicPlan, role: ResourceRole): k8s.types.input.core.v1.ResourceRequirements {
+    const r = plan.config.resources[role];
+    const amounts = (a: Amounts) => ({ ...(a.cpu !== undefined ? { cpu: a.cpu } : {}), ...(a.memory !== undefined ? { memory: a.memory } : {}) });
+    return { requests: amounts(r.requests), limits: amounts(r.limits) };
 }

@@ -6,6 +6,7 @@
 import { createHash } from "crypto";
 
 import type { StackConfig } from "../config";
+import { compareVersions, ironicVersion, parseVersion } from "../config/version";
 
 /** Paths inside the upstream MariaDB image (docker.io/library/mariadb) and our mounts. */
 export const MARIADB = {
@@ -42,6 +43,7 @@ export interface DatabasePlan {
         tlsSecret: string;
         configMap: string;
         initSecret: string;
+        networkPolicy: string;
     };
     /** Schema jobs; absent for SQLite (the image creates its schema at start). */
     jobs?: { upgrade: string; migrate: string };
@@ -74,46 +76,40 @@ export function databasePlan(config: StackConfig): DatabasePlan {
             tlsSecret: `${svc}-tls`,
             configMap: `${svc}-config`,
             initSecret: `${svc}-init`,
+            networkPolicy: svc,
         },
         jobs: db.kind === "sqlite" ? undefined : { upgrade: `${name}-dbsync-${key}`, migrate: `${name}-migrate-${key}` },
     };
 }
 
-/**
- * The Ironic version an image reference names, when it names one: `release-38.0` → [38, 0],
- * `38.0.1` / `v38.0` → [38, 0, 1]. `latest`, `main` and digest-only references name none.
- */
-export function ironicVersion(image: string): number[] | undefined {
-    const at = image.indexOf("@");
-    const withoutDigest = at >= 0 ? image.slice(0, at) : image;
-    const slash = withoutDigest.lastIndexOf("/");
-    const colon = withoutDigest.lastIndexOf(":");
-    if (colon <= slash) return undefined;
-    const tag = withoutDigest.slice(colon + 1);
-    const m = /^(?:release-|v)?([0-9]+(?:\.[0-9]+)*)$/.exec(tag);
-    return m ? m[1].split(".").map(Number) : undefined;
+export { ironicVersion } from "../config/version";
+
+/** An Ironic image and, when its reference names no version (a bare digest), the version stated for it. */
+export interface IronicImage {
+    image: string;
+    version?: string;
 }
 
-function compareVersions(a: number[], b: number[]): number {
-    for (let i = 0; i < Math.max(a.length, b.length); i++) {
-        const d = (a[i] ?? 0) - (b[i] ?? 0);
-        if (d !== 0) return d;
-    }
-    return 0;
+/** The version the guard compares: the stated one, else the one the tag names (none for latest, main, bare digests). */
+export function effectiveIronicVersion(i: IronicImage): number[] | undefined {
+    return i.version ? parseVersion(i.version) : ironicVersion(i.image);
 }
 
 /**
  * Refuse moving a shared database to an older Ironic: the schema cannot be downgraded. Returns the
  * error message, or undefined when the change is allowed (no previous image, no comparable
- * versions, same or newer, or explicitly allowed).
+ * versions, same or newer, or explicitly allowed). Tags compare with or without a digest
+ * (`:release-38.0@sha256:…`); a bare digest compares by its stated version (images.ironicVersion).
  */
-export function downgradeError(previousImage: string | undefined, nextImage: string, allowDowngrade: boolean): string | undefined {
-    if (!previousImage || allowDowngrade) return undefined;
-    const prev = ironicVersion(previousImage);
-    const next = ironicVersion(nextImage);
-    if (!prev || !next || compareVersions(next, prev) >= 0) return undefined;
+export function downgradeError(previous: string | IronicImage | undefined, next: string | IronicImage, allowDowngrade: boolean): string | undefined {
+    if (!previous || allowDowngrade) return undefined;
+    const p = typeof previous === "string" ? { image: previous } : previous;
+    const n = typeof next === "string" ? { image: next } : next;
+    const prev = effectiveIronicVersion(p);
+    const nextVersion = effectiveIronicVersion(n);
+    if (!prev || !nextVersion || compareVersions(nextVersion, prev) >= 0) return undefined;
     return (
-        `images.ironic: ${nextImage} is older than the deployed ${previousImage} (${next.join(".")} < ${prev.join(".")}). ` +
+        `images.ironic: ${n.image} is older than the deployed ${p.image} (${nextVersion.join(".")} < ${prev.join(".")}). ` +
         "Ironic cannot downgrade its database schema; keep the newer image, or set database.allowDowngrade to true if the schema is known to be compatible"
     );
 }

@@ -16,6 +16,8 @@ import type { IronicPlan } from "./types";
 export const PREVIOUS_OUTPUTS = {
     /** The deployed Ironic image (string). */
     ironicImage: "ironicImage",
+    /** images.ironicVersion as deployed: the version of a digest-only image (string, may be absent). */
+    ironicVersion: "ironicVersion",
     /** The persisted state below (object). */
     state: "state",
 } as const;
@@ -40,6 +42,7 @@ export interface PersistedState {
 /** The previous run as this run sees it; every field may be missing. */
 export interface PreviousState {
     ironicImage?: string;
+    ironicVersion?: string;
     topology?: "single" | "multi";
     database?: { kind: string; storageClass?: string };
     dhcpSlots?: DhcpSlotsState;
@@ -61,6 +64,8 @@ export function parsePreviousState(outputs: Record<string, unknown>): PreviousSt
     const previous: PreviousState = {};
     const image = outputs[PREVIOUS_OUTPUTS.ironicImage];
     if (typeof image === "string" && image !== "") previous.ironicImage = image;
+    const version = outputs[PREVIOUS_OUTPUTS.ironicVersion];
+    if (typeof version === "string" && version !== "") previous.ironicVersion = version;
     const state = outputs[PREVIOUS_OUTPUTS.state];
     if (!isRecord(state)) return previous;
     if (state.topology === "single" || state.topology === "multi") previous.topology = state.topology;
@@ -96,7 +101,8 @@ type PreviousCheck = (plan: IronicPlan, previous: PreviousState) => ConfigIssue[
 const noSchemaDowngrade: PreviousCheck = (plan, previous) => {
     if (!plan.database.jobs) return [];
     const c = plan.config;
-    const error = downgradeError(previous.ironicImage, c.images.ironic, c.database.allowDowngrade);
+    const before = previous.ironicImage ? { image: previous.ironicImage, version: previous.ironicVersion } : undefined;
+    const error = downgradeError(before, { image: c.images.ironic, version: c.images.ironicVersion }, c.database.allowDowngrade);
     return error ? [{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }] : [];
 };
 

@@ -30,4 +30,24 @@ export const PRUNER_TIMINGS = {
     interval: 2,
     grace: 15,
     rebalanceDelay: 20,
+    /**
+     * Liveness: the heartbeat file is older than this only when the loop is stuck. One poll makes
+     * three API requests (more with pagination) of at most 10 s each, so a healthy loop facing an
+     * unresponsive API still goes round within about 40 s.
+     */
+    heartbeatMaxAge: 120,
+} as const;
+
+/**
+ * The schema Jobs (ironic-dbsync upgrade, online data migrations). An upgrade takes seconds to a
+ * few minutes, online migrations of a fleet of thousands of nodes some minutes more; a Job still
+ * running after `activeDeadlineSeconds` is hung (e.g. waiting on a lock) and is stopped, so
+ * `pulumi up` fails with the Job named instead of waiting for the provider's own timeout.
+ * `backoffLimit` retries a crash (e.g. the database restarting) a few times. The provider waits
+ * `providerMarginSeconds` longer than the deadline, so it sees the Job's own failure.
+ */
+export const SCHEMA_JOB_TIMINGS = {
+    activeDeadlineSeconds: 1200,
+    backoffLimit: 3,
+    providerMarginSeconds: 120,
 } as const;

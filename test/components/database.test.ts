@@ -6,7 +6,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { RawConfig, validateConfig } from "../../core/config";
 import { downgradeError, imageKey, ironicVersion } from "../../core/plan/database";
 import { renderInitSql } from "../../core/render/mariadb";
-import { containsSecret, unwrapSecrets } from "../../tools/offline";
+import { containsSecret, unwrapSecrets, valueOf } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
 const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml"));
@@ -166,6 +166,52 @@ describe("database: MariaDB component and schema Jobs (pulumi mocks)", function 
         await renderWithOptions({ ...singleMariadb, images: { ironic: IMG_A }, database: { kind: "mariadb", allowDowngrade: true } }, { ironicImage: IMG_B });
         await renderWithOptions({ ...singleMariadb, images: { ironic: IMG_B } }, { ironicImage: IMG_A });
         await renderWithOptions({ ...devRaw, images: { ironic: IMG_A } }, { ironicImage: IMG_B });
+    });
+
+    it("digest pins: tag@digest compares by tag; a bare digest by images.ironicVersion, which the stack keeps in its outputs", async function () {
+        const D = `sha256:${"c".repeat(64)}`;
+        const bare = `quay.io/metal3-io/ironic@${D}`;
+        await assert.rejects(
+            renderOffline({ ...singleMariadb, images: { ironic: `${IMG_A}@${D}` } }, "dev", { previousOutputs: { ironicImage: `${IMG_B}@${D}` } }),
+            /37\.0 < 38\.0/,
+        );
+        await assert.rejects(renderOffline({ ...singleMariadb, images: { ironic: bare, ironicVersion: "37.0" } }, "dev", { previousOutputs: { ironicImage: IMG_B } }), /37\.0 < 38\.0/);
+        await assert.rejects(
+            renderOffline({ ...singleMariadb, images: { ironic: IMG_A } }, "dev", { previousOutputs: { ironicImage: bare, ironicVersion: "38.0" } }),
+            /older than the deployed .*@sha256.* \(37\.0 < 38\.0\)/,
+        );
+        // Without the version, a bare digest is refused by validation, naming the key to set.
+        await assert.rejects(renderOffline({ ...singleMariadb, images: { ironic: bare } }, "dev"), /images\.ironicVersion: required with a digest-only images\.ironic/);
+        const { r } = await renderWithOptions({ ...singleMariadb, images: { ironic: bare, ironicVersion: "38.0" } }, { ironicImage: IMG_A });
+        assert.equal(await valueOf(r.outputs.ironicVersion), "38.0", "kept for the next run's comparison");
+        assert.equal(await valueOf(r.outputs.ironicImage), bare);
+    });
+
+    it("schema Jobs: a deadline, and the provider waits no longer than it plus a margin", async function () {
+        const { r, regs } = await renderWithOptions(singleMariadb);
+        for (const reg of regs.filter((x) => x.type === "kubernetes:batch/v1:Job")) {
+            assert.deepEqual(reg.opts.customTimeouts, { create: "1320s", update: "1320s" }, reg.name);
+        }
+        for (const job of r.objects.filter((o) => o.kind === "Job")) {
+            assert.equal(job.spec.activeDeadlineSeconds, 1200);
+            assert.equal(job.metadata.annotations["pulumi.com/timeoutSeconds"], "1320");
+        }
+    });
+
+    it("a NetworkPolicy in the MariaDB component guards the database once its host sources are named", async function () {
+        const guarded = { ...singleMariadb, database: { kind: "mariadb", networkPolicy: { hostSources: ["10.0.0.0/24"] } } };
+        const { r, regs } = await renderWithOptions(guarded);
+        const reg = regs.find((x) => x.type === "kubernetes:networking.k8s.io/v1:NetworkPolicy");
+        assert.ok(reg, "registered");
+        assert.equal(reg!.name, "ironic-mariadb-networkpolicy");
+        assert.equal((reg!.opts.parent as any)?.__name, "ironic-mariadb", "child of the MariaDB component");
+        assert.deepEqual(r.objects.filter((o) => o.kind === "NetworkPolicy").map((o) => o.metadata.name), ["ironic-mariadb"]);
+        const off = await renderWithOptions({ ...singleMariadb, database: { kind: "mariadb", networkPolicy: { enabled: false, hostSources: ["10.0.0.0/24"] } } });
+        assert.equal(off.r.objects.filter((o) => o.kind === "NetworkPolicy").length, 0);
+        const unnamed = await renderWithOptions(singleMariadb);
+        assert.equal(unnamed.r.objects.filter((o) => o.kind === "NetworkPolicy").length, 0, "off by default: a guess at host addresses could cut Ironic off");
+        const sqlite = await renderWithOptions(devRaw);
+        assert.equal(sqlite.r.objects.filter((o) => o.kind === "NetworkPolicy").length, 0);
     });
 
     it("compares Ironic versions from tags; latest and digests are not comparable", function () {

@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { RawConfig, validateConfig } from "../../core/config";
-import { DHCP_PROVIDER_PATHS } from "../../core/contract";
+import { DHCP_PROVIDER_PATHS, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
 import { Rendered, readStackConfig } from "../../tools/render";
@@ -109,8 +109,11 @@ describe("pods as declared: dev stack (pod runner)", function () {
         assert.deepEqual(fs.readdirSync(path.join(pod.volumePath("shared"), "tftpboot")).sort(), ["snponly-arm64.efi", "snponly-x86_64.efi", "undionly.kpxe"]);
     });
 
-    it("ramdisk-logs starts with its declared mounts", async function () {
+    it("ramdisk-logs starts with its declared mounts; its liveness probe wants the deploy-log directory the ironic container creates", async function () {
         pod.startContainers(["ramdisk-logs"]);
+        assert.equal(pod.probe("ramdisk-logs", "livenessProbe"), false, "no deploy-log directory yet: the probe fails");
+        // What /bin/runironic does first (ironic-image-contract.md §3), as the pod's user.
+        assert.equal(pod.exec("ramdisk-logs", ["mkdir", "-p", PATHS.deployLogs]).status, 0);
         await pod.waitReady("ramdisk-logs");
     });
 

@@ -7,10 +7,14 @@ import * as fs from "fs";
 import * as http from "http";
 import { AddressInfo } from "net";
 import * as path from "path";
+import { spawnSync } from "child_process";
 
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
+import { PRUNER_HEARTBEAT_FILE, dhcpPrunerContainer } from "../../core/manifests/containers";
+import { multiTopology } from "../../core/manifests/topology";
 import { Daemon, requireOrSkip, tmpDir, which } from "../helpers/sys";
+import { ha, plain } from "../unit/manifests/support";
 
 const ME = "172.22.0.3";
 const OTHER = "172.22.0.4";
@@ -104,7 +108,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    async function runPruner(ms: number, rebalanceDelay = "1"): Promise<string> {
+    async function runPruner(ms: number, rebalanceDelay = "1", extra: Record<string, string> = {}): Promise<string> {
         const log = path.join(dir, "pruner.log");
         const d = new Daemon("python3", [path.join(dir, "pruner.py")], log, {
             PATH: process.env.PATH,
@@ -116,6 +120,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             [PRUNER_ENV.grace]: "15",
             [PRUNER_ENV.rebalanceDelay]: rebalanceDelay,
             [PRUNER_ENV.conductorHost]: ME,
+            ...extra,
         });
         await new Promise((r) => setTimeout(r, ms));
         await d.stop();
@@ -161,5 +166,24 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         state.down = false;
         await runPruner(1500);
         assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n");
+    });
+
+    it("touches its heartbeat on every poll, also while the API is unusable; the pod's liveness probe reads its age", async function () {
+        const beat = path.join(dir, "heartbeat");
+        // The probe as rendered for the pod, run with this machine's python3 (the image has python3.12).
+        const probe = plain(dhcpPrunerContainer(ha, [], multiTopology(ha)).livenessProbe).exec.command as string[];
+        assert.equal(probe[3], PRUNER_HEARTBEAT_FILE);
+        const check = (file: string) => spawnSync("python3", [probe[1], probe[2], file, probe[4]]).status;
+        assert.notEqual(check(beat), 0, "no heartbeat yet: the probe fails");
+        state.down = true;
+        const t0 = Date.now() / 1000;
+        const log = await runPruner(1200, "1", { [PRUNER_ENV.heartbeatFile]: beat });
+        assert.match(log, /not usable/);
+        const mtime = fs.statSync(beat).mtimeMs / 1000;
+        assert.ok(mtime >= t0 + 0.5, `touched after the first polls, not only at start (${(mtime - t0).toFixed(2)} s after start)`);
+        assert.equal(check(beat), 0, "fresh heartbeat: the probe passes");
+        const stale = Date.now() / 1000 - Number(probe[4]) - 5;
+        fs.utimesSync(beat, stale, stale);
+        assert.notEqual(check(beat), 0, `a heartbeat older than ${probe[4]} s fails the probe`);
     });
 });

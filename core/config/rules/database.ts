@@ -13,6 +13,7 @@ const USED_WITH: Record<string, string[]> = {
     storageClass: ["mariadb"],
     retainOnDelete: ["mariadb"],
     allowDowngrade: ["external", "mariadb"],
+    networkPolicy: ["mariadb"],
 };
 
 export const databaseRule: Rule = ({ config: c, parsed }, add) => {
@@ -28,6 +29,14 @@ export const databaseRule: Rule = ({ config: c, parsed }, add) => {
         if (!c.database.tls && c.database.caSecret) {
             add("database.tls", "is false but database.caSecret is set: remove database.caSecret to connect without TLS, or remove database.tls to connect with TLS");
         }
+    }
+    const np = db.networkPolicy;
+    if (db.kind === "mariadb" && np?.enabled === true && np.hostSources === undefined) {
+        add(
+            "database.networkPolicy.hostSources",
+            "required with database.networkPolicy.enabled: Ironic runs on the host network, so name the addresses its connections reach MariaDB from as your CNI sees them " +
+                "(node addresses from `kubectl get nodes -o wide`, and the CNI's tunnel addresses, e.g. 10.244.0.0/16); [] admits only what the CNI attributes to the Ironic pods by label",
+        );
     }
     for (const [k, kinds] of Object.entries(USED_WITH)) {
         if ((db as Record<string, unknown>)[k] !== undefined && !kinds.includes(db.kind)) {

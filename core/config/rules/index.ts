@@ -9,8 +9,10 @@ import { dhcpGatewayRule } from "./dhcp-gateway";
 import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
 import { kernelRule } from "./kernel";
+import { imagesRule } from "./images";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
+import { resourcesRule } from "./resources";
 import type { Rule } from "./rule";
 import { tlsRule } from "./tls";
 import { topologyRule } from "./topology";
@@ -29,4 +31,6 @@ export const RULES: readonly Rule[] = [
     topologyRule,
     databaseRule,
     kernelRule,
+    imagesRule,
+    resourcesRule,
 ];

@@ -3,6 +3,7 @@ import { strict as assert } from "assert";
 
 import { validateConfig } from "../../../core/config";
 import { CONTROL_PLANE_TOLERATIONS, DEFAULT_DHCP_SLOTS, DEFAULT_MIN_DHCP_RANGE, applyDefaults } from "../../../core/config/defaults";
+import { DEFAULT_RESOURCES, RESOURCE_ROLES } from "../../../core/config/resources";
 import { DEFAULT_IMAGES, PORTS } from "../../../core/contract";
 import { devRaw } from "./support";
 
@@ -46,6 +47,8 @@ describe("config defaults", function () {
         assert.equal(c.database.retainOnDelete, true);
         assert.equal(c.database.allowDowngrade, false);
         assert.equal(c.database.tls, true, "an external database is reached with TLS unless database.tls: false");
+        assert.deepEqual(c.database.networkPolicy, { enabled: false, hostSources: [] }, "off until its host sources are named");
+        assert.deepEqual(c.resources, DEFAULT_RESOURCES);
         assert.deepEqual(c.conductors, []);
         assert.equal(c.provisioning.keepalived, false);
         assert.equal(c.provisioning.dhcp, undefined);
@@ -72,5 +75,30 @@ describe("config defaults", function () {
             ["node-role.kubernetes.io/control-plane:Exists:NoSchedule", "node-role.kubernetes.io/master:Exists:NoSchedule"],
         );
         assert.deepEqual(applyDefaults({ placement: { tolerations: [] } }).placement.tolerations, []);
+    });
+
+    it("resources: every role has requests and a memory limit, and no CPU limit, by default", function () {
+        for (const role of RESOURCE_ROLES) {
+            const r = DEFAULT_RESOURCES[role];
+            assert.ok(r.requests.cpu && r.requests.memory, `${role} requests`);
+            assert.ok(r.limits.memory, `${role} memory limit`);
+            assert.equal(r.limits.cpu, undefined, `${role}: no CPU limit by default`);
+        }
+        assert.equal(DEFAULT_RESOURCES.ironic.limits.memory, "1Gi");
+    });
+
+    it("resources: what is set is laid over the role's defaults, key by key", function () {
+        const c = applyDefaults({ resources: { ironic: { limits: { memory: "2Gi", cpu: "2" } }, dnsmasq: { requests: { cpu: "20m" } } } });
+        assert.deepEqual(c.resources.ironic, { requests: { cpu: "250m", memory: "512Mi" }, limits: { memory: "2Gi", cpu: "2" } });
+        assert.deepEqual(c.resources.dnsmasq, { requests: { cpu: "20m", memory: "32Mi" }, limits: { memory: "64Mi" } });
+        assert.deepEqual(c.resources.httpd, DEFAULT_RESOURCES.httpd);
+    });
+
+    it("database.networkPolicy: off until hostSources are named, then on; explicitly off stays off", function () {
+        const on = applyDefaults({ database: { kind: "mariadb", networkPolicy: { hostSources: ["10.0.0.0/24"] } } }).database.networkPolicy;
+        assert.deepEqual(on, { enabled: true, hostSources: ["10.0.0.0/24"] });
+        assert.deepEqual(applyDefaults({ database: { kind: "mariadb" } }).database.networkPolicy, { enabled: false, hostSources: [] });
+        const off = applyDefaults({ database: { kind: "mariadb", networkPolicy: { enabled: false, hostSources: ["10.0.0.0/24"] } } }).database.networkPolicy;
+        assert.equal(off.enabled, false);
     });
 });

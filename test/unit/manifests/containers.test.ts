@@ -41,7 +41,7 @@ describe("manifests/containers", function () {
             assert.equal(c.volumeMounts, MOUNTS);
             assert.deepEqual(c.readinessProbe, { exec: { command: ["/bin/ironic-readiness"] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 });
             assert.deepEqual(c.livenessProbe, { exec: { command: ["/bin/ironic-liveness"] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 });
-            assert.deepEqual(c.resources, { requests: { cpu: "250m", memory: "512Mi" } });
+            assert.deepEqual(c.resources, { requests: { cpu: "250m", memory: "512Mi" }, limits: { memory: "1Gi" } });
         });
 
         it("multi: through the wrapper, the wrapper env first (node certificate into /certs/ironic and /certs/vmedia), then the sorted env", function () {
@@ -70,7 +70,7 @@ describe("manifests/containers", function () {
             assert.deepEqual(c.securityContext, restrictedSecurityContext());
             assert.deepEqual(c.readinessProbe, { httpGet: { path: "/images/ironic-python-agent.kernel", port: 6180, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 });
             assert.deepEqual(c.livenessProbe, { tcpSocket: { port: 6180 }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 });
-            assert.deepEqual(c.resources, { requests: { cpu: "50m", memory: "64Mi" } });
+            assert.deepEqual(c.resources, { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } });
         });
 
         it("multi: through the wrapper, with the node certificate", function () {
@@ -89,7 +89,14 @@ describe("manifests/containers", function () {
                 command: ["/bin/runlogwatch.sh"],
                 securityContext: restrictedSecurityContext(),
                 volumeMounts: MOUNTS,
-                resources: { requests: { cpu: "10m", memory: "32Mi" } },
+                livenessProbe: {
+                    exec: { command: ["/bin/bash", "-c", "test -d /shared/log/ironic/deploy && test -w /shared/log/ironic/deploy"] },
+                    initialDelaySeconds: 120,
+                    periodSeconds: 60,
+                    timeoutSeconds: 10,
+                    failureThreshold: 3,
+                },
+                resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "128Mi" } },
             });
         }
     });
@@ -101,7 +108,7 @@ describe("manifests/containers", function () {
             env: [{ name: "SHARED_DIR", value: "/shared" }],
             securityContext: restrictedSecurityContext(),
             volumeMounts: MOUNTS,
-            resources: { requests: { cpu: "50m", memory: "64Mi" } },
+            resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "512Mi" } },
         });
     });
 
@@ -110,7 +117,7 @@ describe("manifests/containers", function () {
         assert.equal(c.name, "dhcp-dirs");
         assert.deepEqual(c.command, ["/bin/mkdir", "-p", "/shared/dnsmasq/hostsdir.d", "/shared/dnsmasq/optsdir.d"]);
         assert.deepEqual(c.securityContext, restrictedSecurityContext());
-        assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "16Mi" } });
+        assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "16Mi" }, limits: { memory: "32Mi" } });
     });
 
     describe("dnsmasq", function () {
@@ -147,6 +154,7 @@ describe("manifests/containers", function () {
             { name: "PRUNER_AUTH_DIR", value: "/auth/pruner" },
             { name: "PRUNER_CA_FILE", value: "/certs/ca/ironic/tls.crt" },
             { name: "PRUNER_GRACE", value: "15" },
+            { name: "PRUNER_HEARTBEAT_FILE", value: "/shared/dhcp-pruner.heartbeat" },
             { name: "PRUNER_HOSTSDIR", value: "/shared/dnsmasq/hostsdir.d" },
             { name: "PRUNER_INTERVAL", value: "2" },
             { name: "PRUNER_OPTSDIR", value: "/shared/dnsmasq/optsdir.d" },
@@ -154,6 +162,16 @@ describe("manifests/containers", function () {
         ]);
         assert.deepEqual(envNames(c.env).slice(0, 4), WRAPPER_NAMES);
         assert.deepEqual(c.securityContext, restrictedSecurityContext());
+        assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "48Mi" }, limits: { memory: "128Mi" } });
+        // Liveness: the heartbeat the script touches on every poll is younger than 120 s.
+        const probe = plain(c.livenessProbe).exec.command as string[];
+        assert.deepEqual([probe[0], probe[1], ...probe.slice(3)], ["python3.12", "-c", "/shared/dhcp-pruner.heartbeat", "120"]);
+        assert.deepEqual({ ...c.livenessProbe, exec: undefined }, { exec: undefined, initialDelaySeconds: 60, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 });
+    });
+
+    it("every container takes its resources from resources.<role>", function () {
+        const custom = { ...ha, config: { ...ha.config, resources: { ...ha.config.resources, dhcpPruner: { requests: { cpu: "1m", memory: "1Mi" }, limits: { cpu: "2", memory: "3Gi" } } } } };
+        assert.deepEqual(dhcpPrunerContainer(custom, MOUNTS, multiTopology(custom)).resources, { requests: { cpu: "1m", memory: "1Mi" }, limits: { cpu: "2", memory: "3Gi" } });
     });
 
     it("keepalived: its own image and user, the VIP, and only the capabilities VRRP needs", function () {
@@ -162,7 +180,7 @@ describe("manifests/containers", function () {
             image: "quay.io/metal3-io/keepalived:latest",
             env: [{ name: "KEEPALIVED_VIRTUAL_IPS", value: "172.22.0.5,eth1,24" }],
             securityContext: { allowPrivilegeEscalation: true, runAsUser: 65532, runAsGroup: 65532, runAsNonRoot: true, capabilities: { drop: ["ALL"], add: ["NET_ADMIN", "NET_BROADCAST", "NET_RAW"] } },
-            resources: { requests: { cpu: "10m", memory: "16Mi" } },
+            resources: { requests: { cpu: "10m", memory: "16Mi" }, limits: { memory: "64Mi" } },
         });
     });
 });

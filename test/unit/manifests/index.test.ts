@@ -6,6 +6,7 @@ import * as configmaps from "../../../core/manifests/configmaps";
 import * as ironic from "../../../core/manifests/ironic";
 import * as mariadb from "../../../core/manifests/mariadb";
 import * as meta from "../../../core/manifests/meta";
+import * as networkpolicy from "../../../core/manifests/networkpolicy";
 import * as volumes from "../../../core/manifests/volumes";
 
 describe("manifests/index", function () {
@@ -15,6 +16,7 @@ describe("manifests/index", function () {
             databaseVolumes: volumes,
             conductorDaemonSet: ironic, ironicDeployment: ironic, ironicPodSpec: ironic, ironicService: ironic,
             dbJob: mariadb, mariadbPvc: mariadb, mariadbSelector: mariadb, mariadbService: mariadb, mariadbStatefulSet: mariadb,
+            schemaJobHint: mariadb, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS: mariadb, mariadbNetworkPolicy: networkpolicy,
             bmoConfigMapData: configmaps, dnsmasqConfigHash: configmaps, dnsmasqConfigMapData: configmaps,
             nodeDataConfigMapData: configmaps, scriptsConfigHash: configmaps, scriptsConfigMapData: configmaps,
         };

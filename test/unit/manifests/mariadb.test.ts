@@ -1,7 +1,7 @@
 /** core/manifests/mariadb.ts: the MariaDB StatefulSet, Service and claim, and the schema Jobs. */
 import { strict as assert } from "assert";
 
-import { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet } from "../../../core/manifests/mariadb";
+import { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint } from "../../../core/manifests/mariadb";
 import { restrictedSecurityContext } from "../../../core/manifests/meta";
 import { databaseVolumes } from "../../../core/manifests/volumes";
 import { planOf, haRaw, withKeys } from "../plan/support";
@@ -82,6 +82,17 @@ describe("manifests/mariadb", function () {
     });
 
     describe("dbJob", function () {
+        const t0 = (job: ReturnType<typeof dbJob>) => template(job).spec.containers[0];
+
+        it("schemaJobHint: names the Job, its deadline and the kubectl commands to look with", function () {
+            assert.equal(
+                schemaJobHint(ha, "upgrade"),
+                "Job metal3/ironic-dbsync-696dafd04f runs ironic-dbsync upgrade; it is stopped after 1200 s (activeDeadlineSeconds; reason DeadlineExceeded) " +
+                    "or after 3 retries (BackoffLimitExceeded). If it fails: kubectl logs job/ironic-dbsync-696dafd04f -n metal3 and kubectl describe job/ironic-dbsync-696dafd04f -n metal3",
+            );
+            assert.match(schemaJobHint(ha, "migrate"), /job\/ironic-migrate-696dafd04f -n metal3/);
+        });
+
         it("upgrade and migrate: named by the image key, their own component label and command", function () {
             const up = dbJob(ha, "upgrade");
             const mig = dbJob(ha, "migrate");
@@ -89,7 +100,12 @@ describe("manifests/mariadb", function () {
             assert.equal(plain(mig).metadata.name, "ironic-migrate-696dafd04f");
             assert.equal(plain(up).metadata.labels["app.kubernetes.io/component"], "db-upgrade");
             assert.equal(plain(mig).metadata.labels["app.kubernetes.io/component"], "db-migrate");
-            assert.deepEqual(plain(up).metadata.annotations, { "metal3-ironic.metal3.io/ironic-image": "quay.io/metal3-io/ironic:release-38.0", "pulumi.com/replaceUnready": "true" });
+            assert.deepEqual(plain(up).metadata.annotations, {
+                "metal3-ironic.metal3.io/ironic-image": "quay.io/metal3-io/ironic:release-38.0",
+                "pulumi.com/replaceUnready": "true",
+                // The provider waits for the Job's deadline (1200 s) plus a margin, not its own default.
+                "pulumi.com/timeoutSeconds": "1320",
+            });
             const [cu] = template(up).spec.containers;
             const [cm] = template(mig).spec.containers;
             assert.deepEqual([cu.name, cu.command], ["dbsync-upgrade", ["/bin/rundatabase-upgrade"]]);
@@ -99,6 +115,8 @@ describe("manifests/mariadb", function () {
         it("the pod: OnFailure, 3 retries, the Ironic identity, the pod IP as PROVISIONING_IP, then the database env sorted", function () {
             const job = dbJob(ha, "upgrade");
             assert.equal((job.spec as { backoffLimit: number }).backoffLimit, 3);
+            assert.equal((job.spec as { activeDeadlineSeconds: number }).activeDeadlineSeconds, 1200);
+            assert.deepEqual(t0(job).resources, { requests: { cpu: "100m", memory: "256Mi" }, limits: { memory: "1Gi" } });
             const t = template(job);
             assert.equal(t.spec.restartPolicy, "OnFailure");
             assert.deepEqual(t.spec.securityContext, { runAsUser: 997, runAsGroup: 994, fsGroup: 994, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });

@@ -1,0 +1,40 @@
+/**
+ * The NetworkPolicy in front of MariaDB (database.kind mariadb): ingress to its port only from
+ * Ironic and the schema Jobs.
+ *
+ * The Ironic pods run on the host network (both topologies). Most CNIs (Calico, Cilium, Antrea…)
+ * do not match host-network traffic with a podSelector: it comes from the node, with the node's
+ * address or the CNI's tunnel/host address as source. So Ironic is admitted twice: by its pod
+ * labels (CNIs that attribute host-network pods) and by `database.networkPolicy.hostSources`
+ * (default: the Ironic hosts' own IPs). The schema Jobs run on the pod network: their labels match.
+ */
+import type * as k8s from "@pulumi/kubernetes";
+
+import { MARIADB } from "../plan/database";
+import type { IronicPlan } from "../plan/types";
+import { SCHEMA_JOB_COMPONENTS, mariadbSelector } from "./mariadb";
+
+export function mariadbNetworkPolicy(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicy {
+    const jobs = { key: "app.kubernetes.io/component", operator: "In", values: [SCHEMA_JOB_COMPONENTS.upgrade, SCHEMA_JOB_COMPONENTS.migrate] };
+    return {
+        apiVersion: "networking.k8s.io/v1",
+        kind: "NetworkPolicy",
+        metadata: { name: plan.database.names.networkPolicy, namespace: plan.namespace, labels: plan.labels },
+        spec: {
+            podSelector: { matchLabels: mariadbSelector(plan) },
+            policyTypes: ["Ingress"],
+            ingress: [
+                {
+                    from: [
+                        // The Ironic pods (host network: see above).
+                        { podSelector: { matchLabels: plan.selector } },
+                        // The schema Jobs (pod network).
+                        { podSelector: { matchLabels: plan.selector, matchExpressions: [jobs] } },
+                        ...plan.config.database.networkPolicy.hostSources.map((cidr) => ({ ipBlock: { cidr } })),
+                    ],
+                    ports: [{ protocol: "TCP", port: MARIADB.port }],
+                },
+            ],
+        },
+    };
+}
