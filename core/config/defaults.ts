@@ -66,6 +66,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             storageSize: p.database?.storageSize ?? "10Gi",
             storageClass: p.database?.storageClass,
             retainOnDelete: p.database?.retainOnDelete ?? true,
+            protect: p.database?.protect ?? true,
             allowDowngrade: p.database?.allowDowngrade ?? false,
         },
         conductors: p.conductors ?? [],

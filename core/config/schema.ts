@@ -186,6 +186,7 @@ export const sections = {
         storageSize: quantity.optional(),
         storageClass: z.string().optional(),
         retainOnDelete: z.boolean().optional(),
+        protect: z.boolean().optional(),
         allowDowngrade: z.boolean().optional(),
     }),
     conductors: z.array(
