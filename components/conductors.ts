@@ -14,6 +14,7 @@ import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, 
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
 import { nodeCertificateSans } from "../core/plan/certificates";
+import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
 
 export interface ConductorsArgs {
     plan: IronicPlan;
@@ -29,7 +30,9 @@ export class Conductors extends pulumi.ComponentResource {
     public readonly service: k8s.core.v1.Service;
 
     constructor(name: string, args: ConductorsArgs, opts?: pulumi.ComponentResourceOptions) {
-        super("metal3:ironic:Conductors", name, {}, opts);
+        super(WORKLOAD_IDENTITY.multi.component, name, {}, opts);
+        // A switch from single keeps the Service and replaces the Deployment, deleting it first.
+        const fromSingle = switchOptions(name, "multi", opts?.parent);
         const { plan, namespace, pki } = args;
         const labelValue = conductorLabelValue(plan.namespace, plan.name);
 
@@ -79,11 +82,11 @@ export class Conductors extends pulumi.ComponentResource {
         );
 
         this.daemonSet = new k8s.apps.v1.DaemonSet(
-            `${name}-daemonset`,
+            `${name}${WORKLOAD_IDENTITY.multi.workload}`,
             inNamespace(conductorDaemonSet(plan), namespace),
-            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels] },
+            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels], ...fromSingle.workload },
         );
-        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this });
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });
     }
 }

@@ -7,6 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicService, sha256 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
+import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
 
 export interface IronicArgs {
     plan: IronicPlan;
@@ -24,8 +25,10 @@ export class Ironic extends pulumi.ComponentResource {
     public readonly dnsmasqConfig?: k8s.core.v1.ConfigMap;
 
     constructor(name: string, args: IronicArgs, opts?: pulumi.ComponentResourceOptions) {
-        super("metal3:ironic:Ironic", name, {}, opts);
+        super(WORKLOAD_IDENTITY.single.component, name, {}, opts);
         const { plan } = args;
+        // A switch from multi keeps the Service and replaces the DaemonSet, deleting it first.
+        const fromMulti = switchOptions(name, "single", opts?.parent);
 
         const data = dnsmasqConfigMapData(plan);
         const dependsOn = [...args.dependsOn];
@@ -39,11 +42,11 @@ export class Ironic extends pulumi.ComponentResource {
         }
         const certHash = pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem));
         this.deployment = new k8s.apps.v1.Deployment(
-            `${name}-deployment`,
+            `${name}${WORKLOAD_IDENTITY.single.workload}`,
             inNamespace(ironicDeployment(plan, { [ANNOTATIONS.tlsCert]: certHash }), args.namespace),
-            { parent: this, dependsOn },
+            { parent: this, dependsOn, ...fromMulti.workload },
         );
-        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this });
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this, ...fromMulti.service });
         this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service.metadata.name });
     }
 }

@@ -1,7 +1,8 @@
 /**
  * MariaDB for Ironic: StatefulSet (1 replica) on a PersistentVolumeClaim that outlives it, a
  * Service, server TLS from the stack CA, generated root and ironic passwords, and the ironic
- * database and user created on first start. The volume is kept on `pulumi destroy` unless
+ * database and user created on first start, the current passwords applied on every start. The
+ * volume is protected (database.protect) and kept on `pulumi destroy` unless
  * `database.retainOnDelete` is false.
  */
 import * as k8s from "@pulumi/kubernetes";
@@ -9,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
 import { MARIADB } from "../core/plan/database";
-import { renderInitSql, renderMariadbConf } from "../core/render/mariadb";
+import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../core/render/mariadb";
 import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
@@ -51,7 +52,12 @@ export class MariaDB extends pulumi.ComponentResource {
             `${name}-init`,
             {
                 metadata: { name: n.initSecret, namespace, labels: plan.labels },
-                stringData: { [MARIADB.initFile]: pulumi.secret(ironic.result.apply((pw) => renderInitSql(plan.database.database, IRONIC_DB_USER, pw))) },
+                stringData: {
+                    // First start (empty volume): the database and user.
+                    [MARIADB.initFile]: pulumi.secret(ironic.result.apply((pw) => renderInitSql(plan.database.database, IRONIC_DB_USER, pw))),
+                    // Every start: this stack's passwords, also on a volume kept from an earlier stack.
+                    [MARIADB.passwordsFile]: pulumi.secret(pulumi.all([ironic.result, root.result]).apply(([pw, rootPw]) => renderPasswordsSql(IRONIC_DB_USER, pw, rootPw))),
+                },
             },
             { parent: this },
         );
@@ -70,7 +76,12 @@ export class MariaDB extends pulumi.ComponentResource {
         const config = new k8s.core.v1.ConfigMap(`${name}-config`, { metadata: { name: n.configMap, namespace, labels: plan.labels }, data: configData }, { parent: this });
 
         // The data volume: never replaced, and kept on destroy unless the user opts out.
-        this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(mariadbPvc(plan), namespace), { parent: this, retainOnDelete: c.database.retainOnDelete });
+        // protect: Pulumi refuses to delete or replace it (unprotect first to destroy the stack).
+        this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(mariadbPvc(plan), namespace), {
+            parent: this,
+            retainOnDelete: c.database.retainOnDelete,
+            protect: c.database.protect,
+        });
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(mariadbService(plan), namespace), { parent: this });
         // Only Ironic and the schema Jobs reach the database (README: the CNI caveat for host-network pods).
         if (c.database.networkPolicy.enabled) {

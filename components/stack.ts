@@ -16,6 +16,7 @@ import { ExistingTls, readExistingTls } from "./existing-tls";
 import { TopologySummary, topologySummary } from "../core/plan/summary";
 import { PersistedState, persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
+import { workloadComponentName } from "./topology-switch";
 
 
 /** For tools/plan.ts, which checks user Secret names before rendering. */
@@ -151,7 +152,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const c = plan.config;
         if (c.topology !== "single") {
             // Validation guarantees tls.mode "generate" with multi: node certificates are issued here.
-            return new Conductors(`${name}-conductors`, { plan, namespace, pki: pki!, dependsOn: mounted }, { parent: this });
+            return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, pki: pki!, dependsOn: mounted }, { parent: this });
         }
         let tlsCertPem: pulumi.Output<string>;
         if (c.tls.mode === "generate" && pki) {
@@ -174,6 +175,6 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             // The user's certificate: pods roll when it changes (on the next pulumi up).
             tlsCertPem = existing!.tlsCertPem;
         }
-        return new Ironic(`${name}-ironic`, { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
+        return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
     }
 }

@@ -69,6 +69,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             storageSize: p.database?.storageSize ?? "10Gi",
             storageClass: p.database?.storageClass,
             retainOnDelete: p.database?.retainOnDelete ?? true,
+            protect: p.database?.protect ?? true,
             allowDowngrade: p.database?.allowDowngrade ?? false,
             networkPolicy: {
                 // On once its host sources are named: which addresses host-network traffic arrives from

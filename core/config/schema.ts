@@ -205,6 +205,7 @@ export const sections = {
         storageSize: quantity.optional(),
         storageClass: storageClassName.optional(),
         retainOnDelete: z.boolean().optional(),
+        protect: z.boolean().optional(),
         allowDowngrade: z.boolean().optional(),
         tls: z.boolean().optional(),
         networkPolicy: strict({ enabled: z.boolean().optional(), hostSources: z.array(cidr).optional() }).optional(),

@@ -79,6 +79,8 @@ export interface StackConfig {
         storageSize: string;
         storageClass?: string;
         retainOnDelete: boolean;
+        /** mariadb: the volume claim is `protect`ed (Pulumi refuses to delete or replace it). */
+        protect: boolean;
         /** Allow an Ironic image older than the deployed one (Ironic does not support schema downgrades). */
         allowDowngrade: boolean;
         /**

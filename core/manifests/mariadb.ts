@@ -29,6 +29,8 @@ function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
     return {
         name: "mariadb",
         image: plan.config.images.mariadb,
+        // The image's entrypoint passes arguments after "mariadbd" on to every server it starts.
+        args: ["mariadbd", `--init-file=${MARIADB.passwordsDir}/${MARIADB.passwordsFile}`],
         env: [
             { name: "MARIADB_ROOT_PASSWORD_FILE", value: `${MARIADB.credentialsDir}/${MARIADB.rootPasswordKey}` },
             // root only over the local socket: the image's default, '%', lets it in from anywhere in the cluster.
@@ -44,6 +46,7 @@ function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
             readOnlyMount("tls", MARIADB.tlsDir),
             readOnlyMount("credentials", MARIADB.credentialsDir),
             readOnlyMount("init", MARIADB.initDir),
+            readOnlyMount("passwords", MARIADB.passwordsDir),
             mount("run", MARIADB.runDir),
             mount("tmp", PATHS.tmp),
         ],
@@ -75,7 +78,8 @@ export function mariadbStatefulSet(plan: IronicPlan, annotations: Record<string,
                         fromConfigMap("config", n.configMap),
                         fromSecret("tls", n.tlsSecret, { defaultMode: 0o440 }),
                         fromSecret("credentials", n.credentialsSecret, { items: [MARIADB.rootPasswordKey], defaultMode: 0o440 }),
-                        fromSecret("init", n.initSecret, { defaultMode: 0o440 }),
+                        fromSecret("init", n.initSecret, { items: [MARIADB.initFile], defaultMode: 0o440 }),
+                        fromSecret("passwords", n.initSecret, { items: [MARIADB.passwordsFile], defaultMode: 0o440 }),
                         fromEmptyDir("run"),
                         fromEmptyDir("tmp"),
                     ],

@@ -20,6 +20,12 @@ export const MARIADB = {
     /** Executed by the image's entrypoint on first start only (empty data dir). */
     initDir: "/docker-entrypoint-initdb.d",
     initFile: "10-ironic.sql",
+    /**
+     * Run by mariadbd on every start (`--init-file`, passed through by the image's entrypoint):
+     * the current Secret's passwords. A key of the init Secret, mounted here (a Secret volume: tmpfs).
+     */
+    passwordsDir: "/etc/mysql/passwords",
+    passwordsFile: "apply-passwords.sql",
     tlsDir: "/etc/mysql/tls",
     credentialsDir: "/etc/mysql/credentials",
     /** The entrypoint reads the root password from this file (MARIADB_ROOT_PASSWORD_FILE). */

@@ -106,7 +106,31 @@ const noSchemaDowngrade: PreviousCheck = (plan, previous) => {
     return error ? [{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }] : [];
 };
 
-const CHECKS: PreviousCheck[] = [noSchemaDowngrade];
+/**
+ * The MariaDB volume's storage class cannot change under a running stack: the provider replaces a
+ * claim whose class changes (delete + create with the same name), i.e. the data is lost or, with
+ * the claim kept, the new one collides with it. Migrating is a dump and restore (README).
+ */
+const noStorageClassChange: PreviousCheck = (plan, previous) => {
+    const c = plan.config;
+    const before = previous.database;
+    if (c.database.kind !== "mariadb" || before?.kind !== "mariadb" || before.storageClass === undefined) return [];
+    const now = c.database.storageClass ?? "";
+    if (now === before.storageClass) return [];
+    const name = (s: string) => (s === "" ? "the cluster default class" : `storage class "${s}"`);
+    const keep = before.storageClass === "" ? "remove database.storageClass" : `set it back to "${before.storageClass}"`;
+    return [
+        {
+            key: "database.storageClass",
+            message:
+                `the database volume ${plan.database.names.pvc} is on ${name(before.storageClass)}, this run asks for ${name(now)}, and a claim's class ` +
+                `cannot change: the volume and its data would be replaced. To keep it, ${keep}. To move the data: dump it (mariadb-dump), ` +
+                'create a new stack with the new class, restore the dump there and switch baremetal-operator over (README, Operations: "Storage class migration")',
+        },
+    ];
+};
+
+const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange];
 
 /** Every problem of moving from the previous run to this plan (empty when allowed). */
 export function previousStateIssues(plan: IronicPlan, previous: PreviousState): ConfigIssue[] {

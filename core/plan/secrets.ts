@@ -39,7 +39,7 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
         [n.nodeCertsSecret, "the per-node certificates (multi)"],
         [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
         [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],
-        [db.initSecret, 'the MariaDB first-start SQL (database.kind "mariadb")'],
+        [db.initSecret, 'the MariaDB first-start and password SQL (database.kind "mariadb")'],
     ]);
 }
 

@@ -34,6 +34,28 @@ export function renderInitSql(database: string, user: string, password: string):
     ].join("\n");
 }
 
+/**
+ * SQL mariadbd runs on every start (`--init-file`): the ironic user and root@localhost get the
+ * passwords of the current Secret, so a stack re-created against a kept volume (new generated
+ * passwords) opens it, and the old passwords stop working. One compound statement on one line
+ * (how mariadbd reads an init file), safe wherever the image's entrypoint starts the server with
+ * the same arguments:
+ *  - its temporary server on an empty datadir, before the ironic user exists: nothing happens
+ *    (root must keep the empty password the entrypoint logs in with; it sets the Secret's itself);
+ *  - its temporary upgrade server (`--skip-grant-tables`, ALTER USER fails with 1290): nothing;
+ *  - the real server: both passwords are set (unchanged ones are rewritten as they are).
+ */
+export function renderPasswordsSql(user: string, password: string, rootPassword: string): string {
+    const u = `${sqlString(user)}@'%'`;
+    return (
+        "BEGIN NOT ATOMIC DECLARE EXIT HANDLER FOR 1290 BEGIN END; " +
+        `IF EXISTS (SELECT 1 FROM mysql.global_priv WHERE User = ${sqlString(user)} AND Host = '%') THEN ` +
+        `ALTER USER ${u} IDENTIFIED BY ${sqlString(password)} REQUIRE SSL; ` +
+        `ALTER USER IF EXISTS 'root'@'localhost' IDENTIFIED BY ${sqlString(rootPassword)}; ` +
+        "END IF; END;\n"
+    );
+}
+
 /** A SQL string literal: backslashes doubled (MariaDB's default sql_mode escapes with them), quotes doubled. */
 function sqlString(s: string): string {
     return `'${s.replace(/\\/g, "\\\\").replace(/'/g, "''")}'`;

@@ -214,6 +214,28 @@ describe("database: MariaDB component and schema Jobs (pulumi mocks)", function 
         assert.equal(sqlite.r.objects.filter((o) => o.kind === "NetworkPolicy").length, 0);
     });
 
+    it("protects the claim by default (database.protect), and refuses a storage class change before registering anything", async function () {
+        const pvcOpts = async (raw: RawConfig) => (await renderWithOptions(raw)).regs.find((x) => x.type === "kubernetes:core/v1:PersistentVolumeClaim")!.opts;
+        assert.equal((await pvcOpts(singleMariadb)).protect, true);
+        assert.equal((await pvcOpts({ ...singleMariadb, database: { kind: "mariadb", protect: false } })).protect, false);
+        let err: Error | undefined;
+        let registered = 0;
+        try {
+            await renderOffline({ ...singleMariadb, database: { kind: "mariadb", storageClass: "fast-ssd" } }, "dev", {
+                previousOutputs: { state: { topology: "single", database: { kind: "mariadb", storageClass: "" } } },
+                onRegister: (a) => {
+                    if (a.type !== "pulumi:pulumi:StackReference") registered++;
+                },
+            });
+        } catch (e) {
+            err = e as Error;
+        }
+        assert.ok(err, "the class change must fail");
+        assert.equal(registered, 0, "no managed resource was registered");
+        assert.match(err!.message, /database\.storageClass: the database volume ironic-mariadb-data is on the cluster default class, this run asks for storage class "fast-ssd"/);
+        await renderWithOptions({ ...singleMariadb, database: { kind: "mariadb", storageClass: "fast-ssd" } }, { state: { topology: "single", database: { kind: "mariadb", storageClass: "fast-ssd" } } });
+    });
+
     it("compares Ironic versions from tags; latest and digests are not comparable", function () {
         assert.deepEqual(ironicVersion("quay.io/metal3-io/ironic:release-38.0"), [38, 0]);
         assert.deepEqual(ironicVersion("registry:5000/ironic:v26.1.2"), [26, 1, 2]);

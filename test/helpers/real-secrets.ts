@@ -35,21 +35,24 @@ function withTmp<T>(fn: (dir: string) => T): T {
     }
 }
 
-/** Deterministic per resource name (same run, same values), different across names. */
-function passwordFor(name: string, length: number): string {
+/**
+ * Deterministic per resource name (same run, same values), different across names; a seed stands
+ * for another stack's provider (a re-created stack generates other passwords).
+ */
+function passwordFor(name: string, length: number, seed = ""): string {
     const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-    const bytes = createHash("sha256").update(`m3i-test-password:${name}`).digest();
+    const bytes = createHash("sha256").update(`m3i-test-password:${seed}${name}`).digest();
     let out = "";
     for (let i = 0; out.length < length; i++) out += alphabet[bytes[i % bytes.length] % alphabet.length];
     return out;
 }
 
 /** A StateHook for renderOffline: what @pulumi/tls and @pulumi/random would compute, for real. */
-export function realProviderState(type: string, name: string, rawInputs: Record<string, any>): Record<string, any> | undefined {
+export function realProviderState(type: string, name: string, rawInputs: Record<string, any>, seed = ""): Record<string, any> | undefined {
     const inputs = unwrapSecrets(rawInputs);
     switch (type) {
         case "random:index/randomPassword:RandomPassword": {
-            const result = passwordFor(name, inputs.length ?? 32);
+            const result = passwordFor(name, inputs.length ?? 32, seed);
             // The random provider (Go) writes $2a$ hashes.
             return { result, bcryptHash: bcrypt.hashSync(result, 4).replace(/^\$2b\$/, "$2a$") };
         }
@@ -106,8 +109,11 @@ export function clusterData(r: Rendered): ClusterData {
     return out;
 }
 
-/** Render a stack offline with real provider values, and the data the pod runner mounts from it. */
-export async function renderWithRealSecrets(raw: RawConfig, stack: string): Promise<{ rendered: Rendered; cluster: ClusterData }> {
-    const rendered = await renderOffline(raw, stack, { hook: realProviderState });
+/**
+ * Render a stack offline with real provider values, and the data the pod runner mounts from it.
+ * `passwordSeed` renders the same stack as if re-created: other generated passwords.
+ */
+export async function renderWithRealSecrets(raw: RawConfig, stack: string, passwordSeed = ""): Promise<{ rendered: Rendered; cluster: ClusterData }> {
+    const rendered = await renderOffline(raw, stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs, passwordSeed) });
     return { rendered, cluster: clusterData(rendered) };
 }

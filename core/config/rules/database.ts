@@ -12,6 +12,7 @@ const USED_WITH: Record<string, string[]> = {
     storageSize: ["mariadb"],
     storageClass: ["mariadb"],
     retainOnDelete: ["mariadb"],
+    protect: ["mariadb"],
     allowDowngrade: ["external", "mariadb"],
     networkPolicy: ["mariadb"],
 };

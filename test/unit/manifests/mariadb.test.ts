@@ -37,6 +37,8 @@ describe("manifests/mariadb", function () {
                 { name: "MARIADB_AUTO_UPGRADE", value: "1" },
             ]);
             assert.deepEqual(c.ports, [{ name: "mysql", containerPort: 3306, protocol: "TCP" }]);
+            // Through the image's entrypoint to every mariadbd it starts: the current passwords on every start.
+            assert.deepEqual(c.args, ["mariadbd", "--init-file=/etc/mysql/passwords/apply-passwords.sql"]);
             assert.deepEqual(c.securityContext, restrictedSecurityContext());
             const probe = (initialDelaySeconds: number, periodSeconds: number) => ({ exec: { command: ["healthcheck.sh", "--connect", "--innodb_initialized"] }, initialDelaySeconds, periodSeconds, timeoutSeconds: 5, failureThreshold: 6 });
             assert.deepEqual(c.readinessProbe, probe(10, 10));
@@ -47,18 +49,21 @@ describe("manifests/mariadb", function () {
                 "tls:/etc/mysql/tls ro",
                 "credentials:/etc/mysql/credentials ro",
                 "init:/docker-entrypoint-initdb.d ro",
+                "passwords:/etc/mysql/passwords ro",
                 "run:/run/mysqld",
                 "tmp:/tmp",
             ]);
         });
 
-        it("volumes: its own claim, the config, TLS, root password and init SQL (0440), and scratch dirs", function () {
+        it("volumes: its own claim, the config, TLS, root password, first-start and password SQL (0440), and scratch dirs", function () {
             assert.deepEqual(template(mariadbStatefulSet(ha)).spec.volumes, [
                 { name: "data", persistentVolumeClaim: { claimName: "ironic-mariadb-data" } },
                 { name: "config", configMap: { name: "ironic-mariadb-config" } },
                 { name: "tls", secret: { secretName: "ironic-mariadb-tls", defaultMode: 0o440 } },
                 { name: "credentials", secret: { secretName: "ironic-mariadb-credentials", items: [{ key: "root-password", path: "root-password" }], defaultMode: 0o440 } },
-                { name: "init", secret: { secretName: "ironic-mariadb-init", defaultMode: 0o440 } },
+                // Only the first-start SQL in the entrypoint's init directory; the password SQL apart.
+                { name: "init", secret: { secretName: "ironic-mariadb-init", items: [{ key: "10-ironic.sql", path: "10-ironic.sql" }], defaultMode: 0o440 } },
+                { name: "passwords", secret: { secretName: "ironic-mariadb-init", items: [{ key: "apply-passwords.sql", path: "apply-passwords.sql" }], defaultMode: 0o440 } },
                 { name: "run", emptyDir: {} },
                 { name: "tmp", emptyDir: {} },
             ]);

@@ -57,3 +57,33 @@ describe("plan/previous: the stack's own outputs, read back by its next run", fu
         assert.deepEqual(previousStateIssues(buildPlan(configOf(allowed)), { ironicImage: "quay.io/metal3-io/ironic:release-38.0" }), []);
     });
 });
+
+describe("plan/previous: the database volume's storage class", function () {
+    const mdb = (storageClass?: string) => planOf(withKeys(devRaw, { database: { kind: "mariadb", ...(storageClass === undefined ? {} : { storageClass }) } }));
+    const was = (storageClass: string) => ({ database: { kind: "mariadb", storageClass } });
+
+    it("refuses a change of class (to, from and between classes) with the key, both classes and the migration steps", function () {
+        for (const [now, before] of [
+            ["fast-ssd", ""],
+            [undefined, "fast-ssd"],
+            ["slow", "fast-ssd"],
+        ] as const) {
+            const issues = previousStateIssues(mdb(now), was(before));
+            assert.equal(issues.length, 1, `${before} → ${now}`);
+            assert.equal(issues[0].key, "database.storageClass");
+            assert.match(issues[0].message, /volume ironic-mariadb-data is on .* cannot change: the volume and its data would be replaced/);
+            assert.match(issues[0].message, /mariadb-dump.*restore the dump/);
+        }
+        assert.match(previousStateIssues(mdb("fast-ssd"), was(""))[0].message, /is on the cluster default class, this run asks for storage class "fast-ssd".*To keep it, remove database\.storageClass\./);
+        assert.match(previousStateIssues(mdb(undefined), was("fast-ssd"))[0].message, /is on storage class "fast-ssd", this run asks for the cluster default class.*To keep it, set it back to "fast-ssd"\./);
+    });
+
+    it("allows the same class, a first run, an older program's state without a class, and other database kinds", function () {
+        assert.deepEqual(previousStateIssues(mdb("fast-ssd"), was("fast-ssd")), []);
+        assert.deepEqual(previousStateIssues(mdb(undefined), was("")), []);
+        assert.deepEqual(previousStateIssues(mdb("fast-ssd"), {}), []);
+        assert.deepEqual(previousStateIssues(mdb("fast-ssd"), { database: { kind: "mariadb" } }), []);
+        assert.deepEqual(previousStateIssues(mdb("fast-ssd"), { database: { kind: "sqlite" } }), [], "a new MariaDB (from sqlite) gets a new volume");
+        assert.deepEqual(previousStateIssues(planOf(devRaw), was("fast-ssd")), [], "leaving MariaDB is not this check's business");
+    });
+});

@@ -1,7 +1,7 @@
-/** The MariaDB server configuration and first-start SQL (core/render/mariadb.ts), as text. */
+/** The MariaDB server configuration, first-start SQL and every-start password SQL (core/render/mariadb.ts), as text. */
 import { strict as assert } from "assert";
 
-import { renderInitSql, renderMariadbConf } from "../../../core/render/mariadb";
+import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../../../core/render/mariadb";
 
 describe("render/mariadb: renderMariadbConf", function () {
     it("defaults: the mounted TLS dir, TLS required for every TCP client", function () {
@@ -56,5 +56,25 @@ describe("render/mariadb: renderInitSql", function () {
                 "",
             ].join("\n"),
         );
+    });
+});
+
+describe("render/mariadb: renderPasswordsSql (mariadbd --init-file on every start)", function () {
+    it("one compound statement on one line: sets both passwords only once the ironic user exists, and does nothing under --skip-grant-tables", function () {
+        assert.equal(
+            renderPasswordsSql("ironic", "pw", "rootpw"),
+            "BEGIN NOT ATOMIC DECLARE EXIT HANDLER FOR 1290 BEGIN END; " +
+                "IF EXISTS (SELECT 1 FROM mysql.global_priv WHERE User = 'ironic' AND Host = '%') THEN " +
+                "ALTER USER 'ironic'@'%' IDENTIFIED BY 'pw' REQUIRE SSL; " +
+                "ALTER USER IF EXISTS 'root'@'localhost' IDENTIFIED BY 'rootpw'; END IF; END;\n",
+        );
+    });
+
+    it("quotes every value: a password with quotes, backslashes and a newline stays one string on one line", function () {
+        const sql = renderPasswordsSql("u'ser", "p'a\\ss", "r\\'");
+        assert.match(sql, /WHERE User = 'u''ser' AND/);
+        assert.match(sql, /ALTER USER 'u''ser'@'%' IDENTIFIED BY 'p''a\\\\ss' REQUIRE SSL;/);
+        assert.match(sql, /IDENTIFIED BY 'r\\\\''';/);
+        assert.equal(sql.split("\n").length, 2, "a single line (and the final newline)");
     });
 });

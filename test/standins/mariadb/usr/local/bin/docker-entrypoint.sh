@@ -3,7 +3,9 @@
 # documented behaviour our StatefulSet relies on (core/manifests mariadbStatefulSet),
 # then Debian's real mariadbd:
 #  - "docker-entrypoint.sh mariadbd [args]" (a first argument starting with "-" means mariadbd);
-#    anything else is exec'd as is;
+#    anything else is exec'd as is; the arguments after "mariadbd" go to every server it starts:
+#    the temporary ones of the first initialisation and of an upgrade too (the image's
+#    docker_temp_server_start "$@"), not only the final one;
 #  - MARIADB_* settings, each also from a file with the _FILE suffix (never both), MYSQL_* as
 #    fallbacks: ROOT_PASSWORD / ALLOW_EMPTY_ROOT_PASSWORD / RANDOM_ROOT_PASSWORD (one required
 #    to initialise), ROOT_HOST, DATABASE, USER, PASSWORD, INITDB_SKIP_TZINFO, AUTO_UPGRADE;
@@ -154,7 +156,7 @@ if [[ ! -d "$DATADIR/mysql" ]]; then
         --loose-innodb_buffer_pool_load_at_startup=0 --loose-innodb_buffer_pool_dump_at_shutdown=0 >/dev/null ||
         fatal "mariadb-install-db failed on $DATADIR"
     note "Database files initialized"
-    temp_start
+    temp_start "$@"
     client=(mariadb --no-defaults --socket="$SOCKET" --user=root --binary-mode)
     if [[ -z "$MARIADB_INITDB_SKIP_TZINFO" && -d /usr/share/zoneinfo ]]; then
         mariadb-tzinfo-to-sql --skip-write-binlog /usr/share/zoneinfo 2>/dev/null | "${client[@]}" mysql ||
@@ -229,7 +231,7 @@ else
         recorded=$(cat "$DATADIR/mysql_upgrade_info" 2>/dev/null || echo none)
         if [[ "${recorded%%-*}" != "${current%%-*}" ]]; then
             note "MariaDB upgrade from ${recorded} to ${current}"
-                    temp_start --skip-grant-tables
+            temp_start "$@" --skip-grant-tables
             mariadb-upgrade --no-defaults --socket="$SOCKET" --upgrade-system-tables || fatal "mariadb-upgrade failed"
             temp_stop
             echo "$current" >"$DATADIR/mysql_upgrade_info"
