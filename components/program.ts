@@ -5,7 +5,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { RawConfig, formatIssues, rawConfigFromEntries, validateConfig } from "../core/config";
+import { RawConfig, StackConfig, formatIssues, rawConfigFromEntries, validateConfig } from "../core/config";
 import { IronicPlan, buildPlan } from "../core/plan";
 import { PREVIOUS_OUTPUTS, PersistedState, PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { userSecretIssues } from "../core/plan/secrets";
@@ -18,15 +18,25 @@ export function readRawConfig(): RawConfig {
 }
 
 /**
- * Validate and plan. Throws a RunError (printed without a stack trace) listing every problem,
- * before any resource is registered.
+ * Validate completely, and check the names of Secrets the user owns (a Secret the user owns must
+ * not share a name with one this program writes; names do not depend on the previous run).
+ * Throws a RunError (printed without a stack trace) listing every problem.
  */
-export function planFromConfig(raw: RawConfig): IronicPlan {
+export function configFromRaw(raw: RawConfig): StackConfig {
     const result = validateConfig(raw);
     if (!result.ok) throw new pulumi.RunError(formatIssues(result.issues));
-    const plan = buildPlan(result.config);
-    // A Secret the user owns must not share a name with one this program writes.
-    const issues = userSecretIssues(plan);
+    const issues = userSecretIssues(buildPlan(result.config));
+    if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
+    return result.config;
+}
+
+/**
+ * Plan against what the previous run left (`{}` for a first run). Throws a RunError listing
+ * everything the previous run forbids (a schema downgrade, DHCP slots that would move, ...).
+ */
+export function planFromConfig(config: StackConfig, previous: PreviousState = {}): IronicPlan {
+    const plan = buildPlan(config, previous);
+    const issues = previousStateIssues(plan, previous);
     if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
     return plan;
 }
@@ -53,10 +63,10 @@ async function readPreviousState(): Promise<PreviousState> {
 }
 
 export async function runProgram(raw: RawConfig = readRawConfig()): Promise<ProgramOutputs> {
-    const plan = planFromConfig(raw);
-    // Changes the previous run forbids (a schema downgrade, ...): refuse before registering anything.
-    const issues = previousStateIssues(plan, await readPreviousState());
-    if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
+    // In this order, all before any managed resource: the config alone, then what the previous
+    // run left (a StackReference read), then the plan with it.
+    const config = configFromRaw(raw);
+    const plan = planFromConfig(config, await readPreviousState());
     // Values set with --secret stay secret in every resource and output that carries them.
     const needles = keepConfigSecretsSecret(raw);
     // An explicit provider: nothing is deployed through an ambient default provider.

@@ -1,27 +1,31 @@
 /**
- * npm run plan [-- --stack NAME] [-- --out DIR]
+ * npm run plan [-- --stack NAME] [-- --out DIR] [-- --previous outputs.json]
  *
  * Renders a stack offline: runs the program in-process against mocks (no cluster, no Pulumi
  * CLI), writes every Kubernetes object as YAML under out/NAME/ in a stable order, and prints a
  * summary. Secrets are redacted. Exits non-zero, listing every problem, when config is invalid.
  * With --diff DIR (a previous render, e.g. of the base branch): what changed per object and which
  * pods restart on which nodes, and which Jobs run (tools/diff.ts).
+ * Without --previous it renders a first run; with the stack's outputs (`pulumi stack output
+ * --json > outputs.json`) it renders what the stack's next run would do (kept DHCP slots, refusals).
  */
 import * as fs from "fs";
 import * as path from "path";
 
 import { formatIssues, validateConfig } from "../core/config";
 import { buildPlan } from "../core/plan";
+import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { userSecretIssues } from "../components/stack";
 import { formatDiff, objectId, readRender } from "./diff";
 import { renderOffline, readStackConfig } from "./render";
 
-const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--diff PREVIOUS_RENDER_DIR]";
+const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--previous OUTPUTS.json] [--diff PREVIOUS_RENDER_DIR]";
 
-function parseArgs(argv: string[]): { stack: string; out?: string; file?: string; diff?: string } {
+function parseArgs(argv: string[]): { stack: string; out?: string; file?: string; previous?: string; diff?: string } {
     let stack = "dev";
     let out: string | undefined;
     let file: string | undefined;
+    let previous: string | undefined;
     let diff: string | undefined;
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
@@ -33,6 +37,8 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
         else if (a.startsWith("--file=")) file = a.slice("--file=".length);
         else if (a === "--diff") diff = argv[++i];
         else if (a.startsWith("--diff=")) diff = a.slice("--diff=".length);
+        else if (a === "--previous") previous = argv[++i];
+        else if (a.startsWith("--previous=")) previous = a.slice("--previous=".length);
         else if (a === "--help" || a === "-h") {
             console.log(USAGE);
             process.exit(0);
@@ -45,7 +51,35 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
         console.error(`plan: invalid stack name "${stack}"`);
         process.exit(2);
     }
-    return { stack, out, file, diff };
+    return { stack, out, file, previous, diff };
+}
+
+/** The previous run's outputs, as `pulumi stack output --json` prints them (secrets shown as "[secret]" are not needed). */
+function readPreviousOutputs(file: string): Record<string, unknown> {
+    let text: string;
+    try {
+        text = fs.readFileSync(file, "utf8");
+    } catch (e) {
+        throw new Error(`--previous ${file}: ${(e as NodeJS.ErrnoException).code === "ENOENT" ? "no such file" : (e as Error).message}`);
+    }
+    let outputs: unknown;
+    try {
+        outputs = JSON.parse(text);
+    } catch (e) {
+        throw new Error(`--previous ${file}: not JSON (${(e as Error).message}); write it with: pulumi stack output --json > ${path.basename(file)}`);
+    }
+    if (typeof outputs !== "object" || outputs === null || Array.isArray(outputs)) {
+        throw new Error(`--previous ${file}: expected the JSON object of the stack's outputs (pulumi stack output --json)`);
+    }
+    return outputs as Record<string, unknown>;
+}
+
+/** One line on what the previous run left: the remembered DHCP layout, or that this is a first run. */
+function previousLine(file: string | undefined, previous: PreviousState): string {
+    if (!file) return "previous run: none given (rendered as a first run; --previous OUTPUTS.json renders the next run of a deployed stack)";
+    const s = previous.dhcpSlots;
+    const slots = s ? `DHCP ${s.rangeStart}-${s.rangeEnd} in ${s.slots} slots, ${Object.keys(s.nodes).length} node(s) remembered` : "no DHCP slots remembered";
+    return `previous run: ${path.basename(file)} (${previous.ironicImage ?? "no ironicImage"}; ${slots})`;
 }
 
 async function main(): Promise<number> {
@@ -54,24 +88,28 @@ async function main(): Promise<number> {
     const root = path.resolve(__dirname, "..");
     const file = args.file ? path.resolve(args.file) : path.join(root, `Pulumi.${stack}.yaml`);
     let raw;
+    let previousOutputs: Record<string, unknown> = {};
     try {
         raw = readStackConfig(file);
+        if (args.previous) previousOutputs = readPreviousOutputs(path.resolve(args.previous));
     } catch (e) {
         console.error(`plan: ${(e as Error).message}`);
         return 2;
     }
+    const previous = parsePreviousState(previousOutputs);
     const result = validateConfig(raw);
     if (!result.ok) {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(result.issues)}`);
         return 1;
     }
-    const plan = buildPlan(result.config);
-    const secretIssues = userSecretIssues(plan);
-    if (secretIssues.length > 0) {
-        console.error(`plan: ${path.basename(file)}: ${formatIssues(secretIssues)}`);
+    // As the program does: the plan with what the previous run left, and what that run forbids.
+    const plan = buildPlan(result.config, previous);
+    const planIssues = [...userSecretIssues(plan), ...previousStateIssues(plan, previous)];
+    if (planIssues.length > 0) {
+        console.error(`plan: ${path.basename(file)}: ${formatIssues(planIssues)}`);
         return 1;
     }
-    const rendered = await renderOffline(raw, stack);
+    const rendered = await renderOffline(raw, stack, { previousOutputs });
     // Read the previous render before writing: it may be the very directory written below.
     const before = args.diff ? readRender(path.resolve(args.diff)) : undefined;
 
@@ -82,6 +120,7 @@ async function main(): Promise<number> {
 
     const lines: string[] = [];
     lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);
+    lines.push(previousLine(args.previous, previous));
     lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
     lines.push("objects per kind:");
     for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(12)} ${n}`);
@@ -97,14 +136,15 @@ async function main(): Promise<number> {
     if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
     for (const c of plan.conductors) {
         const where = c.node || "(single, any node)";
-        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot}${c.autoSlot ? " (auto)" : " (pinned)"}`}`.padEnd(11) + " " : "";
+        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot} (${c.slotSource})`}`.padEnd(11) + " " : "";
         lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
     }
-    const dhcp = plan.config.provisioning.dhcp;
-    if (multi && dhcp) {
+    const slots = plan.dhcpSlots;
+    if (slots) {
         const used = new Set(plan.conductors.map((c) => c.slot));
-        const free = [...Array(dhcp.slots).keys()].filter((s) => !used.has(s));
-        lines.push(`  ${dhcp.slots} slots of ${plan.conductors[0]?.range?.size ?? "?"} addresses in ${dhcp.rangeStart}-${dhcp.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}`);
+        const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
+        const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: conductors + 1" }[slots.slotsFrom];
+        lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
     }
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
     if (before) lines.push(formatDiff(args.diff!, before, new Map(rendered.objects.map((o) => [objectId(o), o]))));

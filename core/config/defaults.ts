@@ -1,13 +1,20 @@
 /** Defaults: what an unset key means. The README's configuration reference lists the same values. */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
 import { resolveResources } from "./resources";
-import type { ParsedSections } from "./schema";
+import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { StackConfig } from "./types";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
-/** Default number of slices of the multi-conductor range: three control-plane nodes, room to grow and to replace. */
-export const DEFAULT_DHCP_SLOTS = 8;
+/**
+ * Slot count of a multi-conductor range whose `provisioning.dhcp.slots` is unset, on the stack's
+ * first run: one slice per conductor plus one, so three nodes use 75 % of the range and one
+ * replacement still fits (at least 2, at most MAX_DHCP_SLOTS). Later runs keep the count they
+ * find in the previous run's state (core/plan/slots.ts).
+ */
+export function defaultDhcpSlots(conductors: number): number {
+    return Math.min(MAX_DHCP_SLOTS, Math.max(2, conductors + 1));
+}
 
 /** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
 export const CONTROL_PLANE_TOLERATIONS = [
@@ -99,7 +106,8 @@ function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig
                   dns: dhcp.dns,
                   leaseTime: dhcp.leaseTime ?? "1h",
                   minSize: dhcp.minSize ?? DEFAULT_MIN_DHCP_RANGE,
-                  slots: dhcp.slots ?? DEFAULT_DHCP_SLOTS,
+                  slots: dhcp.slots,
+                  reslice: dhcp.reslice ?? false,
               }
             : undefined,
     };

@@ -15,11 +15,11 @@
  *   raw.ts        the raw config from the engine (rawConfigFromEntries, PROJECT)
  */
 export { ipToNumber, numberToIp } from "../ip";
-export { DEFAULT_DHCP_SLOTS, DEFAULT_MIN_DHCP_RANGE } from "./defaults";
+export { DEFAULT_MIN_DHCP_RANGE, defaultDhcpSlots } from "./defaults";
 export { PROJECT, rawConfigFromEntries } from "./raw";
 export type { RawConfig } from "./raw";
 export { RESERVED_MULTI_OPTIONS } from "./rules/topology";
-export { TOP_LEVEL_KEYS } from "./schema";
+export { MAX_DHCP_SLOTS, TOP_LEVEL_KEYS } from "./schema";
 export type { ConductorConfig, DhcpConfig, StackConfig } from "./types";
 export { formatIssues, validateConfig } from "./validate";
 export type { ConfigIssue } from "./validate";

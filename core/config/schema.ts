@@ -29,6 +29,9 @@ import { resourcesSection } from "./resources";
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
+/** Upper bound of `provisioning.dhcp.slots` (and so of any DHCP slot number + 1). */
+export const MAX_DHCP_SLOTS = 64;
+
 /** A strict object whose unknown keys are reported with a "did you mean" hint. */
 export function strict<T extends z.ZodRawShape>(shape: T) {
     const known = Object.keys(shape);
@@ -165,7 +168,8 @@ export const sections = {
             dns: ipv4.optional(),
             leaseTime: leaseTime.optional(),
             minSize: z.number().int().min(1).optional(),
-            slots: z.number().int().min(1).max(64).optional(),
+            slots: z.number().int().min(1).max(MAX_DHCP_SLOTS).optional(),
+            reslice: z.boolean().optional(),
         }).optional(),
     }),
     tls: strict({

@@ -10,8 +10,13 @@ export interface DhcpConfig {
     leaseTime: string;
     /** Smallest acceptable range (single) or slice (multi). */
     minSize: number;
-    /** Number of equal slices the range is cut into (multi). */
-    slots: number;
+    /**
+     * Number of equal slices the range is cut into (multi), when set. Unset, the planner resolves
+     * it: the previous run's count, else one per conductor plus one (core/plan/slots.ts).
+     */
+    slots?: number;
+    /** Multi: allow this run to cut the range anew when the range or slot count changed. */
+    reslice: boolean;
 }
 
 export interface ConductorConfig {

@@ -11,7 +11,7 @@ import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV } fro
 import { ipToNumber } from "../ip";
 import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { NODE_DNSMASQ_CONF_SHELL } from "./names";
-import { planSlices } from "./slices";
+import { type DhcpSlotPlan, planDhcpSlots } from "./slots";
 import type { ConductorPlan, EnvMap } from "./types";
 
 export function cidrParts(cidr: string): { network: string; prefixLength: number } {
@@ -19,13 +19,16 @@ export function cidrParts(cidr: string): { network: string; prefixLength: number
     return { network: addr.toString(), prefixLength };
 }
 
-/** One entry per conductor: `[one]` for single, one per `conductors[]` entry (in config order) for multi. */
-export function planConductors(config: StackConfig): ConductorPlan[] {
+/**
+ * One entry per conductor: `[one]` for single, one per `conductors[]` entry (in config order) for
+ * multi, with the slices of `dhcpSlots` (default: those of a first run, no previous state).
+ */
+export function planConductors(config: StackConfig, dhcpSlots?: DhcpSlotPlan): ConductorPlan[] {
     switch (config.topology) {
         case "single":
             return [singleConductor(config)];
         case "multi":
-            return multiConductors(config);
+            return multiConductors(config, dhcpSlots ?? (config.provisioning.dhcp ? planDhcpSlots(config.provisioning.dhcp, config.conductors) : undefined));
     }
 }
 
@@ -71,20 +74,17 @@ function singleConductor(config: StackConfig): ConductorPlan {
     };
 }
 
-function multiConductors(config: StackConfig): ConductorPlan[] {
+function multiConductors(config: StackConfig, slices: DhcpSlotPlan | undefined): ConductorPlan[] {
     const { name, namespace, ports, provisioning } = config;
     const dhcp = provisioning.dhcp;
     const { prefixLength } = cidrParts(provisioning.cidr);
-    const slices = dhcp
-        ? planSlices({ rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: dhcp.slots, minSize: dhcp.minSize, conductors: config.conductors })
-        : undefined;
     return config.conductors.map((c) => {
         const iface = c.interface ?? provisioning.interface;
         const slice = slices?.slices.find((x) => x.node === c.name);
         const range = slice && dhcp ? { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } : undefined;
         const opts: DnsmasqOptions | undefined = range
             ? {
-                  header: `dnsmasq for conductor ${c.name} of ${namespace}/${name} (slot ${slice!.slot} of ${dhcp!.slots})`,
+                  header: `dnsmasq for conductor ${c.name} of ${namespace}/${name} (slot ${slice!.slot} of ${slices!.slots})`,
                   interface: iface,
                   serverIp: c.ip,
                   httpUrl: `http://${c.ip}:${ports.http}`,
@@ -102,7 +102,7 @@ function multiConductors(config: StackConfig): ConductorPlan[] {
             ip: c.ip,
             interface: iface,
             slot: slice?.slot,
-            autoSlot: slice?.auto,
+            slotSource: slice?.source,
             env,
             range,
             dnsmasqOptions: opts,

@@ -9,7 +9,7 @@
  *   certificates.ts  SANs of the API and node certificates
  *   secrets.ts       Secrets the user owns versus Secrets the program writes
  *   summary.ts       the `topology` stack output
- *   database.ts, names.ts, slices.ts, timings.ts, conductor.ts, previous.ts: imported from their own paths
+ *   database.ts, names.ts, slices.ts, slots.ts, timings.ts, conductor.ts, previous.ts: imported from their own paths
  */
 export { buildPlan } from "./plan";
 export type { ConductorPlan, EnvMap, IronicPlan, OsloSetting } from "./types";

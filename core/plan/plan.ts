@@ -8,10 +8,17 @@ import { apiCertificate } from "./certificates";
 import { cidrParts, dnsmasqStartScript, planConductors } from "./conductors";
 import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
+import type { PreviousState } from "./previous";
+import { planDhcpSlots } from "./slots";
 import type { IronicPlan } from "./types";
 
-export function buildPlan(config: StackConfig): IronicPlan {
+/**
+ * `previous`: what the stack's previous run left (core/plan/previous.ts); `{}` plans a first run.
+ * Problems that depend on it (DHCP slots) are in the plan, reported by previousStateIssues.
+ */
+export function buildPlan(config: StackConfig, previous: PreviousState = {}): IronicPlan {
     const { name, namespace, ports, provisioning } = config;
+    const dhcpSlots = config.topology === "multi" && provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previous.dhcpSlots) : undefined;
     const serviceDnsNames = [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.${config.clusterDomain}`];
     const database = databasePlan(config);
     // Multi: each conductor is reached on its own node's IP, which no shared value can name.
@@ -37,7 +44,8 @@ export function buildPlan(config: StackConfig): IronicPlan {
         },
         certificate: apiCertificate(config, serviceDnsNames),
         database,
-        conductors: planConductors(config),
+        conductors: planConductors(config, dhcpSlots),
+        ...(dhcpSlots ? { dhcpSlots } : {}),
         dhcpEnabled: provisioning.dhcp !== undefined,
         commonEnv: commonEnv(config),
         ironicEnv: ironicEnv(config, database),

@@ -10,7 +10,10 @@
  */
 import type { ConfigIssue } from "../config";
 import { downgradeError } from "./database";
+import type { DhcpSlotsState } from "./slots";
 import type { IronicPlan } from "./types";
+
+export type { DhcpSlotsState } from "./slots";
 
 /** Stack output names; a contract between runs, so never renamed. */
 export const PREVIOUS_OUTPUTS = {
@@ -21,15 +24,6 @@ export const PREVIOUS_OUTPUTS = {
     /** The persisted state below (object). */
     state: "state",
 } as const;
-
-/** DHCP slots as allocated, with the layout they were cut from (multi with DHCP only). */
-export interface DhcpSlotsState {
-    rangeStart: string;
-    rangeEnd: string;
-    slots: number;
-    /** Node name → slot. */
-    nodes: Record<string, number>;
-}
 
 /** The `state` output: facts the next run of this stack relies on. */
 export interface PersistedState {
@@ -83,13 +77,13 @@ export function persistedState(plan: IronicPlan): PersistedState {
     const c = plan.config;
     const database = c.database.kind === "mariadb" ? { kind: c.database.kind, storageClass: c.database.storageClass ?? "" } : { kind: c.database.kind };
     const state: PersistedState = { topology: c.topology, database };
-    const dhcp = c.provisioning.dhcp;
-    if (c.topology === "multi" && dhcp) {
+    const slots = plan.dhcpSlots;
+    if (slots) {
         const nodes: Record<string, number> = {};
         for (const cp of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
             if (cp.slot !== undefined) nodes[cp.node] = cp.slot;
         }
-        state.dhcpSlots = { rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: dhcp.slots, nodes };
+        state.dhcpSlots = { rangeStart: slots.rangeStart, rangeEnd: slots.rangeEnd, slots: slots.slots, nodes };
     }
     return state;
 }
@@ -130,7 +124,13 @@ const noStorageClassChange: PreviousCheck = (plan, previous) => {
     ];
 };
 
-const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange];
+/**
+ * DHCP slots: a changed layout without provisioning.dhcp.reslice, too few slots for the nodes,
+ * pins on slots other nodes hold. The planner found them with the previous run's slots.
+ */
+const dhcpSlots: PreviousCheck = (plan) => plan.dhcpSlots?.issues ?? [];
+
+const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, dhcpSlots];
 
 /** Every problem of moving from the previous run to this plan (empty when allowed). */
 export function previousStateIssues(plan: IronicPlan, previous: PreviousState): ConfigIssue[] {

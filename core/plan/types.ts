@@ -2,6 +2,8 @@
 import type { StackConfig } from "../config";
 import type { DhcpRange, DnsmasqOptions } from "../render/dnsmasq";
 import type { DatabasePlan } from "./database";
+import type { SlotSource } from "./slices";
+import type { DhcpSlotPlan } from "./slots";
 
 /** Environment variables by name. */
 export type EnvMap = Record<string, string>;
@@ -14,9 +16,9 @@ export interface ConductorPlan {
     node: string;
     ip: string;
     interface?: string;
-    /** Multi: the DHCP slot and whether it was derived from the node name. */
+    /** Multi: the DHCP slot and where it came from (a pin, the previous run, first-fit now). */
     slot?: number;
-    autoSlot?: boolean;
+    slotSource?: SlotSource;
     /** Multi: the node's own environment (provisioning IP, conductor host), resolved at start. */
     env?: EnvMap;
     /** DHCP slice this conductor's dnsmasq hands out. */
@@ -59,6 +61,8 @@ export interface IronicPlan {
     certificate: { dnsNames: string[]; ipAddresses: string[] };
     database: DatabasePlan;
     conductors: ConductorPlan[];
+    /** Multi with DHCP: the slot layout, allocation and the problems that refuse it. */
+    dhcpSlots?: DhcpSlotPlan;
     dhcpEnabled: boolean;
     /** Environment common to the ironic and httpd containers. */
     commonEnv: EnvMap;

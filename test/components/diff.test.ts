@@ -9,6 +9,7 @@ import * as path from "path";
 
 import { RawConfig } from "../../core/config";
 import { K8sObject, changedFields, diffRenders, objectId, readRender, restartReport } from "../../tools/diff";
+import { valueOf } from "../../tools/offline";
 import { renderOffline, readStackConfig } from "../../tools/render";
 import { tmpDir } from "../helpers/sys";
 
@@ -16,20 +17,24 @@ const ROOT = path.join(__dirname, "..", "..");
 const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
 const conductors = haRaw.conductors as { name: string; ip: string; slot?: number }[];
 
-async function objects(raw: RawConfig): Promise<Map<string, K8sObject>> {
-    const r = await renderOffline(raw, "ha");
+/** The render of `raw` as the stack's next run: with the outputs its previous run left (kept DHCP slots). */
+async function objects(raw: RawConfig, previousOutputs: Record<string, unknown> = {}): Promise<Map<string, K8sObject>> {
+    const r = await renderOffline(raw, "ha", { previousOutputs });
     return new Map(r.objects.map((o) => [objectId(o), o]));
 }
 
 describe("plan --diff: what changes and what restarts", function () {
     this.timeout(120000);
     let base: Map<string, K8sObject>;
+    let previous: Record<string, unknown>;
     before(async () => {
-        base = await objects(haRaw);
+        const first = await renderOffline(haRaw, "ha");
+        base = new Map(first.objects.map((o) => [objectId(o), o]));
+        previous = { ironicImage: await valueOf(first.outputs.ironicImage), state: await valueOf(first.outputs.state) };
     });
 
     it("add a node: one new conductor pod, no restart; the diff shows its entries and its Node", async function () {
-        const after = await objects({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5", slot: 1 }] });
+        const after = await objects({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5" }] }, previous);
         assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: a new pod starts on cp-3 (node added); no other pod restarts"]);
         const changes = diffRenders(base, after);
         assert.deepEqual(changes.find((c) => c.id === "Node/cp-3"), { id: "Node/cp-3", change: "added", fields: [] });
@@ -38,19 +43,19 @@ describe("plan --diff: what changes and what restarts", function () {
     });
 
     it("remove a node: its pod stops, no other restarts", async function () {
-        const after = await objects({ ...haRaw, conductors: conductors.filter((c) => c.name !== "cp-0") });
+        const after = await objects({ ...haRaw, conductors: conductors.filter((c) => c.name !== "cp-0") }, previous);
         assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: the pod on cp-0 stops (node removed); no other pod restarts"]);
     });
 
     it("change one node's IP: only that node's containers restart", async function () {
-        const after = await objects({ ...haRaw, conductors: conductors.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.6" } : c)) });
+        const after = await objects({ ...haRaw, conductors: conductors.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.6" } : c)) }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 1, report.join("\n"));
         assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart \(its own entries changed: ironic-conductors\[cp-1\.dnsmasq\.conf\], ironic-conductors\[cp-1\.env\]\); pods on other nodes keep running$/);
     });
 
     it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
-        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } });
+        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 3, report.join("\n"));
         assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(cp-0, cp-1, cp-2\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
@@ -59,7 +64,7 @@ describe("plan --diff: what changes and what restarts", function () {
     });
 
     it("the same config: no change at all", async function () {
-        assert.deepEqual(diffRenders(base, await objects(haRaw)), []);
+        assert.deepEqual(diffRenders(base, await objects(haRaw, previous)), []);
         assert.deepEqual(restartReport(base, base), ["no pod restarts and no Job runs"]);
     });
 

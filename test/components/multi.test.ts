@@ -4,7 +4,7 @@ import * as path from "path";
 
 import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
 import { buildPlan } from "../../core/plan";
-import { renderOffline, readStackConfig } from "../../tools/render";
+import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
 
@@ -32,9 +32,14 @@ describe("multi-conductor config validation", function () {
         has(list, "provisioning.ip", /not used with topology "multi"/);
     });
 
-    it("rejects colliding auto slots with the fix, and overrides of the settings multi depends on", function () {
-        const list = issues({ ...withConductors([{ name: "master-1", ip: "172.22.0.2" }, { name: "master-2", ip: "172.22.0.3" }]), ironic: { config: { "dhcp.dhcp_provider": "none", "json_rpc.port": 1 } } });
-        has(list, "conductors[1].slot", /free: /);
+    it("accepts nodes whose name-hashed slots collided (slots are allocated now), and rejects overrides of the settings multi depends on", function () {
+        // master-1 and master-2 landed on one slot when slots were derived from a hash of the name.
+        const masters = withConductors([{ name: "master-1", ip: "172.22.0.2" }, { name: "master-2", ip: "172.22.0.3" }]);
+        const ok = validateConfig(masters);
+        assert.ok(ok.ok, JSON.stringify(!ok.ok && ok.issues));
+        assert.deepEqual(buildPlan(ok.config).conductors.map((c) => [c.node, c.slot]), [["master-1", 0], ["master-2", 1]]);
+        const list = issues({ ...masters, ironic: { config: { "dhcp.dhcp_provider": "none", "json_rpc.port": 1 } } });
+        assert.ok(!list.some((i) => i.key.endsWith(".slot")), JSON.stringify(list));
         has(list, "ironic.config.dhcp.dhcp_provider", /set by this program/);
         has(list, "ironic.config.json_rpc.port", /set by this program/);
     });
@@ -59,7 +64,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
             base,
             [...base, { name: "cp-3", ip: "172.22.0.5", slot: 1 }],
             base.slice(1),
-            [{ name: "cp-0-new", ip: "172.22.0.6", slot: 4 }, ...base.slice(1)],
+            [{ name: "cp-0-new", ip: "172.22.0.6", slot: 3 }, ...base.slice(1)],
             base.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.7" } : c)),
         ];
         const templates = [];
@@ -138,9 +143,9 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(svc.spec.selector, ds.spec.selector.matchLabels);
         const topology: any = await new Promise((res) => r.outputs.topology.apply(res));
         assert.deepEqual(topology.conductors, [
-            { node: "cp-0", ip: "172.22.0.2", slot: 4, dhcpRange: "172.22.0.110-172.22.0.134 (25 addresses)" },
-            { node: "cp-1", ip: "172.22.0.3", slot: 6, dhcpRange: "172.22.0.160-172.22.0.184 (25 addresses)" },
-            { node: "cp-2", ip: "172.22.0.4", slot: 0, dhcpRange: "172.22.0.10-172.22.0.34 (25 addresses)" },
+            { node: "cp-0", ip: "172.22.0.2", slot: 0, dhcpRange: "172.22.0.10-172.22.0.59 (50 addresses)" },
+            { node: "cp-1", ip: "172.22.0.3", slot: 1, dhcpRange: "172.22.0.60-172.22.0.109 (50 addresses)" },
+            { node: "cp-2", ip: "172.22.0.4", slot: 2, dhcpRange: "172.22.0.110-172.22.0.159 (50 addresses)" },
         ]);
     });
 
@@ -150,18 +155,59 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(state, {
             topology: "multi",
             database: { kind: "mariadb", storageClass: "" },
-            dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 8, nodes: { "cp-0": 4, "cp-1": 6, "cp-2": 0 } },
+            dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } },
         });
         const image: string = await new Promise((res) => first.outputs.ironicImage.apply(res));
         const second = await renderOffline(haRaw, "ha", { previousOutputs: { ironicImage: image, state } });
         assert.deepEqual(second.objects, first.objects);
     });
 
+    const conductorData = (r: Rendered) => r.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data as Record<string, string>;
+    const stateOf = (r: Rendered) => new Promise<any>((res) => (r.outputs as any).state.apply(res));
+
+    it("the next run keeps every node's slice: a node replaced by a new one leaves the others' entries untouched, the newcomer takes the freed slot", async function () {
+        // A previous run whose allocation differs from a first run's (e.g. nodes added one by one).
+        const previousOutputs = { state: { topology: "multi", database: { kind: "mariadb", storageClass: "" }, dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 3, "cp-1": 0, "cp-2": 1 } } } };
+        const before = await renderOffline(haRaw, "ha", { previousOutputs });
+        assert.match(conductorData(before)["cp-0.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.160,172\.22\.0\.209,/m, "cp-0 keeps slot 3, not the first run's 0");
+        const replaced = withConductors((haRaw.conductors as any[]).map((c) => (c.name === "cp-1" ? { name: "cp-9", ip: "172.22.0.9" } : c)));
+        const after = await renderOffline(replaced, "ha", { previousOutputs: { state: await stateOf(before) } });
+        for (const key of ["cp-0.dnsmasq.conf", "cp-2.dnsmasq.conf", "cp-0.env", "cp-2.env"]) assert.equal(conductorData(after)[key], conductorData(before)[key], key);
+        assert.match(conductorData(after)["cp-9.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.10,172\.22\.0\.59,/m, "the newcomer takes the lowest free slot: cp-1's");
+        assert.deepEqual((await stateOf(after)).dhcpSlots.nodes, { "cp-0": 3, "cp-2": 1, "cp-9": 0 });
+    });
+
+    it("refuses a changed slot count without provisioning.dhcp.reslice, registering nothing first; with the flag it re-slices", async function () {
+        const first = await renderOffline(haRaw, "ha");
+        const previousOutputs = { state: await stateOf(first) };
+        const prov = haRaw.provisioning as Record<string, any>;
+        const eight = (reslice?: boolean): RawConfig => ({ ...haRaw, provisioning: { ...prov, dhcp: { ...prov.dhcp, slots: 8, ...(reslice === undefined ? {} : { reslice }) } } });
+        let registered = 0;
+        let err: Error | undefined;
+        try {
+            await renderOffline(eight(), "ha", {
+                previousOutputs,
+                onRegister: (a) => {
+                    if (a.type !== "pulumi:pulumi:StackReference") registered++;
+                },
+            });
+        } catch (e) {
+            err = e as Error;
+        }
+        assert.ok(err, "the re-slice must be refused");
+        assert.equal(err!.constructor.name, "RunError", "reported without a stack trace");
+        assert.equal(registered, 0, "no managed resource was registered");
+        assert.match(err!.message, /- provisioning\.dhcp\.slots: was 4 in the previous run, now 8; re-slicing .* set provisioning\.dhcp\.reslice: true, run pulumi up, then remove the flag/);
+        const resliced = await renderOffline(eight(true), "ha", { previousOutputs });
+        assert.match(conductorData(resliced)["cp-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.84,/m, "slot 2 of 8 slices of 25");
+        assert.equal((await stateOf(resliced)).dhcpSlots.slots, 8);
+    });
+
     it("the per-node dnsmasq config answers only known hosts, from the node's slice, pointing at the node", function () {
         const r = validateConfig(haRaw);
         assert.ok(r.ok);
         const cp1 = buildPlan(r.config).conductors.find((c) => c.node === "cp-1")!;
-        assert.match(cp1.dnsmasqConf!, /^dhcp-range=172\.22\.0\.160,172\.22\.0\.184,255\.255\.255\.0,1h$/m);
+        assert.match(cp1.dnsmasqConf!, /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.3:6180\/boot\.ipxe$/m);

@@ -94,6 +94,39 @@ describe("npm run plan", function () {
         assert.ok(!/PRIVATE KEY/.test(Object.values(files).join("\n") + r.stdout), "no key material");
     });
 
+    it("--previous renders the next run of a deployed stack from its outputs (pulumi stack output --json): kept slots, and the refusals", function () {
+        // What `pulumi stack output --json` prints for an ha stack whose nodes were added one by one.
+        const outputs = {
+            apiUrl: "https://ironic.metal3.svc:6385",
+            credentials: "[secret]",
+            ironicImage: "quay.io/metal3-io/ironic:release-38.0",
+            state: { topology: "multi", database: { kind: "mariadb", storageClass: "" }, dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 3, "cp-2": 0, "old-node": 1 } } },
+        };
+        const file = path.join(work, "outputs.json");
+        fs.writeFileSync(file, JSON.stringify(outputs, null, 2));
+        const r = plan(["--stack", "ha", "--previous", file, "--out", path.join(work, "next")]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^previous run: outputs\.json \(quay\.io\/metal3-io\/ironic:release-38\.0; DHCP 172\.22\.0\.10-172\.22\.0\.209 in 4 slots, 3 node\(s\) remembered\)$/m);
+        assert.match(r.stdout, /^ {2}cp-0 +172\.22\.0\.2 +3 \(kept\) +172\.22\.0\.160-172\.22\.0\.209 \(50 addresses\)$/m);
+        assert.match(r.stdout, /^ {2}cp-1 +172\.22\.0\.3 +1 \(new\) +172\.22\.0\.60-172\.22\.0\.109 \(50 addresses\)$/m, "old-node's slot is free again");
+        assert.match(r.stdout, /^ {2}cp-2 +172\.22\.0\.4 +0 \(kept\) +172\.22\.0\.10-172\.22\.0\.59 \(50 addresses\)$/m);
+        assert.match(r.stdout, /4 slots \(kept from the previous run\) of 50 addresses in 172\.22\.0\.10-172\.22\.0\.209; free slots: 2$/m);
+        const next = readTree(path.join(work, "next"));
+        const cm = next[Object.keys(next).find((f) => f.endsWith("-configmap-ironic-conductors.yaml"))!];
+        assert.match(cm ?? "", /dhcp-range=172\.22\.0\.160,172\.22\.0\.209,/, "the rendered objects follow the kept slots");
+
+        const moved = { ...outputs, state: { ...outputs.state, dhcpSlots: { ...outputs.state.dhcpSlots, rangeEnd: "172.22.0.200" } } };
+        fs.writeFileSync(file, JSON.stringify(moved));
+        const refused = plan(["--stack", "ha", "--previous", file, "--out", path.join(work, "refused")]);
+        assert.equal(refused.status, 1, refused.stdout);
+        assert.match(refused.stderr, /- provisioning\.dhcp\.rangeEnd: was 172\.22\.0\.200 in the previous run, now 172\.22\.0\.209; re-slicing .*provisioning\.dhcp\.reslice: true/);
+        assert.ok(!fs.existsSync(path.join(work, "refused")), "nothing written");
+
+        const missing = plan(["--stack", "ha", "--previous", path.join(work, "nope.json")]);
+        assert.equal(missing.status, 2);
+        assert.match(missing.stderr, /--previous .*nope\.json: no such file/);
+    });
+
     it("explains a missing stack file", function () {
         const r = plan(["--stack", "nosuchstack"]);
         assert.equal(r.status, 2);

@@ -243,7 +243,7 @@ describe("tls.mode existing (pulumi mocks)", function () {
         }
 
         it("a guard in the component refuses to register a Secret named like a user's, even past validation", async function () {
-            // Bypasses planFromConfig (which refuses this name) to reach the component's own guard.
+            // Bypasses configFromRaw (which refuses this name) to reach the component's own guard.
             const raw: RawConfig = { ...singleExisting, tls: { mode: "existing", existingSecret: "ironic-cacert" } };
             const v = validateConfig(raw);
             assert.ok(v.ok);

@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 
 import { validateConfig } from "../../../core/config";
-import { CONTROL_PLANE_TOLERATIONS, DEFAULT_DHCP_SLOTS, DEFAULT_MIN_DHCP_RANGE, applyDefaults } from "../../../core/config/defaults";
+import { CONTROL_PLANE_TOLERATIONS, DEFAULT_MIN_DHCP_RANGE, applyDefaults, defaultDhcpSlots } from "../../../core/config/defaults";
 import { DEFAULT_RESOURCES, RESOURCE_ROLES } from "../../../core/config/resources";
 import { DEFAULT_IMAGES, PORTS } from "../../../core/contract";
 import { devRaw } from "./support";
@@ -54,7 +54,7 @@ describe("config defaults", function () {
         assert.equal(c.provisioning.dhcp, undefined);
     });
 
-    it("defaults the DHCP lease time, minimum size and slot count", function () {
+    it("defaults the DHCP lease time, minimum size and re-slice flag; the slot count stays unset (the planner resolves it)", function () {
         const c = applyDefaults({ provisioning: { cidr: "172.22.0.0/24", dhcp: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.100" } } });
         assert.deepEqual(c.provisioning.dhcp, {
             rangeStart: "172.22.0.10",
@@ -63,10 +63,16 @@ describe("config defaults", function () {
             dns: undefined,
             leaseTime: "1h",
             minSize: DEFAULT_MIN_DHCP_RANGE,
-            slots: DEFAULT_DHCP_SLOTS,
+            slots: undefined,
+            reslice: false,
         });
         assert.equal(DEFAULT_MIN_DHCP_RANGE, 8);
-        assert.equal(DEFAULT_DHCP_SLOTS, 8);
+        const set = applyDefaults({ provisioning: { cidr: "172.22.0.0/24", dhcp: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.100", slots: 6, reslice: true } } });
+        assert.deepEqual([set.provisioning.dhcp!.slots, set.provisioning.dhcp!.reslice], [6, true]);
+    });
+
+    it("the first run's slot count: one per conductor plus one, at least 2, at most 64", function () {
+        assert.deepEqual([0, 1, 2, 3, 7, 63, 64, 100].map(defaultDhcpSlots), [2, 2, 3, 4, 8, 64, 64, 64]);
     });
 
     it("tolerates the control-plane and master NoSchedule taints unless tolerations are given", function () {

@@ -31,7 +31,7 @@ describe("stack config validation", function () {
             bogus: 1,
             namespace: "Bad_NS",
             ports: { http: 6183, api: 67 },
-            provisioning: { cidr: "172.22.0.5/24", ip: "172.22.0.250", keepalived: true, dhcp: { rangeStart: "172.22.0.3", rangeEnd: "172.22.0.209", gateway: "172.22.0.2" } },
+            provisioning: { cidr: "172.22.0.5/24", ip: "172.22.0.250", keepalived: true, dhcp: { rangeStart: "172.22.0.3", rangeEnd: "172.22.0.209", gateway: "172.22.0.2", slots: 8 } },
             tls: { mode: "existing", validityDays: 30, renewBeforeDays: 30 },
             conductors: [
                 { name: "cp-0", ip: "172.22.0.2" },
@@ -54,8 +54,7 @@ describe("stack config validation", function () {
                 "conductors[2].ip",
                 "provisioning.interface",
                 "conductors[1].ip", // rules/dhcp-range
-                "conductors[1].slot", // rules/dhcp-size (the slice planner)
-                "conductors[2].slot",
+                "conductors[2].slot", // rules/dhcp-size
                 "provisioning.dhcp.gateway", // rules/dhcp-gateway
                 "tls.existingSecret", // rules/tls
                 "tls.renewBeforeDays",

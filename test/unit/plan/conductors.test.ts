@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 
 import { cidrParts, dnsmasqStartScript, planConductors } from "../../../core/plan/conductors";
-import { planSlices } from "../../../core/plan/slices";
+import { planDhcpSlots } from "../../../core/plan/slots";
 import { configOf, devNoDhcpRaw, devRaw, haNoDhcpRaw, haRaw, withKeys } from "./support";
 
 const HA_PROVIDER = {
@@ -51,16 +51,15 @@ describe("plan/conductors: multi", function () {
         const config = configOf(haRaw);
         const cs = planConductors(config);
         assert.deepEqual(
-            cs.map((c) => [c.node, c.ip, c.slot, c.autoSlot, c.range && `${c.range.start}-${c.range.end}/${c.range.size}`]),
+            cs.map((c) => [c.node, c.ip, c.slot, c.slotSource, c.range && `${c.range.start}-${c.range.end}/${c.range.size}`]),
             [
-                ["cp-0", "172.22.0.2", 4, true, "172.22.0.110-172.22.0.134/25"],
-                ["cp-1", "172.22.0.3", 6, true, "172.22.0.160-172.22.0.184/25"],
-                ["cp-2", "172.22.0.4", 0, false, "172.22.0.10-172.22.0.34/25"],
+                ["cp-0", "172.22.0.2", 0, "new", "172.22.0.10-172.22.0.59/50"],
+                ["cp-1", "172.22.0.3", 1, "new", "172.22.0.60-172.22.0.109/50"],
+                ["cp-2", "172.22.0.4", 2, "new", "172.22.0.110-172.22.0.159/50"],
             ],
         );
-        // The slices are the slice planner's, unchanged.
-        const dhcp = config.provisioning.dhcp!;
-        const plan = planSlices({ rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: dhcp.slots, minSize: dhcp.minSize, conductors: config.conductors });
+        // The slices are the slot planner's (a first run), unchanged.
+        const plan = planDhcpSlots(config.provisioning.dhcp!, config.conductors);
         for (const c of cs) {
             const s = plan.slices.find((x) => x.node === c.node)!;
             assert.deepEqual([c.range!.start, c.range!.end, c.slot], [s.start, s.end, s.slot]);
@@ -75,16 +74,16 @@ describe("plan/conductors: multi", function () {
     it("dnsmasq answers known hosts only, from the provider's dirs, and names its slot in the header", function () {
         const cp2 = planConductors(configOf(haRaw)).find((c) => c.node === "cp-2")!;
         assert.deepEqual(cp2.dnsmasqOptions, {
-            header: "dnsmasq for conductor cp-2 of metal3/ironic (slot 0 of 8)",
+            header: "dnsmasq for conductor cp-2 of metal3/ironic (slot 2 of 4)",
             interface: "eth1",
             serverIp: "172.22.0.4",
             httpUrl: "http://172.22.0.4:6180",
-            range: { start: "172.22.0.10", end: "172.22.0.34", prefixLength: 24, leaseTime: "1h", size: 25 },
+            range: { start: "172.22.0.110", end: "172.22.0.159", prefixLength: 24, leaseTime: "1h", size: 50 },
             gateway: "172.22.0.1",
             dns: undefined,
             ...HA_PROVIDER,
         });
-        assert.match(cp2.dnsmasqConf!, /^dhcp-range=172\.22\.0\.10,172\.22\.0\.34,/m);
+        assert.match(cp2.dnsmasqConf!, /^dhcp-range=172\.22\.0\.110,172\.22\.0\.159,/m);
         assert.match(cp2.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
         assert.match(cp2.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
     });

@@ -12,7 +12,8 @@ describe("plan/previous: the stack's own outputs, read back by its next run", fu
         const dhcp = configOf(haRaw).provisioning.dhcp!;
         assert.deepEqual(Object.keys(ha.dhcpSlots!), ["rangeStart", "rangeEnd", "slots", "nodes"]);
         assert.equal(ha.dhcpSlots!.rangeStart, dhcp.rangeStart);
-        assert.equal(ha.dhcpSlots!.slots, dhcp.slots);
+        assert.equal(dhcp.slots, undefined, "the ha example leaves the count to the planner");
+        assert.equal(ha.dhcpSlots!.slots, 4, "the resolved count is persisted: the default for 3 conductors");
         const plan = planOf(haRaw);
         assert.deepEqual(Object.keys(ha.dhcpSlots!.nodes), plan.conductors.map((c) => c.node).sort());
         for (const c of plan.conductors) assert.equal(ha.dhcpSlots!.nodes[c.node], c.slot);
@@ -55,6 +56,26 @@ describe("plan/previous: the stack's own outputs, read back by its next run", fu
         assert.deepEqual(previousStateIssues(planOf(raw), {}), [], "first run");
         const allowed = withKeys(raw, { database: { kind: "mariadb", allowDowngrade: true } });
         assert.deepEqual(previousStateIssues(buildPlan(configOf(allowed)), { ironicImage: "quay.io/metal3-io/ironic:release-38.0" }), []);
+    });
+
+    it("buildPlan keeps the previous run's DHCP slots, and previousStateIssues reports what the slots forbid", function () {
+        const config = configOf(haRaw);
+        const dhcpSlots = { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 3, "cp-2": 1, gone: 0 } };
+        const plan = buildPlan(config, { dhcpSlots });
+        assert.deepEqual(plan.conductors.map((c) => [c.node, c.slot, c.slotSource, c.range!.start]), [
+            ["cp-0", 3, "kept", "172.22.0.160"],
+            ["cp-1", 0, "new", "172.22.0.10"],
+            ["cp-2", 1, "kept", "172.22.0.60"],
+        ]);
+        assert.deepEqual(previousStateIssues(plan, { dhcpSlots }), []);
+        assert.deepEqual(persistedState(plan).dhcpSlots, { ...dhcpSlots, nodes: { "cp-0": 3, "cp-1": 0, "cp-2": 1 } }, "the removed node's slot is forgotten");
+        // The previous run had 8 slots over a shorter range: both changes are named, with the downgrade check's issues in one list.
+        const older = { ironicImage: "quay.io/metal3-io/ironic:release-39.0", dhcpSlots: { ...dhcpSlots, rangeEnd: "172.22.0.200", slots: 8 } };
+        assert.deepEqual(previousStateIssues(buildPlan(config, older), older).map((i) => i.key), ["images.ironic", "provisioning.dhcp.rangeEnd"]);
+        const explicit = withKeys(haRaw, { provisioning: { ...(haRaw.provisioning as object), dhcp: { ...(haRaw.provisioning as any).dhcp, slots: 6 } } });
+        const issues = previousStateIssues(buildPlan(configOf(explicit), { dhcpSlots }), { dhcpSlots });
+        assert.deepEqual(issues.map((i) => i.key), ["provisioning.dhcp.slots"]);
+        assert.match(issues[0].message, /^was 4 in the previous run, now 6; re-slicing/);
     });
 });
 

@@ -1,143 +1,286 @@
 /**
- * The DHCP slice planner (core/plan/slices.ts): property tests with fast-check, in the manner of
- * awsx's subnetDistributorNew.test.ts, then the worked examples.
+ * DHCP slots (core/plan/slices.ts, core/plan/slots.ts): property tests with fast-check, then the
+ * worked examples.
  *
- * The properties are the planner's contract: slices of different slots never overlap, lie inside
- * the range and all have the plan's sliceSize; a conductor's slice depends only on the range, the
- * slot count and its own name/slot (other conductors never move it); pinned slots are kept; a
- * clean plan gives every conductor exactly one slot of its own; and every collision is reported
- * on `conductors[i].slot` with the free slots. Runs are bounded (NUM_RUNS) so the file takes a few
- * seconds; on failure fast-check prints the seed and the shrunk counterexample. Re-run one with
- * FC_SEED=<seed> (and FC_RUNS=<n> to search longer).
+ * The main property replays a stack's life: random sequences of operations (add, remove, replace
+ * a node, reorder, pin, change the range or the slot count with or without the re-slice flag)
+ * applied run after run through buildPlan, each run's previous state being the last accepted
+ * run's `state` output (persistedState → JSON → parsePreviousState), as the program does. A
+ * refused run leaves the stack as it was (the user fixes the config). Every accepted run: slices
+ * disjoint and inside the range, one slot per node and no two alike, pins respected, a node's
+ * slot unchanged while it stays (unless a re-slice was asked for), new nodes first-fit. Every run:
+ * exactly the refusals an independent model predicts, so unpinned nodes are never refused for a
+ * collision. Runs are bounded (NUM_RUNS); on failure fast-check prints the seed and the shrunk
+ * counterexample. Re-run one with FC_SEED=<seed> (and FC_RUNS=<n> to search longer).
  */
 import { strict as assert } from "assert";
 import * as fc from "fast-check";
 
+import { ConductorConfig, DhcpConfig, StackConfig, defaultDhcpSlots } from "../../../core/config";
 import { ipToNumber, numberToIp } from "../../../core/ip";
-import { autoSlot, planSlices, Slice, SlicePlan, SliceRequest, sliceBounds } from "../../../core/plan/slices";
+import { buildPlan } from "../../../core/plan";
+import { PREVIOUS_OUTPUTS, PreviousState, parsePreviousState, persistedState, previousStateIssues } from "../../../core/plan/previous";
+import { planSlices, sliceBounds, SliceRequest } from "../../../core/plan/slices";
+import { DhcpSlotsState, planDhcpSlots } from "../../../core/plan/slots";
+import { configOf, haRaw } from "./support";
 
-const NUM_RUNS = Number(process.env.FC_RUNS ?? 1000);
-const params = (): fc.Parameters<unknown> => ({ numRuns: NUM_RUNS, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) });
+const NUM_RUNS = Number(process.env.FC_RUNS ?? 300);
+const params = (runs = NUM_RUNS): fc.Parameters<unknown> => ({ numRuns: runs, ...(process.env.FC_SEED ? { seed: Number(process.env.FC_SEED) } : {}) });
 
 // ---------------------------------------------------------------------------------------------
 // Arbitraries
 
-/** Highest address a range may end on: validation keeps ranges inside the CIDR's usable hosts, so never the broadcast 255.255.255.255 (nor the network address 0.0.0.0 at the start). */
+/** Highest address a range may end on: validation keeps ranges inside the CIDR's usable hosts. */
 const MAX_IP = 2 ** 32 - 2;
 
-interface Conductor {
-    name: string;
-    slot?: number;
-}
-
-/** A DHCP range as (first address, number of addresses): tiny ones (fewer addresses than slots, slices below minSize), typical ones, and huge ones; anywhere in the IPv4 space. */
+/** A DHCP range as (first address, number of addresses): tiny, typical and huge; anywhere in IPv4. */
 const rangeArb = fc
-    .oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 1, max: 2048 }), fc.integer({ min: 1, max: 1 << 22 }))
+    .oneof(fc.integer({ min: 1, max: 80 }), fc.integer({ min: 16, max: 2048 }), fc.integer({ min: 1, max: 1 << 22 }))
     .chain((size) => fc.record({ start: fc.integer({ min: 1, max: MAX_IP - size + 1 }), size: fc.constant(size) }))
     .map(({ start, size }) => ({ rangeStart: numberToIp(start), rangeEnd: numberToIp(start + size - 1), first: start, total: size }));
 
-/** provisioning.dhcp.slots (the schema allows 1-64), biased towards the small counts where collisions are frequent. */
+/** provisioning.dhcp.slots (the schema allows 1-64), biased towards small counts. */
 const slotsArb = fc.oneof(fc.integer({ min: 1, max: 12 }), fc.integer({ min: 1, max: 64 }));
 
-/** provisioning.dhcp.minSize (the schema allows >= 1). */
-const minSizeArb = fc.oneof(fc.integer({ min: 1, max: 16 }), fc.integer({ min: 1, max: 256 }));
+/** Kubernetes node names. */
+const nameArb = fc.oneof(fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,10}[a-z0-9])?$/), fc.nat(60).map((n) => `cp-${n}`));
 
-/** Kubernetes node names: DNS labels and subdomains, plus the cp-N / worker-N shapes clusters use. */
-const nameArb = fc.oneof(
-    fc.stringMatching(/^[a-z0-9]([a-z0-9-]{0,12}[a-z0-9])?$/),
-    fc.nat(40).map((n) => `cp-${n}`),
-    fc.nat(40).map((n) => `worker-${n}.metal3.example.com`),
+/** A pin for a layout of about `slots` slots: mostly none; some name a slot that does not exist. */
+const pinArb = fc.oneof({ arbitrary: fc.constant(undefined), weight: 4 }, { arbitrary: fc.integer({ min: 0, max: 13 }), weight: 1 });
+
+type Op =
+    | { op: "add"; name: string; pin?: number }
+    | { op: "remove"; at: number }
+    | { op: "replace"; at: number; name: string; takeOver: boolean }
+    | { op: "reverse" }
+    | { op: "slots"; slots?: number; reslice: boolean }
+    | { op: "rangeEnd"; delta: number; reslice: boolean }
+    | { op: "reslice"; reslice: boolean };
+
+const opArb: fc.Arbitrary<Op> = fc.oneof(
+    { arbitrary: fc.record({ op: fc.constant("add" as const), name: nameArb, pin: pinArb }), weight: 5 },
+    { arbitrary: fc.record({ op: fc.constant("remove" as const), at: fc.nat() }), weight: 3 },
+    { arbitrary: fc.record({ op: fc.constant("replace" as const), at: fc.nat(), name: nameArb, takeOver: fc.boolean() }), weight: 3 },
+    { arbitrary: fc.constant({ op: "reverse" as const }), weight: 1 },
+    { arbitrary: fc.record({ op: fc.constant("slots" as const), slots: fc.option(slotsArb, { nil: undefined }), reslice: fc.boolean() }), weight: 1 },
+    { arbitrary: fc.record({ op: fc.constant("rangeEnd" as const), delta: fc.integer({ min: -20, max: 20 }), reslice: fc.boolean() }), weight: 1 },
+    { arbitrary: fc.record({ op: fc.constant("reslice" as const), reslice: fc.boolean() }), weight: 1 },
 );
 
-/** A pinned slot or none (mostly none); pins reach up to slots + 1, so some name a slot that does not exist. */
-const pinArb = (slots: number) => fc.oneof({ arbitrary: fc.constant(undefined), weight: 3 }, { arbitrary: fc.integer({ min: 0, max: slots + 1 }), weight: 1 });
+const base: StackConfig = configOf(haRaw);
 
-const conductor = (name: string, slot: number | undefined): Conductor => (slot === undefined ? { name } : { name, slot });
-
-/** Conductor lists with unique names (validation rejects duplicate names), some pinned. */
-const conductorsArb = (slots: number, maxLength = 10, exclude: string[] = []) =>
-    fc
-        .uniqueArray(fc.record({ name: nameArb.filter((n) => !exclude.includes(n)), slot: pinArb(slots) }), { selector: (c) => c.name, maxLength })
-        .map((list) => list.map((c) => conductor(c.name, c.slot)));
-
-interface Scenario {
-    req: SliceRequest;
-    first: number;
-    total: number;
+/** The ha stack with this DHCP layout and these conductors (buildPlan does not validate). */
+function stackConfig(dhcp: DhcpConfig, conductors: ConductorConfig[]): StackConfig {
+    return { ...base, provisioning: { ...base.provisioning, dhcp }, conductors };
 }
 
-/** Range, slots and minSize, without conductors. */
-const shapeArb = fc.record({ range: rangeArb, slots: slotsArb, minSize: minSizeArb });
+const lifeArb = fc.record({
+    range: rangeArb,
+    minSize: fc.integer({ min: 1, max: 8 }),
+    slots: fc.option(slotsArb, { nil: undefined, freq: 3 }),
+    initial: fc.uniqueArray(fc.record({ name: nameArb, pin: pinArb }), { selector: (c) => c.name, maxLength: 6 }),
+    ops: fc.array(opArb, { minLength: 1, maxLength: 12 }),
+});
 
-const scenarioArb: fc.Arbitrary<Scenario> = shapeArb.chain(({ range, slots, minSize }) =>
-    conductorsArb(slots).map((conductors) => ({
-        req: { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, slots, minSize, conductors },
-        first: range.first,
-        total: range.total,
-    })),
-);
+/** Apply `op` to the last accepted config; undefined when it does not apply (e.g. a name taken). */
+function apply(op: Op, dhcp: DhcpConfig, conductors: ConductorConfig[], slotOf: (node: string) => number | undefined): { dhcp: DhcpConfig; conductors: ConductorConfig[] } | undefined {
+    const taken = (n: string) => conductors.some((c) => c.name === n);
+    const node = (name: string, pin?: number): ConductorConfig => ({ name, ip: "172.22.0.2", ...(pin !== undefined ? { slot: pin } : {}) });
+    switch (op.op) {
+        case "add":
+            return taken(op.name) ? undefined : { dhcp, conductors: [...conductors, node(op.name, op.pin)] };
+        case "remove":
+            return conductors.length === 0 ? undefined : { dhcp, conductors: conductors.filter((_, i) => i !== op.at % conductors.length) };
+        case "replace": {
+            if (conductors.length === 0 || taken(op.name)) return undefined;
+            const v = op.at % conductors.length;
+            // The replacement takes over the old node's slot (pinned to it) or gets its own.
+            const pin = op.takeOver ? slotOf(conductors[v].name) : undefined;
+            return { dhcp, conductors: conductors.map((c, i) => (i === v ? node(op.name, pin) : c)) };
+        }
+        case "reverse":
+            return { dhcp, conductors: [...conductors].reverse() };
+        case "slots":
+            return { dhcp: { ...dhcp, slots: op.slots, reslice: op.reslice }, conductors };
+        case "rangeEnd": {
+            const end = ipToNumber(dhcp.rangeEnd) + op.delta;
+            if (end < ipToNumber(dhcp.rangeStart) || end > MAX_IP) return undefined;
+            return { dhcp: { ...dhcp, rangeEnd: numberToIp(end), reslice: op.reslice }, conductors };
+        }
+        case "reslice":
+            return { dhcp: { ...dhcp, reslice: op.reslice }, conductors };
+    }
+}
 
 // ---------------------------------------------------------------------------------------------
-// A model of the rules, written independently of slices.ts
+// An independent model of the rules
 
-/** Slot each conductor ends up on: its pin, else the hash of its name. */
-const slotOf = (c: Conductor, slots: number) => (c.slot !== undefined ? c.slot : autoSlot(c.name, slots));
-
-/** The issue keys the planner must report, in order, and for each colliding conductor the index of the earlier conductor on its slot. */
-function expectedIssues(req: SliceRequest, total: number): { keys: string[]; collisions: Map<number, number> } {
+/** The issue keys a run must be refused with, sorted (empty: accepted). */
+function expectedKeys(dhcp: DhcpConfig, conductors: ConductorConfig[], prev: DhcpSlotsState | undefined): string[] {
     const keys: string[] = [];
-    if (req.conductors.length > req.slots) keys.push("provisioning.dhcp.slots");
-    if (Math.floor(total / req.slots) < req.minSize) keys.push("provisioning.dhcp");
-    const owner = new Map<number, number>();
-    const collisions = new Map<number, number>();
-    req.conductors.forEach((c, i) => {
-        const s = slotOf(c, req.slots);
-        if (s >= req.slots) {
-            keys.push(`conductors[${i}].slot`);
-        } else if (owner.has(s)) {
-            keys.push(`conductors[${i}].slot`);
-            collisions.set(i, owner.get(s)!);
-        } else {
-            owner.set(s, i);
-        }
+    const slots = dhcp.slots ?? prev?.slots ?? Math.min(64, Math.max(2, conductors.length + 1));
+    const changed: string[] = [];
+    if (prev && prev.rangeStart !== dhcp.rangeStart) changed.push("provisioning.dhcp.rangeStart");
+    if (prev && prev.rangeEnd !== dhcp.rangeEnd) changed.push("provisioning.dhcp.rangeEnd");
+    if (prev && prev.slots !== slots) changed.push("provisioning.dhcp.slots");
+    if (!dhcp.reslice) keys.push(...changed);
+    if (conductors.length > slots) keys.push("provisioning.dhcp.slots");
+    const total = ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1;
+    if (Math.floor(total / slots) < dhcp.minSize) keys.push("provisioning.dhcp");
+    // Slots held by unpinned nodes the previous run had (only while its layout is this one).
+    const memory = prev && changed.length === 0 ? prev.nodes : {};
+    const held = new Set<number>();
+    for (const c of conductors) {
+        const r = memory[c.name];
+        if (c.slot === undefined && r !== undefined && r < slots) held.add(r);
+    }
+    const pinnedBefore = new Set<number>();
+    conductors.forEach((c, i) => {
+        if (c.slot === undefined) return;
+        if (c.slot >= slots || held.has(c.slot) || pinnedBefore.has(c.slot)) keys.push(`conductors[${i}].slot`);
+        pinnedBefore.add(c.slot);
     });
-    return { keys, collisions };
+    return keys.sort();
 }
 
-/** Slots no conductor is on (what the collision message must offer for pinning). */
-function freeSlots(req: SliceRequest): number[] {
-    const taken = new Set(req.conductors.map((c) => slotOf(c, req.slots)));
-    return [...Array(req.slots).keys()].filter((s) => !taken.has(s));
+const interval = (s: { start: string; end: string }) => [ipToNumber(s.start), ipToNumber(s.end)] as const;
+
+/** What the next run reads back: the `state` output through JSON, as the engine stores it. */
+function nextPrevious(config: StackConfig, previous: PreviousState): PreviousState {
+    const plan = buildPlan(config, previous);
+    return parsePreviousState(JSON.parse(JSON.stringify({ [PREVIOUS_OUTPUTS.state]: persistedState(plan) })));
 }
 
-const interval = (s: Slice) => [ipToNumber(s.start), ipToNumber(s.end)] as const;
-const sliceOf = (plan: SlicePlan, node: string) => plan.slices.find((s) => s.node === node);
-const describePlan = (req: SliceRequest, plan: SlicePlan) => JSON.stringify({ req, plan });
+describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
+    this.timeout(120000);
 
-/** Puts `c` at position `at` (mod length + 1) of `list`. */
-const insertAt = <T>(list: T[], c: T, at: number) => {
-    const i = at % (list.length + 1);
-    return [...list.slice(0, i), c, ...list.slice(i)];
-};
-
-describe("DHCP slice planner: properties (fast-check)", function () {
-    this.timeout(60000);
-
-    it("slices of different slots are pairwise disjoint, and with no issues all slices are", function () {
+    it("accepted runs: disjoint slices inside the range, pins respected, nodes never move, new nodes first-fit; refusals exactly as modelled", function () {
+        let accepted = 0;
+        let refused = 0;
+        let kept = 0;
+        let resliced = 0;
         fc.assert(
-            fc.property(scenarioArb, ({ req }) => {
-                const plan = planSlices(req);
-                for (let a = 0; a < plan.slices.length; a++) {
-                    for (let b = a + 1; b < plan.slices.length; b++) {
-                        const [x, y] = [plan.slices[a], plan.slices[b]];
-                        if (x.slot === y.slot) {
-                            assert.notEqual(plan.issues.length, 0, `${x.node} and ${y.node} share slot ${x.slot} without an issue: ${describePlan(req, plan)}`);
-                            continue;
-                        }
-                        if (x.size === 0) continue; // empty slices hold no address (sliceSize 0 is always reported)
-                        const [[xs, xe], [ys, ye]] = [interval(x), interval(y)];
-                        assert.ok(xe < ys || ye < xs, `${x.node} ${x.start}-${x.end} overlaps ${y.node} ${y.start}-${y.end}: ${describePlan(req, plan)}`);
+            fc.property(lifeArb, ({ range, minSize, slots, initial, ops }) => {
+                let dhcp: DhcpConfig = { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, leaseTime: "1h", minSize, slots, reslice: false };
+                let conductors: ConductorConfig[] = initial.map((c) => ({ name: c.name, ip: "172.22.0.2", ...(c.pin !== undefined ? { slot: c.pin } : {}) }));
+                let previous: PreviousState = {};
+                let history: string[] = [];
+                // The first run, then each operation applied to the last accepted config.
+                for (const [k, op] of [undefined, ...ops].entries()) {
+                    const run = op === undefined ? { dhcp, conductors } : apply(op, dhcp, conductors, (n) => previous.dhcpSlots?.nodes[n]);
+                    if (!run) continue;
+                    const config = stackConfig(run.dhcp, run.conductors);
+                    const plan = buildPlan(config, previous);
+                    const issues = previousStateIssues(plan, previous);
+                    const where = `run ${k} of ${JSON.stringify({ history, config: { dhcp: run.dhcp, conductors: run.conductors }, previous: previous.dhcpSlots })}`;
+                    const prev = previous.dhcpSlots;
+                    assert.deepEqual(issues.map((i) => i.key).sort(), expectedKeys(run.dhcp, run.conductors, prev), `issues ${JSON.stringify(issues)} at ${where}`);
+                    history = [...history, JSON.stringify(run.conductors.map((c) => c.name + (c.slot !== undefined ? `@${c.slot}` : "")))];
+                    if (issues.length > 0) {
+                        refused++;
+                        continue; // refused: the stack and the config stay as they were
                     }
+                    accepted++;
+                    const sp = plan.dhcpSlots!;
+                    const slotOf = new Map(plan.conductors.map((c) => [c.node, c.slot]));
+                    // One slot per conductor, all distinct, inside 0..slots-1.
+                    assert.equal(sp.slices.length, run.conductors.length, where);
+                    assert.equal(new Set(sp.slices.map((s) => s.slot)).size, sp.slices.length, `two nodes share a slot at ${where}`);
+                    // Disjoint, inside the range, of the plan's size.
+                    const [first, last] = [ipToNumber(run.dhcp.rangeStart), ipToNumber(run.dhcp.rangeEnd)];
+                    const ivs = sp.slices.map(interval).sort((a, b) => a[0] - b[0]);
+                    ivs.forEach(([s, e], i) => {
+                        assert.ok(s >= first && e <= last && e - s + 1 === sp.sliceSize && sp.sliceSize >= run.dhcp.minSize, `slice ${s}-${e} at ${where}`);
+                        if (i > 0) assert.ok(s > ivs[i - 1][1], `overlap at ${where}`);
+                    });
+                    // Pins respected.
+                    for (const c of run.conductors) if (c.slot !== undefined) assert.equal(slotOf.get(c.name), c.slot, `${c.name}'s pin at ${where}`);
+                    // A node the previous run had keeps its slot, unless a re-slice was asked for.
+                    if (sp.resliced) {
+                        resliced++;
+                        assert.ok(run.dhcp.reslice && prev, `re-sliced without the flag at ${where}`);
+                    } else if (prev) {
+                        assert.equal(sp.slots, prev.slots, `the layout changed without a re-slice at ${where}`);
+                        for (const c of run.conductors) {
+                            const was: number | undefined = prev.nodes[c.name];
+                            if (was === undefined || (c.slot !== undefined && c.slot !== was)) continue;
+                            kept++;
+                            assert.equal(slotOf.get(c.name), was, `${c.name} moved from slot ${was} at ${where}`);
+                        }
+                    }
+                    // First-fit: every slot below a new node's is held by a node that is not new, or by an earlier new one.
+                    sp.slices.forEach((s, i) => {
+                        if (s.source !== "new") return;
+                        const holders = new Map(sp.slices.filter((x, j) => x.source !== "new" || j < i).map((x) => [x.slot, x.node]));
+                        for (let lower = 0; lower < s.slot; lower++) assert.ok(holders.has(lower), `${s.node} took ${s.slot} while ${lower} was free at ${where}`);
+                    });
+                    // A first run without slots uses the default count.
+                    if (!prev && run.dhcp.slots === undefined) assert.equal(sp.slots, defaultDhcpSlots(run.conductors.length), where);
+                    previous = nextPrevious(config, previous);
+                    assert.deepEqual(previous.dhcpSlots!.nodes, Object.fromEntries([...slotOf].sort(([a], [b]) => a.localeCompare(b))), `state written at ${where}`);
+                    dhcp = run.dhcp;
+                    conductors = run.conductors;
+                }
+            }),
+            params(),
+        );
+        assert.ok(accepted > NUM_RUNS && refused > NUM_RUNS / 10 && kept > NUM_RUNS && resliced > 0, `exercised: ${accepted} accepted, ${refused} refused, ${kept} kept slots, ${resliced} re-slices`);
+    });
+
+    it("unpinned nodes are never refused for a collision: with room for them, every add/remove/replace sequence is accepted", function () {
+        const arb = fc.record({
+            names: fc.uniqueArray(nameArb, { minLength: 1, maxLength: 30 }),
+            steps: fc.array(fc.record({ add: fc.boolean(), at: fc.nat() }), { maxLength: 20 }),
+            initial: fc.integer({ min: 1, max: 5 }),
+        });
+        fc.assert(
+            fc.property(arb, ({ names, steps, initial }) => {
+                // A range large enough for 64 slices of 8: only collisions could refuse a run.
+                const dhcp: DhcpConfig = { rangeStart: "10.0.0.1", rangeEnd: "10.0.8.0", leaseTime: "1h", minSize: 8, slots: 16, reslice: false };
+                const pool = [...names];
+                let nodes = pool.splice(0, Math.min(initial, pool.length));
+                let previous: PreviousState = {};
+                const seen = new Map<string, number>();
+                for (const step of [{ add: false, at: -1 }, ...steps]) {
+                    if (step.at >= 0 && step.add && pool.length > 0 && nodes.length < 15) nodes = [...nodes, pool.shift()!];
+                    else if (step.at >= 0 && !step.add && nodes.length > 1) nodes = nodes.filter((_, i) => i !== step.at % nodes.length);
+                    const config = stackConfig(dhcp, nodes.map((name) => ({ name, ip: "172.22.0.2" })));
+                    const plan = buildPlan(config, previous);
+                    assert.deepEqual(previousStateIssues(plan, previous), [], `refused: ${JSON.stringify(nodes)}`);
+                    for (const c of plan.conductors) {
+                        if (seen.has(c.node)) assert.equal(c.slot, seen.get(c.node), `${c.node} moved`);
+                        seen.set(c.node, c.slot!);
+                    }
+                    for (const gone of [...seen.keys()].filter((n) => !nodes.includes(n))) seen.delete(gone);
+                    previous = nextPrevious(config, previous);
+                }
+            }),
+            params(),
+        );
+    });
+
+    it("the default count: 3 nodes use 3 of 4 slices (≥ 75 % of the range up to the < 4 addresses no slice holds), and a replacement always fits", function () {
+        const arb = fc.record({ range: rangeArb.filter((r) => r.total >= 32), n: fc.integer({ min: 1, max: 12 }), victim: fc.nat(), inOneRun: fc.boolean() });
+        fc.assert(
+            fc.property(arb, ({ range, n, victim, inOneRun }) => {
+                const dhcp: DhcpConfig = { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, leaseTime: "1h", minSize: 1, reslice: false };
+                const nodes = [...Array(n).keys()].map((i) => ({ name: `cp-${i}`, ip: "172.22.0.2" }));
+                const first = planDhcpSlots(dhcp, nodes);
+                assert.deepEqual(first.issues, []);
+                assert.equal(first.slots, Math.max(2, n + 1));
+                const used = first.slices.length * first.sliceSize;
+                if (n === 3) assert.ok(used >= 0.75 * range.total - 3 && used / (first.slots * first.sliceSize) === 0.75, `3 nodes use ${used} of ${range.total}`);
+                // Replace one node: remove it and add the new one in one run, or add first and remove after.
+                const prev: DhcpSlotsState = { rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots: first.slots, nodes: Object.fromEntries(first.slices.map((s) => [s.node, s.slot])) };
+                const v = victim % n;
+                const replaced = nodes.map((c, i) => (i === v ? { name: "new-node", ip: "172.22.0.9" } : c));
+                const steps = inOneRun ? [replaced] : [[...nodes, { name: "new-node", ip: "172.22.0.9" }], replaced];
+                let state = prev;
+                for (const list of steps) {
+                    const p = planDhcpSlots(dhcp, list, state);
+                    assert.deepEqual(p.issues, [], `replacing cp-${v}: ${JSON.stringify(p.issues)}`);
+                    for (const s of p.slices) if (s.node !== "new-node") assert.equal(s.slot, prev.nodes[s.node], `${s.node} moved`);
+                    state = { ...state, nodes: Object.fromEntries(p.slices.map((s) => [s.node, s.slot])) };
                 }
             }),
             params(),
@@ -146,7 +289,7 @@ describe("DHCP slice planner: properties (fast-check)", function () {
 
     it("the slots tile the range: slot k starts k * sliceSize after rangeStart, the unused rest is at the end", function () {
         fc.assert(
-            fc.property(shapeArb, ({ range, slots }) => {
+            fc.property(rangeArb, slotsArb, (range, slots) => {
                 const size = Math.floor(range.total / slots);
                 let next = range.first;
                 for (let k = 0; k < slots; k++) {
@@ -161,240 +304,101 @@ describe("DHCP slice planner: properties (fast-check)", function () {
             params(),
         );
     });
-
-    it("every slice lies inside the range and has the plan's sliceSize; sliceSize and unused split the range exactly", function () {
-        fc.assert(
-            fc.property(scenarioArb, ({ req, first, total }) => {
-                const plan = planSlices(req);
-                assert.equal(plan.sliceSize, Math.floor(total / req.slots));
-                assert.equal(plan.sliceSize * req.slots + plan.unused, total);
-                assert.ok(plan.unused >= 0 && plan.unused < req.slots, `unused ${plan.unused} with ${req.slots} slots`);
-                if (plan.sliceSize === 0) assert.ok(plan.issues.some((i) => i.key === "provisioning.dhcp"), "a range with fewer addresses than slots is reported");
-                for (const s of plan.slices) {
-                    assert.equal(s.size, plan.sliceSize, `${s.node}'s slice has the plan's size`);
-                    assert.ok(s.slot >= 0 && s.slot < req.slots && Number.isInteger(s.slot), `${s.node} on slot ${s.slot} of ${req.slots}`);
-                    if (s.size === 0) continue;
-                    const [start, end] = interval(s);
-                    assert.equal(end - start + 1, s.size, `${s.node}: ${s.start}-${s.end} holds ${s.size} addresses`);
-                    assert.ok(start >= first && end <= first + total - 1 - plan.unused, `${s.node}: ${s.start}-${s.end} outside ${req.rangeStart}-${req.rangeEnd}: ${describePlan(req, plan)}`);
-                }
-            }),
-            params(),
-        );
-    });
-
-    it("a conductor's slice depends only on the range, the slot count and its own name/slot", function () {
-        // `me` in two unrelated crowds of other conductors, at arbitrary positions, and alone.
-        const arb = shapeArb.chain(({ range, slots, minSize }) =>
-            fc.record({ me: fc.record({ name: nameArb, slot: pinArb(slots) }), at: fc.nat(), at2: fc.nat() }).chain(({ me, at, at2 }) =>
-                fc.record({
-                    req: fc.constant({ rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, slots, minSize }),
-                    me: fc.constant(conductor(me.name, me.slot)),
-                    crowdA: conductorsArb(slots, 10, [me.name]).map((others) => insertAt(others, conductor(me.name, me.slot), at)),
-                    crowdB: conductorsArb(slots, 10, [me.name]).map((others) => insertAt(others, conductor(me.name, me.slot), at2)),
-                }),
-            ),
-        );
-        fc.assert(
-            fc.property(arb, ({ req, me, crowdA, crowdB }) => {
-                const alone = sliceOf(planSlices({ ...req, conductors: [me] }), me.name);
-                const a = sliceOf(planSlices({ ...req, conductors: crowdA }), me.name);
-                const b = sliceOf(planSlices({ ...req, conductors: crowdB }), me.name);
-                assert.deepEqual(a, alone, `${me.name} moved among ${JSON.stringify(crowdA)}`);
-                assert.deepEqual(b, alone, `${me.name} moved among ${JSON.stringify(crowdB)}`);
-            }),
-            params(),
-        );
-    });
-
-    it("adding, removing or replacing other conductors never moves a conductor's slice", function () {
-        const arb = scenarioArb.chain((sc) =>
-            fc.record({
-                sc: fc.constant(sc),
-                added: fc.record({ name: nameArb.filter((n) => !sc.req.conductors.some((c) => c.name === n)), slot: pinArb(sc.req.slots) }),
-                victim: fc.nat(),
-                // The replacement takes over the victim's slot (the README's procedure) or gets its own.
-                takeOver: fc.boolean(),
-                at: fc.nat(),
-            }),
-        );
-        fc.assert(
-            fc.property(arb, ({ sc, added, victim, takeOver, at }) => {
-                const { req } = sc;
-                const before = planSlices(req);
-                const list = req.conductors;
-                const v = list.length > 0 ? victim % list.length : -1;
-                const newcomer = conductor(added.name, added.slot);
-                const replacement = v >= 0 && takeOver ? conductor(added.name, slotOf(list[v], req.slots)) : newcomer;
-                const variants: [string, Conductor[], number][] = [
-                    ["adding " + added.name, insertAt(list, newcomer, at), -1],
-                    ["removing conductors[" + v + "]", list.filter((_, i) => i !== v), v],
-                    ["replacing conductors[" + v + "] by " + added.name, list.map((c, i) => (i === v ? replacement : c)), v],
-                    ["reversing the list", [...list].reverse(), -1],
-                ];
-                for (const [what, conductors, gone] of variants) {
-                    const after = planSlices({ ...req, conductors });
-                    list.forEach((c, i) => {
-                        if (i === gone) return;
-                        assert.deepEqual(sliceOf(after, c.name), sliceOf(before, c.name), `${c.name}'s slice moved after ${what}: ${describePlan(req, before)}`);
-                    });
-                }
-            }),
-            params(),
-        );
-    });
-
-    it("pinned slots are respected, auto slots come from the name; a pin outside 0..slots-1 is reported and gets no slice", function () {
-        let pinnedRuns = 0;
-        let badPins = 0;
-        fc.assert(
-            fc.property(scenarioArb, ({ req }) => {
-                const plan = planSlices(req);
-                req.conductors.forEach((c, i) => {
-                    const mine = plan.slices.filter((s) => s.node === c.name);
-                    const s = slotOf(c, req.slots);
-                    assert.ok(Number.isInteger(s) && s >= 0, `slot ${s}`);
-                    if (c.slot === undefined) assert.ok(s < req.slots, `autoSlot(${c.name}, ${req.slots}) = ${s}`);
-                    if (s >= req.slots) {
-                        badPins++;
-                        assert.deepEqual(mine, [], `${c.name} pinned to missing slot ${s} has no slice`);
-                        assert.ok(
-                            plan.issues.some((iss) => iss.key === `conductors[${i}].slot` && iss.message.includes(`slot ${s} does not exist: slots are 0-${req.slots - 1}`)),
-                            `missing-slot issue for conductors[${i}]: ${describePlan(req, plan)}`,
-                        );
-                        return;
-                    }
-                    if (c.slot !== undefined) pinnedRuns++;
-                    assert.equal(mine.length, 1, `${c.name} has one slice`);
-                    assert.deepEqual(mine[0], { node: c.name, slot: s, auto: c.slot === undefined, ...sliceBounds(req.rangeStart, req.rangeEnd, req.slots, s) });
-                });
-            }),
-            params(),
-        );
-        assert.ok(pinnedRuns > NUM_RUNS / 10 && badPins > 0, `the generator pins enough conductors (${pinnedRuns} pinned, ${badPins} to missing slots)`);
-    });
-
-    it("autoSlot is a function of (name, slots) with values in 0..slots-1", function () {
-        fc.assert(
-            fc.property(nameArb, slotsArb, (name, slots) => {
-                const s = autoSlot(name, slots);
-                assert.ok(Number.isInteger(s) && s >= 0 && s < slots);
-                assert.equal(autoSlot(name, slots), s);
-                assert.equal(planSlices({ rangeStart: "10.0.0.1", rangeEnd: "10.0.255.254", slots, minSize: 1, conductors: [{ name }] }).slices[0].slot, s);
-            }),
-            params(),
-        );
-    });
-
-    it("with no issues every conductor has exactly one slice and no two share a slot", function () {
-        let clean = 0;
-        fc.assert(
-            fc.property(scenarioArb, ({ req }) => {
-                const plan = planSlices(req);
-                if (plan.issues.length > 0) return;
-                clean++;
-                assert.deepEqual(plan.slices.map((s) => s.node).sort(), req.conductors.map((c) => c.name).sort(), "one slice per conductor");
-                assert.equal(new Set(plan.slices.map((s) => s.slot)).size, plan.slices.length, `slots are distinct: ${describePlan(req, plan)}`);
-                assert.ok(req.conductors.length <= req.slots && plan.sliceSize >= req.minSize);
-            }),
-            params(),
-        );
-        assert.ok(clean > NUM_RUNS / 10, `only ${clean} of ${NUM_RUNS} generated plans were clean; the property was barely exercised`);
-    });
-
-    it("reports exactly the expected issues; every collision names conductors[i].slot, both nodes and the free slots", function () {
-        let autoCollisions = 0;
-        fc.assert(
-            fc.property(scenarioArb, ({ req, total }) => {
-                const plan = planSlices(req);
-                const { keys, collisions } = expectedIssues(req, total);
-                assert.deepEqual(plan.issues.map((i) => i.key).sort(), [...keys].sort(), `issue keys: ${describePlan(req, plan)}`);
-                const free = freeSlots(req);
-                const freeText = free.length > 0 ? free.join(", ") : "none; raise provisioning.dhcp.slots";
-                for (const [i, j] of collisions) {
-                    const [c, other] = [req.conductors[i], req.conductors[j]];
-                    if (c.slot === undefined || other.slot === undefined) autoCollisions++;
-                    const issue = plan.issues.find((iss) => iss.key === `conductors[${i}].slot` && iss.message.includes("would share a DHCP slice"));
-                    assert.ok(issue, `collision of conductors[${i}] (${c.name}) and conductors[${j}] (${other.name}) not reported: ${describePlan(req, plan)}`);
-                    assert.ok(issue.message.includes(`node ${c.name} (`) && issue.message.includes(`node ${other.name} (conductors[${j}]`), issue.message);
-                    assert.ok(issue.message.includes(`(free: ${freeText})`), `free slots ${freeText} in: ${issue.message}`);
-                }
-            }),
-            params(),
-        );
-        assert.ok(autoCollisions > NUM_RUNS / 10, `only ${autoCollisions} auto-slot collisions generated`);
-    });
 });
 
 // ---------------------------------------------------------------------------------------------
-// Worked examples (moved from test/components/multi.test.ts)
+// Worked examples
 
-function req(conductors: Conductor[], over: Partial<SliceRequest> = {}): SliceRequest {
-    return { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 8, minSize: 8, conductors, ...over };
-}
+const RANGE = { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209" };
+const dhcpOf = (over: Partial<DhcpConfig> = {}): DhcpConfig => ({ ...RANGE, leaseTime: "1h", minSize: 8, reslice: false, ...over });
+const nodes = (...spec: (string | [string, number])[]): ConductorConfig[] =>
+    spec.map((s) => (typeof s === "string" ? { name: s, ip: "172.22.0.2" } : { name: s[0], ip: "172.22.0.2", slot: s[1] }));
+const table = (p: { slices: { node: string; slot: number; source: string; start: string; end: string }[] }) => p.slices.map((s) => `${s.node}:${s.slot}:${s.source} ${s.start}-${s.end}`);
+const stateOf = (p: ReturnType<typeof planDhcpSlots>): DhcpSlotsState => ({ rangeStart: p.rangeStart, rangeEnd: p.rangeEnd, slots: p.slots, nodes: Object.fromEntries(p.slices.map((s) => [s.node, s.slot])) });
 
-function sliceMap(conductors: Conductor[]) {
-    const p = planSlices(req(conductors));
-    assert.deepEqual(p.issues, []);
-    return Object.fromEntries(p.slices.map((s) => [s.node, `${s.start}-${s.end}`]));
-}
+describe("DHCP slots: examples", function () {
+    it("a first run without slots: one per node plus one, first-fit in config order, 75 % of the range for three nodes", function () {
+        const p = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2"));
+        assert.deepEqual(p.issues, []);
+        assert.deepEqual([p.slots, p.slotsFrom, p.sliceSize, p.unused], [4, "default", 50, 0]);
+        assert.deepEqual(table(p), ["cp-0:0:new 172.22.0.10-172.22.0.59", "cp-1:1:new 172.22.0.60-172.22.0.109", "cp-2:2:new 172.22.0.110-172.22.0.159"]);
+        assert.deepEqual([defaultDhcpSlots(0), defaultDhcpSlots(1), defaultDhcpSlots(3), defaultDhcpSlots(63), defaultDhcpSlots(80)], [2, 2, 4, 64, 64]);
+    });
 
-describe("DHCP slice planner: examples", function () {
-    const three = [{ name: "cp-0" }, { name: "cp-1" }, { name: "cp-2", slot: 0 }];
+    it("a 4th node takes the free slot without changing the layout; a 5th needs more slots and a re-slice", function () {
+        const first = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2"));
+        const four = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2", "cp-3"), stateOf(first));
+        assert.deepEqual(four.issues, []);
+        assert.deepEqual([four.slots, four.slotsFrom], [4, "previous"]);
+        assert.deepEqual(table(four), [...table(first).map((t) => t.replace(":new", ":kept")), "cp-3:3:new 172.22.0.160-172.22.0.209"]);
+        const five = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2", "cp-3", "cp-4"), stateOf(four));
+        assert.equal(five.issues.length, 1);
+        assert.equal(five.issues[0].key, "provisioning.dhcp.slots");
+        assert.match(five.issues[0].message, /^5 conductors but only 4 slots \(provisioning\.dhcp\.slots is unset: the count of the previous run, kept\); set provisioning\.dhcp\.slots to at least 6 .* together with provisioning\.dhcp\.reslice: true/);
+        // Asked for: every node allocated afresh in the new layout.
+        const resliced = planDhcpSlots(dhcpOf({ slots: 8, reslice: true }), nodes("cp-0", "cp-1", "cp-2", "cp-3", "cp-4"), stateOf(four));
+        assert.deepEqual(resliced.issues, []);
+        assert.equal(resliced.resliced, true);
+        assert.deepEqual(resliced.slices.map((s) => `${s.node}:${s.slot}:${s.source}:${s.end}`), ["cp-0:0:new:172.22.0.34", "cp-1:1:new:172.22.0.59", "cp-2:2:new:172.22.0.84", "cp-3:3:new:172.22.0.109", "cp-4:4:new:172.22.0.134"]);
+    });
 
-    it("cuts the range into equal, disjoint slices inside the range", function () {
-        const p = planSlices(req(three));
-        assert.equal(p.sliceSize, 25);
-        assert.equal(p.unused, 0);
-        assert.deepEqual(
-            p.slices.map((s) => [s.node, s.slot, s.start, s.end, s.size]),
-            [
-                ["cp-0", 4, "172.22.0.110", "172.22.0.134", 25],
-                ["cp-1", 6, "172.22.0.160", "172.22.0.184", 25],
-                ["cp-2", 0, "172.22.0.10", "172.22.0.34", 25],
-            ],
+    it("a changed slot count or range is refused without the flag, naming the key, what re-slicing does and how to ask for it", function () {
+        const prev = stateOf(planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2")));
+        const slots = planDhcpSlots(dhcpOf({ slots: 8 }), nodes("cp-0", "cp-1", "cp-2"), prev);
+        assert.deepEqual(slots.issues.map((i) => i.key), ["provisioning.dhcp.slots"]);
+        assert.match(slots.issues[0].message, /^was 4 in the previous run, now 8; re-slicing cuts the range anew and moves every conductor's slice: .*a host that is provisioning or inspecting meanwhile may fail its network boot\. To re-slice, wait until no host is provisioning, set provisioning\.dhcp\.reslice: true, run pulumi up, then remove the flag\. Or set it to 4/);
+        const range = planDhcpSlots({ ...dhcpOf(), rangeStart: "172.22.0.20", rangeEnd: "172.22.0.250" }, nodes("cp-0", "cp-1", "cp-2"), prev);
+        assert.deepEqual(range.issues.map((i) => i.key), ["provisioning.dhcp.rangeStart", "provisioning.dhcp.rangeEnd"]);
+        assert.match(range.issues[0].message, /^was 172\.22\.0\.10 in the previous run, now 172\.22\.0\.20; .*Or set it back to 172\.22\.0\.10/);
+        // Unset slots keep the previous count: no change, no refusal.
+        assert.deepEqual(planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1"), { ...prev, slots: 8 }).issues, []);
+    });
+
+    it("the flag left on with an unchanged layout changes nothing", function () {
+        const prev: DhcpSlotsState = { ...RANGE, slots: 4, nodes: { "cp-0": 3, "cp-1": 1, "cp-2": 0 } };
+        const off = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2"), prev);
+        const on = planDhcpSlots(dhcpOf({ reslice: true }), nodes("cp-0", "cp-1", "cp-2"), prev);
+        assert.deepEqual(on, off);
+        assert.equal(on.resliced, false);
+        assert.deepEqual(on.slices.map((s) => [s.node, s.slot, s.source]), [["cp-0", 3, "kept"], ["cp-1", 1, "kept"], ["cp-2", 0, "kept"]]);
+    });
+
+    it("removing a node frees its slot for the next new node; a pin wins for its own node", function () {
+        const prev: DhcpSlotsState = { ...RANGE, slots: 4, nodes: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } };
+        const p = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-2", "cp-9"), prev);
+        assert.deepEqual(p.slices.map((s) => [s.node, s.slot, s.source]), [["cp-0", 0, "kept"], ["cp-2", 2, "kept"], ["cp-9", 1, "new"]]);
+        const moved = planDhcpSlots(dhcpOf(), nodes(["cp-0", 3], "cp-1", "cp-2"), prev);
+        assert.deepEqual(moved.issues, []);
+        assert.deepEqual(moved.slices.map((s) => [s.node, s.slot, s.source]), [["cp-0", 3, "pinned"], ["cp-1", 1, "kept"], ["cp-2", 2, "kept"]]);
+    });
+
+    it("refuses a pin on a slot another present node keeps, or another pin holds, naming conductors[i].slot and the free slots", function () {
+        const prev: DhcpSlotsState = { ...RANGE, slots: 4, nodes: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } };
+        const p = planDhcpSlots(dhcpOf(), nodes("cp-0", "cp-1", "cp-2", ["cp-3", 1]), prev);
+        assert.deepEqual(p.issues.map((i) => i.key), ["conductors[3].slot"]);
+        assert.equal(
+            p.issues[0].message,
+            "slot 1 is held by node cp-1 (conductors[1]) since the previous run; pinning node cp-3 there would move cp-1's slice and the leases in it. Pin cp-3 to a free slot (free: 3), or remove cp-1 from conductors in an earlier run",
         );
-        // All 8 slots together cover the range exactly, without overlap.
-        const all = planSlices(req([...Array(8).keys()].map((i) => ({ name: `n${i}`, slot: i }))));
-        const sorted = all.slices.map((s) => [ipToNumber(s.start), ipToNumber(s.end)]).sort((a, b) => a[0] - b[0]);
-        assert.equal(sorted[0][0], ipToNumber("172.22.0.10"));
-        assert.equal(sorted[7][1], ipToNumber("172.22.0.209"));
-        for (let i = 1; i < sorted.length; i++) assert.equal(sorted[i][0], sorted[i - 1][1] + 1, "adjacent, disjoint");
+        assert.equal(p.slices.find((s) => s.node === "cp-1")!.slot, 1, "cp-1 is not moved");
+        const twice = planSlices({ ...RANGE, slots: 8, minSize: 8, conductors: [{ name: "a", slot: 4 }, { name: "b", slot: 4 }] });
+        assert.deepEqual(twice.issues.map((i) => i.key), ["conductors[1].slot"]);
+        assert.match(twice.issues[0].message, /^node b and node a \(conductors\[0\]\) are both pinned to slot 4; .*\(free: 0, 1, 2, 3, 5, 6, 7\)$/);
+        const missing = planDhcpSlots(dhcpOf(), nodes("cp-0", ["cp-1", 5]));
+        assert.deepEqual(missing.issues.map((i) => [i.key, i.message]), [["conductors[1].slot", "slot 5 does not exist: slots are 0-2 (provisioning.dhcp.slots is unset: the default for 2 conductors, one more than their number)"]]);
     });
 
-    it("adding, removing or replacing a node never moves another node's slice", function () {
-        const before = sliceMap(three);
-        const added = sliceMap([...three, { name: "cp-3" }]);
-        const removed = sliceMap(three.filter((c) => c.name !== "cp-0"));
-        const replaced = sliceMap([{ name: "cp-0" }, { name: "cp-1-new", slot: 6 }, { name: "cp-2", slot: 0 }]);
-        const reordered = sliceMap([...three].reverse());
-        for (const n of ["cp-0", "cp-1", "cp-2"]) assert.equal(added[n], before[n], `${n} after adding cp-3`);
-        for (const n of ["cp-1", "cp-2"]) assert.equal(removed[n], before[n], `${n} after removing cp-0`);
-        for (const n of ["cp-0", "cp-2"]) assert.equal(replaced[n], before[n], `${n} after replacing cp-1`);
-        assert.equal(replaced["cp-1-new"], before["cp-1"], "the replacement pinned to the old slot takes over its slice");
-        assert.deepEqual(reordered, before, "list order does not matter");
+    it("replacing a node by one pinned to its slot, in one run, hands the slice over", function () {
+        const prev: DhcpSlotsState = { ...RANGE, slots: 4, nodes: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } };
+        const p = planDhcpSlots(dhcpOf(), nodes("cp-0", ["cp-1-new", 1], "cp-2"), prev);
+        assert.deepEqual(p.issues, []);
+        assert.deepEqual(table(p), ["cp-0:0:kept 172.22.0.10-172.22.0.59", "cp-1-new:1:pinned 172.22.0.60-172.22.0.109", "cp-2:2:kept 172.22.0.110-172.22.0.159"]);
     });
 
-    it("derives auto slots from the node name alone", function () {
-        assert.equal(autoSlot("cp-0", 8), 4);
-        assert.equal(autoSlot("cp-0", 8), planSlices(req([{ name: "cp-0" }, { name: "zzz", slot: 0 }])).slices[0].slot);
-    });
-
-    it("rejects two nodes on one slice, naming the free slots to pin", function () {
-        const p = planSlices(req([{ name: "master-1" }, { name: "master-2" }]));
-        assert.equal(autoSlot("master-1", 8), autoSlot("master-2", 8), "these two names collide with 8 slots");
-        assert.equal(p.issues.length, 1);
-        assert.equal(p.issues[0].key, "conductors[1].slot");
-        assert.match(p.issues[0].message, /would share a DHCP slice.*Pin the node that is new with an explicit slot \(free: 0, 1, 2, 3, 5, 6, 7\)/);
-        const pinned = planSlices(req([{ name: "master-1", slot: 4 }, { name: "master-1b", slot: 4 }]));
-        assert.match(pinned.issues[0].message, /pinned to 4/);
-    });
-
-    it("rejects more nodes than slots, slots that do not exist, and slices too small", function () {
-        const many = planSlices(req([...Array(3).keys()].map((i) => ({ name: `n${i}`, slot: i })), { slots: 2 }));
-        assert.ok(many.issues.some((i) => i.key === "provisioning.dhcp.slots" && /3 conductors but only 2 slots/.test(i.message)));
-        assert.ok(many.issues.some((i) => i.key === "conductors[2].slot" && /slot 2 does not exist: slots are 0-1/.test(i.message)));
-        const small = planSlices(req([{ name: "a", slot: 0 }], { slots: 64 }));
-        assert.ok(small.issues.some((i) => i.key === "provisioning.dhcp" && /gives 3 per conductor; at least 8/.test(i.message)));
+    it("slices too small for minSize are reported with the count's origin", function () {
+        const small = planSlices({ ...RANGE, slots: 64, minSize: 8, conductors: [{ name: "a" }] } as SliceRequest);
+        assert.deepEqual(small.issues.map((i) => [i.key, i.message]), [
+            ["provisioning.dhcp", "range 172.22.0.10-172.22.0.209 (200 addresses) cut into 64 slots (provisioning.dhcp.slots = 64) gives 3 per conductor; at least 8 are needed. Widen the range, lower provisioning.dhcp.slots, or lower provisioning.dhcp.minSize"],
+        ]);
     });
 });

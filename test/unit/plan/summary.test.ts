@@ -22,9 +22,9 @@ describe("plan/summary: topologySummary", function () {
             topology: "multi",
             namespace: "metal3",
             conductors: [
-                { node: "cp-0", ip: "172.22.0.2", slot: 4, dhcpRange: "172.22.0.110-172.22.0.134 (25 addresses)" },
-                { node: "cp-1", ip: "172.22.0.3", slot: 6, dhcpRange: "172.22.0.160-172.22.0.184 (25 addresses)" },
-                { node: "cp-2", ip: "172.22.0.4", slot: 0, dhcpRange: "172.22.0.10-172.22.0.34 (25 addresses)" },
+                { node: "cp-0", ip: "172.22.0.2", slot: 0, dhcpRange: "172.22.0.10-172.22.0.59 (50 addresses)" },
+                { node: "cp-1", ip: "172.22.0.3", slot: 1, dhcpRange: "172.22.0.60-172.22.0.109 (50 addresses)" },
+                { node: "cp-2", ip: "172.22.0.4", slot: 2, dhcpRange: "172.22.0.110-172.22.0.159 (50 addresses)" },
             ],
         });
     });

@@ -3,6 +3,9 @@ import { RESERVED_MULTI_OPTIONS } from "../../../../core/config";
 import { topologyRule } from "../../../../core/config/rules/topology";
 import { devRaw, haRaw, hasIssue, issues, ruleTable, withProvisioning, withoutProvisioning } from "../support";
 
+/** The ha stack with conductors[2] pinned to slot 0. */
+const pinned = { ...haRaw, conductors: (haRaw.conductors as object[]).map((c, i) => (i === 2 ? { ...c, slot: 0 } : c)) };
+
 describe("config rule: topology", function () {
     it("rejects multi with SQLite, and conductors with single", function () {
         hasIssue(issues({ ...devRaw, topology: "multi", conductors: [{ name: "cp-0", ip: "172.22.0.3" }] }), "database.kind", /shared database/);
@@ -24,8 +27,8 @@ describe("config rule: topology", function () {
         { name: "multi overriding default.host", raw: { ...haRaw, ironic: { config: { "default.host": "x" } } }, key: "ironic.config.default.host", message: "set by this program", reported: true },
         { name: "multi setting default.debug", raw: { ...haRaw, ironic: { config: { "default.debug": true } } }, key: "ironic.config.default.debug", message: "set by this program", reported: false },
         { name: "single setting json_rpc", raw: { ...devRaw, ironic: { config: { "json_rpc.port": 1 } } }, key: "ironic.config.json_rpc.port", message: "set by this program", reported: false },
-        { name: "multi: a pinned slot without DHCP", raw: withoutProvisioning("dhcp", haRaw), key: "conductors[2].slot", message: "only used with provisioning.dhcp", reported: true },
-        { name: "multi: a pinned slot with DHCP", raw: haRaw, key: "conductors[2].slot", message: "only used with provisioning.dhcp", reported: false },
+        { name: "multi: a pinned slot without DHCP", raw: withoutProvisioning("dhcp", pinned), key: "conductors[2].slot", message: "only used with provisioning.dhcp", reported: true },
+        { name: "multi: a pinned slot with DHCP", raw: pinned, key: "conductors[2].slot", message: "only used with provisioning.dhcp", reported: false },
     ]);
 
     it("reserves the DHCP, dnsmasq and JSON-RPC groups and the conductor's identity in multi", function () {

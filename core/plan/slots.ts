@@ -1,0 +1,76 @@
+/**
+ * The DHCP layout of a multi-conductor stack from one run to the next.
+ *
+ * The layout is the range and the slot count. The count is `provisioning.dhcp.slots` when set,
+ * else the previous run's count (remembered in the stack's `state` output), else one per
+ * conductor plus one (defaultDhcpSlots). While the layout is the previous run's, every node the
+ * previous run had keeps its slot (core/plan/slices.ts). A different layout moves every slice, so
+ * it is refused unless `provisioning.dhcp.reslice: true`, which allocates every node afresh. The
+ * flag left on with an unchanged layout changes nothing.
+ */
+import { type ConductorConfig, type ConfigIssue, type DhcpConfig, defaultDhcpSlots, ipToNumber } from "../config";
+import { type Slice, planSlices } from "./slices";
+
+/** DHCP slots as allocated, with the layout they were cut from (the `state` output, multi with DHCP only). */
+export interface DhcpSlotsState {
+    rangeStart: string;
+    rangeEnd: string;
+    slots: number;
+    /** Node name → slot. */
+    nodes: Record<string, number>;
+}
+
+/** The slots of this run: the resolved layout, each conductor's slice, and what forbids it. */
+export interface DhcpSlotPlan {
+    rangeStart: string;
+    rangeEnd: string;
+    slots: number;
+    /** Where the count came from: config, the previous run, or the default. */
+    slotsFrom: "config" | "previous" | "default";
+    /** This run cuts the range anew (re-slice asked for and the layout changed). */
+    resliced: boolean;
+    sliceSize: number;
+    unused: number;
+    /** In config order; a conductor without a slot (refused pin) has none. */
+    slices: Slice[];
+    /** Problems that refuse the run (layout changed without the flag, too few slots, pins). */
+    issues: ConfigIssue[];
+}
+
+const RESLICE_HOW =
+    "re-slicing cuts the range anew and moves every conductor's slice: hosts get addresses from new slices on their next DHCP request, and a host that is provisioning or inspecting meanwhile may fail its network boot. " +
+    "To re-slice, wait until no host is provisioning, set provisioning.dhcp.reslice: true, run pulumi up, then remove the flag";
+
+/** One issue per layout key that differs from the previous run's. */
+function layoutChanges(dhcp: DhcpConfig, slots: number, prev: DhcpSlotsState): ConfigIssue[] {
+    const issues: ConfigIssue[] = [];
+    const differs = (a: string, b: string) => !/^\d+\.\d+\.\d+\.\d+$/.test(b) || ipToNumber(a) !== ipToNumber(b);
+    const change = (key: string, was: string | number, now: string | number, undo: string) =>
+        issues.push({ key, message: `was ${was} in the previous run, now ${now}; ${RESLICE_HOW}. Or ${undo} to keep every slice where it is` });
+    if (differs(dhcp.rangeStart, prev.rangeStart)) change("provisioning.dhcp.rangeStart", prev.rangeStart, dhcp.rangeStart, `set it back to ${prev.rangeStart}`);
+    if (differs(dhcp.rangeEnd, prev.rangeEnd)) change("provisioning.dhcp.rangeEnd", prev.rangeEnd, dhcp.rangeEnd, `set it back to ${prev.rangeEnd}`);
+    if (slots !== prev.slots) change("provisioning.dhcp.slots", prev.slots, slots, `set it to ${prev.slots} (or unset it: the previous count is kept)`);
+    return issues;
+}
+
+/** The slots of `conductors` in `dhcp`'s range, given the previous run's slots (undefined on a first run). */
+export function planDhcpSlots(dhcp: DhcpConfig, conductors: ConductorConfig[], previous?: DhcpSlotsState): DhcpSlotPlan {
+    const slotsFrom = dhcp.slots !== undefined ? "config" : previous ? "previous" : "default";
+    const slots = dhcp.slots ?? previous?.slots ?? defaultDhcpSlots(conductors.length);
+    const changes = previous ? layoutChanges(dhcp, slots, previous) : [];
+    const resliced = changes.length > 0 && dhcp.reslice;
+    // A changed layout keeps nothing: refused without the flag, allocated afresh with it.
+    const remembered = previous && changes.length === 0 ? previous.nodes : {};
+    const sp = planSlices({
+        rangeStart: dhcp.rangeStart,
+        rangeEnd: dhcp.rangeEnd,
+        slots,
+        minSize: dhcp.minSize,
+        conductors,
+        remembered,
+        slotsFrom,
+        deployed: previous !== undefined && !resliced,
+    });
+    const issues = [...(resliced ? [] : changes), ...sp.issues];
+    return { rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots, slotsFrom, resliced, sliceSize: sp.sliceSize, unused: sp.unused, slices: sp.slices, issues };
+}
