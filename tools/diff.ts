@@ -48,6 +48,20 @@ export function readRender(dir: string): Map<string, K8sObject> {
     return objects;
 }
 
+/** Every file under `dir`, by its path relative to `dir` (forward slashes), sorted. */
+export function readRenderTree(dir: string): Record<string, string> {
+    const out: Record<string, string> = {};
+    const walk = (rel: string) => {
+        for (const e of fs.readdirSync(path.join(dir, rel), { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+            const r = rel ? `${rel}/${e.name}` : e.name;
+            if (e.isDirectory()) walk(r);
+            else out[r] = fs.readFileSync(path.join(dir, r), "utf8");
+        }
+    };
+    walk("");
+    return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
 /** A list of named entries (containers, env, volumes, ports) is compared by name, not position. */
 const isNamedList = (v: unknown): v is { name: string }[] => Array.isArray(v) && v.length > 0 && v.every((x) => x && typeof x === "object" && typeof x.name === "string");
 const fieldKey = (k: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);

@@ -6,8 +6,9 @@
  * change of these files. Regenerate only when the change is intended, in the commit that makes it.
  */
 import { spawnSync } from "child_process";
-import * as fs from "fs";
 import * as path from "path";
+
+import { readRenderTree } from "./diff";
 
 export const ROOT = path.resolve(__dirname, "..");
 
@@ -39,7 +40,7 @@ function main(): number {
             console.error(`golden: ${ex.file}: plan failed\n${r.stderr}`);
             return 1;
         }
-        console.log(`golden: ${ex.file} → ${path.relative(ROOT, out)}/ (${fs.readdirSync(out).length} objects)`);
+        console.log(`golden: ${ex.file} → ${path.relative(ROOT, out)}/ (${Object.keys(readRenderTree(out)).length} objects)`);
     }
     return 0;
 }

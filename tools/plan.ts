@@ -2,7 +2,7 @@
  * npm run plan [-- --stack NAME] [-- --out DIR] [-- --previous outputs.json]
  *
  * Renders a stack offline: runs the program in-process against mocks (no cluster, no Pulumi
- * CLI), writes every Kubernetes object as YAML under out/NAME/ in a stable order, and prints a
+ * CLI), writes every Kubernetes object as YAML to out/NAME/<kind>/<namespace>/<name>.yaml, and prints a
  * summary. Secrets are redacted. Exits non-zero, listing every problem, when config is invalid.
  * With --diff DIR (a previous render, e.g. of the base branch): what changed per object and which
  * pods restart on which nodes, and which Jobs run (tools/diff.ts).
@@ -116,7 +116,10 @@ async function main(): Promise<number> {
     const outDir = path.resolve(out ?? path.join(root, "out", stack));
     fs.rmSync(outDir, { recursive: true, force: true });
     fs.mkdirSync(outDir, { recursive: true });
-    for (const f of rendered.files) fs.writeFileSync(path.join(outDir, f.name), f.content);
+    for (const f of rendered.files) {
+        fs.mkdirSync(path.dirname(path.join(outDir, f.name)), { recursive: true });
+        fs.writeFileSync(path.join(outDir, f.name), f.content);
+    }
 
     const lines: string[] = [];
     lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);

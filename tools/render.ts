@@ -66,6 +66,16 @@ export function sortObjects(objs: Record<string, any>[]): Record<string, any>[] 
     );
 }
 
+/**
+ * Where an object's file goes in a render: `<kind>/<namespace>/<name>.yaml`, or `<kind>/<name>.yaml`
+ * for cluster-scoped objects. Named by identity, never by position: adding one node adds its files
+ * and renames none, so a review diff shows exactly what changed.
+ */
+export function renderPath(o: Record<string, any>): string {
+    const ns = o.metadata?.namespace;
+    return [String(o.kind).toLowerCase(), ...(ns ? [String(ns)] : []), `${o.metadata?.name ?? "unnamed"}.yaml`].join("/");
+}
+
 export interface Rendered {
     objects: Record<string, any>[];
     files: { name: string; content: string }[];
@@ -93,12 +103,11 @@ export async function renderOffline(
     const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));
     const kinds: Record<string, number> = {};
     let redactedSecrets = 0;
-    const files = objects.map((o, i) => {
+    const files = objects.map((o) => {
         kinds[o.kind] = (kinds[o.kind] ?? 0) + 1;
         const text = YAML.stringify(o, { sortMapEntries: false, lineWidth: 0 });
         redactedSecrets += text.split(REDACTED).length - 1;
-        const name = `${String(i + 1).padStart(2, "0")}-${o.kind.toLowerCase()}-${o.metadata?.name ?? "unnamed"}.yaml`;
-        return { name, content: text };
+        return { name: renderPath(o), content: text };
     });
     return { objects, files, kinds, redactedSecrets, resources: run.resources, reads: run.reads, outputs: run.outputs };
 }

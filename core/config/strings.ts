@@ -95,7 +95,7 @@ export const hostName = checked((s) => (dnsNameProblem(s, { upper: true }) ? "mu
  * Kubernetes node name of a conductor. Everything derived from it stays valid at 64: the node's
  * certificate has it as commonName (X.509 bounds commonName at 64, RFC 5280 ub-common-name) and as
  * a DNS SAN (parts ≤ 63); the per-node ConfigMap/Secret keys `<node>.dnsmasq.conf` (≤ 253) and the
- * files the pods and `npm run plan` write (`<node>.env`, `NN-node-<node>.yaml`, ≤ 255) are longer
+ * files the pods and `npm run plan` write (`<node>.env`, `node/<node>.yaml`, ≤ 255) are longer
  * by at most 13. Kubelet's default node name is the host name, which Linux also bounds at 64.
  */
 export const NODE_NAME_MAX = 64;

@@ -42,6 +42,14 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.equal(changes.find((c) => c.id === "DaemonSet/metal3/ironic"), undefined, "the pod template is untouched");
     });
 
+    it("file names follow the objects, not their positions: adding a node adds its file and renames none", async function () {
+        const before = (await renderOffline(haRaw, "ha")).files.map((f) => f.name);
+        const after = (await renderOffline({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5" }] }, "ha", { previousOutputs: previous })).files.map((f) => f.name);
+        assert.deepEqual(after.filter((f) => !before.includes(f)), ["node/cp-3.yaml"]);
+        assert.deepEqual(before.filter((f) => !after.includes(f)), []);
+        assert.ok(before.includes("daemonset/metal3/ironic.yaml") && before.includes("node/cp-0.yaml"));
+    });
+
     it("remove a node: its pod stops, no other restarts", async function () {
         const after = await objects({ ...haRaw, conductors: conductors.filter((c) => c.name !== "cp-0") }, previous);
         assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: the pod on cp-0 stops (node removed); no other pod restarts"]);

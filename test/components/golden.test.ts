@@ -7,14 +7,11 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
+import { readRenderTree } from "../../tools/diff";
 import { EXAMPLE_STACKS, GOLDEN_DIR, renderWithPlan } from "../../tools/golden";
 import { tmpDir } from "../helpers/sys";
 
-function readTree(dir: string): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const f of fs.readdirSync(dir).sort()) out[f] = fs.readFileSync(path.join(dir, f), "utf8");
-    return out;
-}
+const readTree = readRenderTree;
 
 /** The first differing line of two texts, for a readable failure. */
 function firstDifference(a: string, b: string): string {

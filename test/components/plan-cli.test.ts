@@ -3,6 +3,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
+import { readRenderTree } from "../../tools/diff";
 import { run, tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -11,11 +12,7 @@ function plan(args: string[]) {
     return run("npx", ["ts-node", "--transpile-only", path.join(ROOT, "tools", "plan.ts"), ...args], { allowFail: true, timeout: 120000 });
 }
 
-function readTree(dir: string): Record<string, string> {
-    const out: Record<string, string> = {};
-    for (const f of fs.readdirSync(dir).sort()) out[f] = fs.readFileSync(path.join(dir, f), "utf8");
-    return out;
-}
+const readTree = readRenderTree;
 
 describe("npm run plan", function () {
     this.timeout(180000);
@@ -30,14 +27,14 @@ describe("npm run plan", function () {
         const ta = readTree(path.join(work, "a"));
         const tb = readTree(path.join(work, "b"));
         assert.deepEqual(Object.keys(ta), [
-            "01-namespace-metal3.yaml",
-            "02-secret-ironic-cacert.yaml",
-            "03-secret-ironic-credentials.yaml",
-            "04-secret-ironic-tls.yaml",
-            "05-configmap-ironic-bmo.yaml",
-            "06-configmap-ironic-dnsmasq.yaml",
-            "07-service-ironic.yaml",
-            "08-deployment-ironic.yaml",
+            "configmap/metal3/ironic-bmo.yaml",
+            "configmap/metal3/ironic-dnsmasq.yaml",
+            "deployment/metal3/ironic.yaml",
+            "namespace/metal3.yaml",
+            "secret/metal3/ironic-cacert.yaml",
+            "secret/metal3/ironic-credentials.yaml",
+            "secret/metal3/ironic-tls.yaml",
+            "service/metal3/ironic.yaml",
         ]);
         assert.deepEqual(ta, tb, "two runs produce byte-identical files");
         const summary = (out: string) => out.replace(/^wrote (\d+) objects to .*$/m, "wrote $1 objects");
@@ -50,13 +47,13 @@ describe("npm run plan", function () {
 
     it("prints and writes no secret value: Secret values are redacted, keys stay visible", function () {
         const files = readTree(path.join(work, "a"));
-        const tls = files["04-secret-ironic-tls.yaml"];
+        const tls = files["secret/metal3/ironic-tls.yaml"];
         assert.match(tls, /tls\.key: "<redacted: secret>"/);
         assert.match(tls, /tls\.crt: "<redacted: secret>"/);
         const all = Object.values(files).join("\n");
         assert.ok(!/PRIVATE KEY/.test(all), "no private key material");
         assert.ok(!/\$2[aby]\$/.test(all), "no htpasswd hash");
-        assert.ok(!/generated at deploy time\)/.test(files["03-secret-ironic-credentials.yaml"]));
+        assert.ok(!/generated at deploy time\)/.test(files["secret/metal3/ironic-credentials.yaml"]));
     });
 
     it("exits non-zero on a broken stack file and lists every problem with its key", function () {
@@ -86,11 +83,11 @@ describe("npm run plan", function () {
         const files = readTree(path.join(work, "existing"));
         assert.ok(!Object.keys(files).some((f) => f.includes("my-tls")), `no file for the user's Secret: ${Object.keys(files).join(", ")}`);
         assert.ok(!Object.values(files).some((t) => /^\s+name: my-tls$/m.test(t) && /^kind: Secret$/m.test(t)), "no Secret object named my-tls");
-        const cacert = Object.keys(files).find((f) => /^\d+-secret-ironic-cacert\.yaml$/.test(f));
+        const cacert = Object.keys(files).find((f) => /^secret\/metal3\/ironic-cacert\.yaml$/.test(f));
         assert.ok(cacert, "BMO's CA Secret is created");
         assert.match(files[cacert!], /tls\.crt: "<redacted: secret>"/);
-        assert.ok(!Object.keys(files).some((f) => /-secret-ironic-tls\.yaml$/.test(f)), "no API certificate Secret of our own");
-        assert.ok(Object.keys(files).some((f) => /secret-ironic-mariadb-tls\.yaml$/.test(f)), "MariaDB's own certificate");
+        assert.ok(!Object.keys(files).some((f) => /^secret\/metal3\/ironic-tls\.yaml$/.test(f)), "no API certificate Secret of our own");
+        assert.ok(Object.keys(files).some((f) => /^secret\/metal3\/ironic-mariadb-tls\.yaml$/.test(f)), "MariaDB's own certificate");
         assert.ok(!/PRIVATE KEY/.test(Object.values(files).join("\n") + r.stdout), "no key material");
     });
 
@@ -112,7 +109,7 @@ describe("npm run plan", function () {
         assert.match(r.stdout, /^ {2}cp-2 +172\.22\.0\.4 +0 \(kept\) +172\.22\.0\.10-172\.22\.0\.59 \(50 addresses\)$/m);
         assert.match(r.stdout, /4 slots \(kept from the previous run\) of 50 addresses in 172\.22\.0\.10-172\.22\.0\.209; free slots: 2$/m);
         const next = readTree(path.join(work, "next"));
-        const cm = next[Object.keys(next).find((f) => f.endsWith("-configmap-ironic-conductors.yaml"))!];
+        const cm = next[Object.keys(next).find((f) => f === "configmap/metal3/ironic-conductors.yaml")!];
         assert.match(cm ?? "", /dhcp-range=172\.22\.0\.160,172\.22\.0\.209,/, "the rendered objects follow the kept slots");
 
         const moved = { ...outputs, state: { ...outputs.state, dhcpSlots: { ...outputs.state.dhcpSlots, rangeEnd: "172.22.0.200" } } };
