@@ -169,7 +169,7 @@ describe("Pulumi Kubernetes Operator example (examples/pko)", function () {
             if (e) errors.push(`${o.kind}/${o.metadata.name}: ${e}`);
         }
         assert.deepEqual(errors, []);
-        const role = structuredClone(others.find((o) => o.kind === "Role"));
+        const role = structuredClone(others.find((o) => o.kind === "Role")!);
         role.rules[0].verbs = "get";
         assert.match(String(await kubernetesSchemaError(role)), /verbs/, "the Kubernetes check can fail");
     });
