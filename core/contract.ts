@@ -31,6 +31,9 @@ export const IRONIC_GID = 994;
 /** Linux capabilities the dnsmasq binary carries as file capabilities in the image. */
 export const DNSMASQ_CAPABILITIES = ["NET_ADMIN", "NET_BIND_SERVICE", "NET_RAW"] as const;
 
+/** Capabilities keepalived needs: add the VIP (NET_ADMIN), VRRP raw sockets and broadcast. */
+export const KEEPALIVED_CAPABILITIES = ["NET_ADMIN", "NET_BROADCAST", "NET_RAW"] as const;
+
 /** Ports. Defaults follow BMO/IrSO where they differ from the image's own defaults. */
 export const PORTS = {
     api: 6385,

@@ -3,7 +3,7 @@
  * and, when it starts differently per topology, the pod topology (topology.ts); none of them
  * tests the topology itself.
  */
-import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS } from "../contract";
+import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS } from "../contract";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
@@ -177,7 +177,7 @@ export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Conta
             runAsUser: 65532,
             runAsGroup: 65532,
             runAsNonRoot: true,
-            capabilities: { drop: ["ALL"], add: ["NET_ADMIN", "NET_BROADCAST", "NET_RAW"] },
+            capabilities: { drop: ["ALL"], add: [...KEEPALIVED_CAPABILITIES] },
         },
         resources: containerResources(plan, "keepalived"),
     };

@@ -57,6 +57,8 @@ describe("GitHub workflows", function () {
                     if (!String(step.uses ?? "").startsWith("pulumi/actions@")) continue;
                     for (const k of Object.keys(step.with ?? {})) assert.ok(PULUMI_ACTION_INPUTS.includes(k), `${f}: pulumi/actions input ${k}`);
                     assert.ok(step.with?.command && step.with?.["stack-name"], `${f}: command and stack-name are required`);
+                    assert.equal(step.with?.policyPacks, "policy", `${f}: every preview and update runs the policy pack (policy/)`);
+                    assert.ok(fs.existsSync(path.join(ROOT, step.with.policyPacks, "PulumiPolicy.yaml")), `${f}: policyPacks names a pack directory`);
                 }
             }
         }

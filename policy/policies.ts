@@ -1,0 +1,57 @@
+/**
+ * The policies of the metal3-ironic pack: name, enforcement level, config schema, and the pure
+ * rule each one runs on every resource (policy/rules.ts). Kept apart from index.ts, which serves
+ * them, so tests can run them without starting the analyzer.
+ */
+import type { ResourceValidationPolicy } from "@pulumi/policy";
+
+import { capabilitiesRestricted, databaseClientTls, imagesPinned, noHostPath, resourceLimits, tlsEnabled } from "./rules";
+
+export const policies: ResourceValidationPolicy[] = [
+    {
+        name: "images-pinned",
+        description: "Outside dev stacks every image is pinned: a release tag or an @sha256 digest; a digest for images that publish no release tags (ipa-downloader, keepalived).",
+        enforcementLevel: "mandatory",
+        configSchema: {
+            properties: {
+                devStacks: { type: "array", items: { type: "string" }, default: ["dev"], description: "Stacks where images may float (latest)." },
+            },
+        },
+        validateResource: imagesPinned,
+    },
+    {
+        name: "tls-enabled",
+        description: "TLS is on for the Ironic API (certificate mounted, httpd terminating), for JSON-RPC between conductors, and required by the MariaDB server.",
+        enforcementLevel: "mandatory",
+        validateResource: tlsEnabled,
+    },
+    {
+        name: "database-client-tls",
+        description: "Every Ironic container that uses MariaDB has the database CA mounted, so it connects with TLS (database.kind external: database.caSecret).",
+        enforcementLevel: "mandatory",
+        validateResource: databaseClientTls,
+    },
+    {
+        name: "resource-limits",
+        description: "Every container, init containers included, has a memory limit (and a CPU limit if requireCpuLimit).",
+        enforcementLevel: "mandatory",
+        configSchema: {
+            properties: {
+                requireCpuLimit: { type: "boolean", default: false, description: "Also demand resources.limits.cpu." },
+            },
+        },
+        validateResource: resourceLimits,
+    },
+    {
+        name: "no-host-path",
+        description: "No pod mounts a hostPath volume, and no PersistentVolume is backed by one.",
+        enforcementLevel: "mandatory",
+        validateResource: noHostPath,
+    },
+    {
+        name: "capabilities-restricted",
+        description: "No container is privileged; only dnsmasq (NET_ADMIN, NET_BIND_SERVICE, NET_RAW) and keepalived (NET_ADMIN, NET_BROADCAST, NET_RAW) add capabilities.",
+        enforcementLevel: "mandatory",
+        validateResource: capabilitiesRestricted,
+    },
+];

@@ -1,0 +1,200 @@
+/**
+ * The policy pack's rules as pure functions of what @pulumi/policy passes a resource validation:
+ * (args, reportViolation). They read the Kubernetes objects the program registers (Deployment,
+ * DaemonSet, StatefulSet, Job, ConfigMap, ...), so they hold for whatever the program renders.
+ * Facts of the ironic image (env names, paths, capabilities) come from core/contract.ts.
+ */
+import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
+
+import { DEFAULT_IMAGES, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
+import { MARIADB } from "../core/plan/database";
+
+/** What a rule reads of the arguments (ResourceValidationArgs has more; tests build this much). */
+export type RuleArgs = Pick<ResourceValidationArgs, "type" | "props" | "urn" | "name" | "getConfig">;
+export type Rule = (args: RuleArgs, report: ReportViolation) => void;
+
+// ---------------------------------------------------------------------------------------------
+// Reading Kubernetes objects
+
+/** The pod spec of a workload, by resource type; undefined for anything without pods. */
+export function podSpecOf(type: string, props: Record<string, any>): Record<string, any> | undefined {
+    const kind = type.split(":")[2];
+    if (kind === "Pod") return props.spec;
+    if (["Deployment", "DaemonSet", "StatefulSet", "ReplicaSet", "Job"].includes(kind)) return props.spec?.template?.spec;
+    if (kind === "CronJob") return props.spec?.jobTemplate?.spec?.template?.spec;
+    return undefined;
+}
+
+/** Every container of a pod spec: init and ephemeral ones too. */
+export function containersOf(pod: Record<string, any>): Record<string, any>[] {
+    return [...(pod.initContainers ?? []), ...(pod.containers ?? []), ...(pod.ephemeralContainers ?? [])];
+}
+
+/** Each container of the workload, with a label for messages ("DaemonSet ironic, container dnsmasq"). */
+function eachContainer(args: RuleArgs, fn: (c: Record<string, any>, where: string) => void): void {
+    const pod = podSpecOf(args.type, args.props);
+    if (!pod) return;
+    const kind = args.type.split(":")[2];
+    for (const c of containersOf(pod)) fn(c, `${kind} ${args.props.metadata?.name ?? args.name}, container ${c.name}`);
+}
+
+/** A container's plain env values (valueFrom entries are not values). */
+export function envOf(c: Record<string, any>): Record<string, string> {
+    return Object.fromEntries((c.env ?? []).filter((e: any) => e.value !== undefined).map((e: any) => [e.name, String(e.value)]));
+}
+
+const mounts = (c: Record<string, any>, path: string) => (c.volumeMounts ?? []).some((m: any) => m.mountPath === path);
+const isTrue = (v: string | undefined) => v !== undefined && /^(true|1|yes|on)$/i.test(v);
+const isFalse = (v: string | undefined) => v !== undefined && /^(false|0|no|off)$/i.test(v);
+
+/** The stack of a resource, from its URN (urn:pulumi:<stack>::<project>::<type>::<name>). */
+export function stackOf(urn: string): string {
+    return urn.split("::")[0].split(":").slice(2).join(":");
+}
+
+// ---------------------------------------------------------------------------------------------
+// images-pinned
+
+export interface ImageRef {
+    repository: string;
+    tag?: string;
+    digest?: string;
+}
+
+/** [registry/]path[:tag][@digest]; a colon before the last slash is a registry port. */
+export function parseImage(image: string): ImageRef {
+    const [name, digest] = image.split("@");
+    const slash = name.lastIndexOf("/");
+    const colon = name.lastIndexOf(":");
+    const hasTag = colon > slash;
+    return { repository: hasTag ? name.slice(0, colon) : name, tag: hasTag ? name.slice(colon + 1) : undefined, digest };
+}
+
+/** A release tag names a version (`release-38.0`, `11.4.5`, `v1.2.3-rc1`), not a moving branch like `latest`. */
+export function isReleaseTag(tag: string): boolean {
+    return /^(release-)?v?[0-9]+\.[0-9]+(\.[0-9]+)*([-+_.][0-9A-Za-z.-]+)?$/.test(tag);
+}
+
+/** The config key of each default image's repository (images.ironic, ...), for the hint. */
+const IMAGE_KEYS = new Map(Object.entries(DEFAULT_IMAGES).map(([key, image]) => [parseImage(image).repository, `images.${key}`]));
+
+/** Repositories that publish no release tags upstream (their default is `latest`): a digest is the only pin. */
+export const DIGEST_ONLY_REPOSITORIES = [DEFAULT_IMAGES.ipaDownloader, DEFAULT_IMAGES.keepalived].map((i) => parseImage(i).repository);
+
+export interface ImagesConfig {
+    /** Stacks where images may float (default ["dev"]). */
+    devStacks?: string[];
+}
+
+export const imagesPinned: Rule = (args, report) => {
+    const stack = stackOf(args.urn);
+    const devStacks = args.getConfig<ImagesConfig>().devStacks ?? ["dev"];
+    if (devStacks.includes(stack)) return;
+    eachContainer(args, (c, where) => {
+        const ref = parseImage(String(c.image ?? ""));
+        if (ref.digest) return;
+        const key = IMAGE_KEYS.get(ref.repository);
+        const hint = key ? ` (config ${key})` : "";
+        if (DIGEST_ONLY_REPOSITORIES.includes(ref.repository)) {
+            report(`${where}: image ${c.image} in stack "${stack}": ${ref.repository} publishes no release tags, pin it by digest${hint}: ${ref.repository}@sha256:<digest>`);
+        } else if (!ref.tag || !isReleaseTag(ref.tag)) {
+            report(`${where}: image ${c.image} in stack "${stack}" is not pinned: use a release tag or an @sha256 digest${hint}`);
+        }
+    });
+};
+
+// ---------------------------------------------------------------------------------------------
+// tls-enabled: API, JSON-RPC and the MariaDB server
+
+/**
+ * The ironic image turns API TLS on when a certificate is at /certs/ironic (httpd terminates it
+ * with IRONIC_REVERSE_PROXY_SETUP); JSON-RPC uses the same certificate unless oslo overrides turn
+ * TLS off; the MariaDB server config must require TLS.
+ */
+export const tlsEnabled: Rule = (args, report) => {
+    eachContainer(args, (c, where) => {
+        const env = envOf(c);
+        const servesApi = env[ENV.listenPort] !== undefined;
+        if (servesApi && !mounts(c, PATHS.certsIronic)) report(`${where}: serves the Ironic API (${ENV.listenPort}) with no certificate at ${PATHS.certsIronic}: the API would be plain HTTP`);
+        if (servesApi && isFalse(env[ENV.reverseProxySetup])) report(`${where}: ${ENV.reverseProxySetup} is false: httpd would not terminate TLS for the API`);
+        if (!isTrue(env[ENV.exposeJsonRpc])) return;
+        if (!mounts(c, PATHS.certsIronic)) report(`${where}: exposes JSON-RPC with no certificate at ${PATHS.certsIronic}: RPC between conductors would be plain HTTP`);
+        const useSsl = osloEnvName("json_rpc", "use_ssl");
+        const insecure = osloEnvName("json_rpc", "insecure");
+        if (isFalse(env[useSsl])) report(`${where}: ${useSsl}=${env[useSsl]} turns TLS off for JSON-RPC (remove json_rpc.use_ssl from ironic.config)`);
+        if (isTrue(env[insecure])) report(`${where}: ${insecure}=${env[insecure]} skips certificate checks on JSON-RPC (remove json_rpc.insecure from ironic.config)`);
+    });
+    if (args.type === "kubernetes:core/v1:ConfigMap") {
+        const cnf = args.props.data?.[MARIADB.confFile];
+        if (typeof cnf !== "string") return;
+        const name = args.props.metadata?.name ?? args.name;
+        if (!/^\s*require_secure_transport\s*=\s*(ON|1|TRUE)\s*$/im.test(cnf)) report(`ConfigMap ${name}: the MariaDB server config (${MARIADB.confFile}) does not set require_secure_transport = ON: clients could connect without TLS`);
+        if (!/^\s*ssl_cert\s*=/m.test(cnf) || !/^\s*ssl_key\s*=/m.test(cnf)) report(`ConfigMap ${name}: the MariaDB server config (${MARIADB.confFile}) has no ssl_cert/ssl_key: the server offers no TLS`);
+    }
+};
+
+// ---------------------------------------------------------------------------------------------
+// database-client-tls
+
+/**
+ * Ironic talks TLS to MariaDB when the database CA is at /certs/ca/mariadb (the image then adds
+ * TLS parameters to the connection URL). The program always mounts it for its own MariaDB; for
+ * database.kind external only when database.caSecret names the CA.
+ */
+export const databaseClientTls: Rule = (args, report) => {
+    eachContainer(args, (c, where) => {
+        const env = envOf(c);
+        if (!isTrue(env[ENV.useMariadb]) || mounts(c, PATHS.certsMariadbCa)) return;
+        report(`${where}: connects to the database ${env[ENV.mariadbHost] ?? ""} with no CA at ${PATHS.certsMariadbCa}: the connection is not TLS. For database.kind external, set database.caSecret to a Secret with the server's CA (key ca.crt)`);
+    });
+};
+
+// ---------------------------------------------------------------------------------------------
+// resource-limits
+
+export interface LimitsConfig {
+    /** Also demand a CPU limit (default false: CPU limits throttle, memory limits contain). */
+    requireCpuLimit?: boolean;
+}
+
+export const resourceLimits: Rule = (args, report) => {
+    const wanted = args.getConfig<LimitsConfig>().requireCpuLimit ? ["memory", "cpu"] : ["memory"];
+    eachContainer(args, (c, where) => {
+        const missing = wanted.filter((r) => c.resources?.limits?.[r] === undefined);
+        if (missing.length > 0) report(`${where}: no ${missing.join(" or ")} limit (resources.limits.${missing[0]})`);
+    });
+};
+
+// ---------------------------------------------------------------------------------------------
+// no-host-path
+
+export const noHostPath: Rule = (args, report) => {
+    const pod = podSpecOf(args.type, args.props);
+    const name = args.props.metadata?.name ?? args.name;
+    const kind = args.type.split(":")[2];
+    for (const v of pod?.volumes ?? []) if (v.hostPath) report(`${kind} ${name}: volume ${v.name} mounts the node's ${v.hostPath.path} (hostPath)`);
+    if (kind === "PersistentVolume" && args.props.spec?.hostPath) report(`PersistentVolume ${name}: backed by the node's ${args.props.spec.hostPath.path} (hostPath)`);
+};
+
+// ---------------------------------------------------------------------------------------------
+// capabilities-restricted
+
+/** The containers that may add capabilities, and which: dnsmasq (DHCP/TFTP) and keepalived (the VIP). */
+export const ALLOWED_CAPABILITIES: Record<string, readonly string[]> = {
+    dnsmasq: DNSMASQ_CAPABILITIES,
+    keepalived: KEEPALIVED_CAPABILITIES,
+};
+
+export const capabilitiesRestricted: Rule = (args, report) => {
+    eachContainer(args, (c, where) => {
+        const sc = c.securityContext ?? {};
+        if (sc.privileged === true) report(`${where}: privileged (every capability and the host's devices)`);
+        const added: string[] = sc.capabilities?.add ?? [];
+        const allowed = ALLOWED_CAPABILITIES[c.name] ?? [];
+        const extra = added.filter((cap) => !allowed.includes(cap.replace(/^CAP_/, "")));
+        if (extra.length > 0) {
+            const who = Object.keys(ALLOWED_CAPABILITIES).join(" and ");
+            report(`${where}: adds ${extra.join(", ")}: only ${who} may add capabilities (${Object.entries(ALLOWED_CAPABILITIES).map(([n, caps]) => `${n}: ${caps.join(", ")}`).join("; ")})`);
+        }
+    });
+};
