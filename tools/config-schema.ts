@@ -37,6 +37,7 @@ const DESCRIPTIONS: Record<TopKey, string> = {
     database: "sqlite, mariadb (deployed here) or external.",
     conductors: "multi: one entry per control-plane node.",
     kubernetes: "The Kubernetes provider: kubeconfig context.",
+    readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
 };
 
 /** What an unset key means; these are what the CLI fills in for a stack that does not set them. */

@@ -8,6 +8,9 @@ export const DEFAULT_MIN_DHCP_RANGE = 8;
 /** Default number of slices of the multi-conductor range: three control-plane nodes, room to grow and to replace. */
 export const DEFAULT_DHCP_SLOTS = 8;
 
+/** How long the live readiness check waits for every conductor unless `readiness.timeoutSeconds` says otherwise. */
+export const DEFAULT_READINESS_TIMEOUT = 600;
+
 /** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
 export const CONTROL_PLANE_TOLERATIONS = [
     { key: "node-role.kubernetes.io/control-plane", operator: "Exists" as const, effect: "NoSchedule" as const },
@@ -70,6 +73,11 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         },
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
+        readiness: {
+            enabled: p.readiness?.enabled ?? true,
+            mode: p.readiness?.mode ?? "auto",
+            timeoutSeconds: p.readiness?.timeoutSeconds ?? DEFAULT_READINESS_TIMEOUT,
+        },
     };
 }
 

@@ -74,4 +74,6 @@ export interface StackConfig {
     };
     conductors: ConductorConfig[];
     kubernetes: { context?: string };
+    /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
+    readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }
