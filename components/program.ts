@@ -40,6 +40,8 @@ export interface ProgramOutputs {
     topology: pulumi.Output<unknown>;
     ironicImage: pulumi.Output<string>;
     state: pulumi.Output<PersistedState>;
+    /** Hostnames of the conductors alive after the workload (absent with readiness.enabled false). */
+    conductorsAlive?: pulumi.Output<string[]>;
 }
 
 /** What the previous run of this very stack left (its own last outputs; nothing on a first run). */
@@ -77,5 +79,6 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         topology: m(stack.topology),
         ironicImage: m(stack.ironicImage),
         state: m(stack.state),
+        ...(stack.conductorsAlive ? { conductorsAlive: m(stack.conductorsAlive) } : {}),
     };
 }

@@ -9,6 +9,7 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Ironic } from "./ironic";
+import { Readiness } from "./readiness";
 import { bmoConfigMapData, dbJob, inNamespace } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { userSecrets } from "../core/plan/secrets";
@@ -36,6 +37,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly ironicImage: pulumi.Output<string>;
     /** Facts the next run reads back (core/plan/previous.ts): topology, database volume, DHCP slots. */
     public readonly state: pulumi.Output<PersistedState>;
+    /** Conductors alive in the API after the workload (undefined with readiness.enabled false). */
+    public readonly conductorsAlive?: pulumi.Output<string[]>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
@@ -89,6 +92,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
             { parent: this, dependsOn: [workload] },
         );
+        // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
+        const [pods, service] = workload instanceof Conductors ? [workload.daemonSet, workload.service] : [workload.deployment, workload.service];
+        const ready = Readiness.create(`${name}-readiness`, { plan, caPem, username: creds.username, password: creds.password, workload: pods, service }, { parent: this });
 
         this.apiUrl = pulumi.output(plan.urls.apiInCluster);
         this.apiProvisioningUrl = pulumi.output(plan.urls.apiProvisioning);
@@ -98,6 +104,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.topology = pulumi.output(topologySummary(plan));
         this.ironicImage = pulumi.output(c.images.ironic);
         this.state = pulumi.output(persistedState(plan));
+        this.conductorsAlive = ready?.conductorsAlive;
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -107,6 +114,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             topology: this.topology,
             ironicImage: this.ironicImage,
             state: this.state,
+            conductorsAlive: this.conductorsAlive,
         });
     }
 
@@ -135,7 +143,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     }
 
     /** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */
-    private workload(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, existing: ExistingTls | undefined, mounted: pulumi.Resource[]): pulumi.Resource {
+    private workload(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, existing: ExistingTls | undefined, mounted: pulumi.Resource[]): Ironic | Conductors {
         const c = plan.config;
         if (c.topology !== "single") {
             // Validation guarantees tls.mode "generate" with multi: node certificates are issued here.
