@@ -6,7 +6,8 @@ import { runProgram } from "./components/program";
 // apiUrl (in-cluster API endpoint, for BMO), apiProvisioningUrl (hosts, IPA, BMCs), caCertificate,
 // credentialsSecretName, credentials (secret), topology (conductors and DHCP slices), and
 // ironicImage, ironicVersion and state, read back by the next run (core/plan/previous.ts): they refuse schema
-// downgrades and changes that would lose data, and keep DHCP slots where they are.
+// downgrades and changes that would lose data, and keep DHCP slots where they are; conductorsAlive
+// (the conductors the live readiness check saw alive; absent with readiness.enabled false).
 export = async () => {
     const o = await runProgram();
     return {
@@ -19,5 +20,6 @@ export = async () => {
         ironicImage: o.ironicImage,
         ironicVersion: o.ironicVersion,
         state: o.state,
+        ...(o.conductorsAlive ? { conductorsAlive: o.conductorsAlive } : {}),
     };
 };

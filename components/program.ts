@@ -51,6 +51,8 @@ export interface ProgramOutputs {
     ironicImage: pulumi.Output<string>;
     ironicVersion: pulumi.Output<string | undefined>;
     state: pulumi.Output<PersistedState>;
+    /** Hostnames of the conductors alive after the workload (absent with readiness.enabled false). */
+    conductorsAlive?: pulumi.Output<string[]>;
 }
 
 /** What the previous run of this very stack left (its own last outputs; nothing on a first run). */
@@ -89,5 +91,6 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         ironicImage: m(stack.ironicImage),
         ironicVersion: m(stack.ironicVersion),
         state: m(stack.state),
+        ...(stack.conductorsAlive ? { conductorsAlive: m(stack.conductorsAlive) } : {}),
     };
 }

@@ -8,15 +8,15 @@ import * as pulumi from "@pulumi/pulumi";
 import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
-import { Ironic } from "./ironic";
+import { Readiness } from "./readiness";
 import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, schemaJobHint } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { userSecrets } from "../core/plan/secrets";
-import { ExistingTls, readExistingTls } from "./existing-tls";
+import { readExistingTls } from "./existing-tls";
 import { TopologySummary, topologySummary } from "../core/plan/summary";
 import { PersistedState, persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
-import { workloadComponentName } from "./topology-switch";
+import { ironicWorkload } from "./workload";
 
 
 /** For tools/plan.ts, which checks user Secret names before rendering. */
@@ -39,6 +39,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly state: pulumi.Output<PersistedState>;
     /** images.ironicVersion when set: a digest-only image's version, for the same check. */
     public readonly ironicVersion: pulumi.Output<string | undefined>;
+    /** Conductors alive in the API after the workload (undefined with readiness.enabled false). */
+    public readonly conductorsAlive?: pulumi.Output<string[]>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
@@ -81,7 +83,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this }),
         );
         const upgrade = this.database(name, plan, namespace, pki, mounted);
-        const workload = this.workload(name, plan, namespace, pki, existing, mounted);
+        const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted);
         if (upgrade) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
             this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
@@ -92,6 +94,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
             { parent: this, dependsOn: [workload] },
         );
+        // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
+        const [pods, service] = workload instanceof Conductors ? [workload.daemonSet, workload.service] : [workload.deployment, workload.service];
+        const ready = Readiness.create(`${name}-readiness`, { plan, caPem, username: creds.username, password: creds.password, workload: pods, service }, { parent: this });
 
         this.apiUrl = pulumi.output(plan.urls.apiInCluster);
         this.apiProvisioningUrl = pulumi.output(plan.urls.apiProvisioning);
@@ -102,6 +107,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.ironicImage = pulumi.output(c.images.ironic);
         this.state = pulumi.output(persistedState(plan));
         this.ironicVersion = pulumi.output(c.images.ironicVersion);
+        this.conductorsAlive = ready?.conductorsAlive;
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -112,6 +118,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             ironicImage: this.ironicImage,
             state: this.state,
             ironicVersion: this.ironicVersion,
+            conductorsAlive: this.conductorsAlive,
         });
     }
 
@@ -145,36 +152,5 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const job = new k8s.batch.v1.Job(name, inNamespace(dbJob(plan, which), namespace), { parent: this, dependsOn, customTimeouts: { create: wait, update: wait } });
         pulumi.log.info(schemaJobHint(plan, which), job);
         return job;
-    }
-
-    /** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */
-    private workload(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, existing: ExistingTls | undefined, mounted: pulumi.Resource[]): pulumi.Resource {
-        const c = plan.config;
-        if (c.topology !== "single") {
-            // Validation guarantees tls.mode "generate" with multi: node certificates are issued here.
-            return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, pki: pki!, dependsOn: mounted }, { parent: this });
-        }
-        let tlsCertPem: pulumi.Output<string>;
-        if (c.tls.mode === "generate" && pki) {
-            // Only with "generate": with "existing" the API certificate is the user's, even when a
-            // stack PKI exists (for MariaDB), and its Secret is theirs.
-            const server = pki.issue(`${name}-api`, { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses }, pki);
-            mounted.push(
-                new k8s.core.v1.Secret(
-                    `${name}-tls`,
-                    {
-                        metadata: { name: plan.names.tlsSecret, namespace, labels: plan.labels },
-                        type: "kubernetes.io/tls",
-                        stringData: { "tls.crt": server.certPem, "tls.key": server.keyPem, "ca.crt": pki.caCertPem },
-                    },
-                    { parent: this },
-                ),
-            );
-            tlsCertPem = server.certPem;
-        } else {
-            // The user's certificate: pods roll when it changes (on the next pulumi up).
-            tlsCertPem = existing!.tlsCertPem;
-        }
-        return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent: this });
     }
 }

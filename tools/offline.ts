@@ -8,6 +8,7 @@
 import * as pulumi from "@pulumi/pulumi";
 
 import { PROJECT, RawConfig } from "../core/config";
+import { READINESS_ENV } from "../core/plan/readiness";
 
 export interface RecordedResource {
     type: string;
@@ -127,9 +128,21 @@ function fabricate(type: string, name: string, inputs: Record<string, any>): Rec
             return { certRequestPem: placeholderPem("CERTIFICATE REQUEST", name) };
         case "random:index/randomPassword:RandomPassword":
             return { result: `(${name}: generated at deploy time)`, bcryptHash: `(${name}: bcrypt hash generated at deploy time)` };
+        case "command:local:Command":
+            return { stdout: readinessStdout(inputs), stderr: "" };
         default:
             return {};
     }
+}
+
+/**
+ * What the live readiness check prints when it passes: every expected conductor, one per line (the
+ * single topology expects any one, whose host name the image picks at run time).
+ */
+function readinessStdout(inputs: Record<string, any>): string {
+    const env = unwrapSecrets(inputs.environment ?? {});
+    const expected = String(env[READINESS_ENV.conductors] ?? "").split(",").filter((h) => h !== "");
+    return expected.length > 0 ? expected.join("\n") : "(the conductor's host name: known at deploy time)";
 }
 
 export interface OfflineRun<T> {

@@ -15,6 +15,7 @@ import * as path from "path";
 import { formatIssues, validateConfig } from "../core/config";
 import { buildPlan } from "../core/plan";
 import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
+import { readinessPlan } from "../core/plan/readiness";
 import { userSecretIssues } from "../components/stack";
 import { formatDiff, objectId, readRender } from "./diff";
 import { renderOffline, readStackConfig } from "./render";
@@ -134,6 +135,9 @@ async function main(): Promise<number> {
     lines.push(`  API (provisioning network) ${plan.urls.apiProvisioning}`);
     lines.push(`  images / iPXE              ${plan.urls.http}`);
     lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
+    const ready = readinessPlan(plan);
+    const waitsFor = ready && (ready.expected.length > 0 ? `conductors ${ready.expected.join(", ")}` : "a conductor");
+    lines.push(ready ? `readiness: after the workload, waits up to ${plan.config.readiness.timeoutSeconds} s (mode ${plan.config.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");
     lines.push("DHCP per conductor:");
     const multi = plan.config.topology === "multi";
     if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);

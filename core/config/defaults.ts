@@ -16,6 +16,9 @@ export function defaultDhcpSlots(conductors: number): number {
     return Math.min(MAX_DHCP_SLOTS, Math.max(2, conductors + 1));
 }
 
+/** How long the live readiness check waits for every conductor unless `readiness.timeoutSeconds` says otherwise. */
+export const DEFAULT_READINESS_TIMEOUT = 600;
+
 /** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
 export const CONTROL_PLANE_TOLERATIONS = [
     { key: "node-role.kubernetes.io/control-plane", operator: "Exists" as const, effect: "NoSchedule" as const },
@@ -88,6 +91,11 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
         resources: resolveResources(p.resources),
+        readiness: {
+            enabled: p.readiness?.enabled ?? true,
+            mode: p.readiness?.mode ?? "auto",
+            timeoutSeconds: p.readiness?.timeoutSeconds ?? DEFAULT_READINESS_TIMEOUT,
+        },
     };
 }
 

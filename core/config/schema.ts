@@ -226,6 +226,12 @@ export const sections = {
         context: kubeContext.optional(),
     }),
     resources: resourcesSection({ quantity, strict }),
+    /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
+    readiness: strict({
+        enabled: z.boolean().optional(),
+        mode: z.enum(["auto", "in-cluster", "port-forward"], { error: 'must be "auto", "in-cluster" (the API Service URL) or "port-forward" (kubectl port-forward)' }).optional(),
+        timeoutSeconds: z.number().int("must be a whole number of seconds").min(10, "must be at least 10").max(86400, "must be at most 86400 (a day)").optional(),
+    }),
 } as const;
 
 /** Every section as parsed (before defaults). */

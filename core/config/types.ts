@@ -98,4 +98,6 @@ export interface StackConfig {
     kubernetes: { context?: string };
     /** Requests and limits per container role, defaults laid under what was set. */
     resources: ResolvedResources;
+    /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
+    readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

@@ -2,7 +2,8 @@
  * The scripts that run in the pods, kept as real files under assets/ (so shellcheck and
  * py_compile can lint them, see test/unit/lint.test.ts) and shipped byte for byte in the scripts
  * ConfigMap under their file names (the dnsmasq start script with three words filled in, see
- * core/render/dnsmasq.ts).
+ * core/render/dnsmasq.ts); and the live readiness check, which runs where `pulumi up` runs
+ * (core/plan/readiness.ts).
  *
  * Read from the source tree at run time: Pulumi and the tools run the TypeScript through ts-node,
  * so `__dirname` is core/render and the files are at ../../assets. Nothing is compiled or copied
@@ -16,10 +17,18 @@ import { CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contrac
 
 export const ASSETS_DIR = path.join(__dirname, "..", "..", "assets");
 
-/** The asset files; their names are also their keys in the scripts ConfigMap. */
-export type AssetName = typeof CONDUCTOR_PATHS.wrapper | typeof PRUNER_SCRIPT | typeof DNSMASQ_START_SCRIPT;
+/**
+ * The live readiness check (core/plan/readiness.ts): runs where `pulumi up` runs, not in a pod,
+ * so it is no key of the scripts ConfigMap.
+ */
+export const READINESS_SCRIPT = "ironic-readiness.py";
 
-export const ASSET_NAMES: readonly AssetName[] = [CONDUCTOR_PATHS.wrapper, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT];
+/** The pod scripts; their names are also their keys in the scripts ConfigMap. */
+export type PodAssetName = typeof CONDUCTOR_PATHS.wrapper | typeof PRUNER_SCRIPT | typeof DNSMASQ_START_SCRIPT;
+
+export type AssetName = PodAssetName | typeof READINESS_SCRIPT;
+
+export const ASSET_NAMES: readonly PodAssetName[] = [CONDUCTOR_PATHS.wrapper, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT];
 
 /** The exact content of `assets/<name>`. */
 export function readAsset(name: AssetName): string {

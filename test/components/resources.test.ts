@@ -182,8 +182,12 @@ describe("resource graph (pulumi mocks)", function () {
             const s = r.resources.find((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs.metadata.name === name)!;
             assert.ok(containsSecret(s.rawInputs.stringData), `${name} stringData is a secret`);
         }
-        const all = JSON.stringify(r.resources.filter((x) => x.type !== "kubernetes:core/v1:Secret").map((x) => unwrapSecrets(x.rawInputs)));
-        assert.ok(!all.includes(FIXED_PASSWORD), "the password appears only in the Secret");
+        // The readiness check (test/components/readiness.test.ts) gets the password as secret environment.
+        const check = r.resources.find((x) => x.type === "command:local:Command")!;
+        assert.ok(containsSecret(check.rawInputs.environment), "the readiness check gets it in secret environment");
+        assert.equal(unwrapSecrets(check.rawInputs.environment).READINESS_PASSWORD, FIXED_PASSWORD);
+        const all = JSON.stringify(r.resources.filter((x) => x.type !== "kubernetes:core/v1:Secret" && x !== check).map((x) => unwrapSecrets(x.rawInputs)));
+        assert.ok(!all.includes(FIXED_PASSWORD), "the password appears only in the Secret (and the readiness check's secret environment)");
         assert.ok(!all.includes("$2a$04$"), "the htpasswd hash appears only in the Secret");
         assert.equal(await pulumi.isSecret(r.outputs.credentials), true);
         assert.equal(await pulumi.isSecret(r.outputs.caCertificate), false, "the CA certificate is public");
@@ -237,7 +241,7 @@ describe("resource graph (pulumi mocks)", function () {
 
     it("uses stable component type tokens and parents every resource under the stack component", function () {
         const types = registrations.map((a) => a.type);
-        for (const t of ["metal3:index:Metal3Ironic", "metal3:tls:StackPki", "metal3:auth:Credentials", "metal3:ironic:Ironic"]) assert.ok(types.includes(t), t);
+        for (const t of ["metal3:index:Metal3Ironic", "metal3:tls:StackPki", "metal3:auth:Credentials", "metal3:ironic:Ironic", "metal3:ops:Readiness"]) assert.ok(types.includes(t), t);
         for (const a of registrations) {
             // The provider and the read of this stack's own previous outputs sit beside the component.
             if (a.type === "metal3:index:Metal3Ironic" || a.type === "pulumi:providers:kubernetes" || a.type === "pulumi:pulumi:StackReference") continue;

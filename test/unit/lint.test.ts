@@ -61,7 +61,7 @@ describe("lint: the scripts under assets/ and test/standins/", function () {
 
     it("finds the scripts to lint (every asset, every stand-in)", function () {
         assert.deepEqual(assets.filter(isShell).map(rel), ["assets/conductor-start.sh", "assets/start-dnsmasq.sh"]);
-        assert.deepEqual(assets.filter(isPython).map(rel), ["assets/dhcp-pruner.py"]);
+        assert.deepEqual(assets.filter(isPython).map(rel), ["assets/dhcp-pruner.py", "assets/ironic-readiness.py"]);
         const shell = standins.filter(isShell).map(rel);
         for (const f of [
             "test/standins/ironic/usr/bin/runironic",
@@ -71,7 +71,8 @@ describe("lint: the scripts under assets/ and test/standins/", function () {
         ]) {
             assert.ok(shell.includes(f), `${f} is not linted as bash (found: ${shell.join(", ")})`);
         }
-        assert.ok(standins.filter(isPython).map(rel).includes("test/standins/ironic/usr/lib/metal3-standin/httpd.py"));
+        const python = standins.filter(isPython).map(rel);
+        for (const f of ["test/standins/ironic/usr/lib/metal3-standin/httpd.py", "test/standins/kubectl/usr/bin/kubectl"]) assert.ok(python.includes(f), `${f} is not linted as Python`);
         const neither = standins.filter((f) => !isShell(f) && !isPython(f)).map(rel);
         assert.deepEqual(neither, [], "files under test/standins/ that are neither bash nor Python (lint them or say why not)");
     });

@@ -52,6 +52,7 @@ describe("config defaults", function () {
         assert.deepEqual(c.conductors, []);
         assert.equal(c.provisioning.keepalived, false);
         assert.equal(c.provisioning.dhcp, undefined);
+        assert.deepEqual(c.readiness, { enabled: true, mode: "auto", timeoutSeconds: 600 });
     });
 
     it("defaults the DHCP lease time, minimum size and re-slice flag; the slot count stays unset (the planner resolves it)", function () {

@@ -46,4 +46,16 @@ describe("config schema", function () {
         hasIssue(list, "images.ipaDownloader", /not a valid image reference/);
         assert.ok(validateConfig({ ...devRaw, images: { ironic: `registry.local:5000/metal3/ironic@sha256:${"a".repeat(64)}` } }).ok);
     });
+
+    it("readiness: a mode of the three, a bounded whole timeout, a boolean switch; all reported at once", function () {
+        const list = issues({ ...devRaw, readiness: { enabled: "no", mode: "kubectl", timeoutSeconds: 5 } });
+        hasIssue(list, "readiness.enabled", /boolean/i);
+        hasIssue(list, "readiness.mode", /"auto", "in-cluster" \(the API Service URL\) or "port-forward"/);
+        hasIssue(list, "readiness.timeoutSeconds", /at least 10/);
+        hasIssue(issues({ ...devRaw, readiness: { timeoutSeconds: 90000 } }), "readiness.timeoutSeconds", /at most 86400/);
+        hasIssue(issues({ ...devRaw, readiness: { timeoutSeconds: 60.5 } }), "readiness.timeoutSeconds", /whole number/);
+        hasIssue(issues({ ...devRaw, readiness: { timoutSeconds: 60 } }), "readiness", /did you mean "timeoutSeconds"/);
+        const r = validateConfig({ ...devRaw, readiness: { enabled: false, mode: "port-forward", timeoutSeconds: 120 } });
+        assert.ok(r.ok && r.config.readiness.mode === "port-forward" && r.config.readiness.timeoutSeconds === 120 && !r.config.readiness.enabled);
+    });
 });

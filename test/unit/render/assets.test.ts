@@ -12,7 +12,8 @@ import * as path from "path";
 import { CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_ENV, PRUNER_SCRIPT, WRAPPER_ENV } from "../../../core/contract";
 import { scriptsConfigMapData } from "../../../core/manifests";
 import { renderConductorWrapper } from "../../../core/plan/conductor";
-import { ASSET_NAMES, ASSETS_DIR, readAsset } from "../../../core/render/assets";
+import { ASSET_NAMES, ASSETS_DIR, READINESS_SCRIPT, readAsset } from "../../../core/render/assets";
+import { READINESS_ENV, readinessPlan } from "../../../core/plan/readiness";
 import { renderPrunerScript } from "../../../core/render/pruner";
 import { haRaw, planOf } from "../plan/support";
 
@@ -76,6 +77,17 @@ describe("assets: the pod scripts as files (core/render/assets.ts)", function ()
         assert.deepEqual(extra, [], "variables dhcp-pruner.py reads that PRUNER_ENV (and so the pod template) does not set");
     });
 
+    it("ironic-readiness.py reads every READINESS_ENV variable, and no other; the Command gets it byte for byte", function () {
+        const script = raw(READINESS_SCRIPT);
+        const names = Object.values(READINESS_ENV);
+        assert.deepEqual(missing(names, pythonReads(script)), [], "READINESS_ENV variables that ironic-readiness.py does not read");
+        const extra = [...pythonReads(script)].filter((n) => !(names as string[]).includes(n));
+        assert.deepEqual(extra, [], "variables ironic-readiness.py reads that READINESS_ENV (and so components/readiness.ts) does not set");
+        assert.equal(readAsset(READINESS_SCRIPT), script);
+        assert.equal(readinessPlan(planOf(haRaw))!.script, script);
+        assert.ok(!(ASSET_NAMES as readonly string[]).includes(READINESS_SCRIPT), "not a pod script: it runs where pulumi up runs");
+    });
+
     it("the scripts ConfigMap (ha stack) holds the wrapper and the pruner byte for byte under their file names", function () {
         const data = scriptsConfigMapData(planOf(haRaw));
         // The dnsmasq start script gets three words filled in (test/unit/render/dnsmasq.test.ts).
@@ -115,6 +127,14 @@ describe("assets: the pod scripts as files (core/render/assets.ts)", function ()
             const renamed = script.split(`"${PRUNER_ENV.hostsDir}"`).join('"PRUNER_HOSTS_DIR"');
             assert.deepEqual(missing(Object.values(PRUNER_ENV), pythonReads(renamed)), [PRUNER_ENV.hostsDir]);
             assert.ok(pythonReads(renamed).has("PRUNER_HOSTS_DIR"));
+        });
+
+        it("a READINESS_ENV name the readiness check does not read is reported", function () {
+            const script = raw(READINESS_SCRIPT);
+            const renamed = script.split(`"${READINESS_ENV.conductors}"`).join('"READINESS_EXPECTED"');
+            assert.notEqual(renamed, script);
+            assert.deepEqual(missing(Object.values(READINESS_ENV), pythonReads(renamed)), [READINESS_ENV.conductors]);
+            assert.ok(pythonReads(renamed).has("READINESS_EXPECTED"));
         });
     });
 });

@@ -1,0 +1,53 @@
+/**
+ * The Ironic workload of a stack: one Deployment with its API certificate (single) or the
+ * per-node conductors (multi), as children of the stack component. Split from stack.ts to keep
+ * each file to one concern; the component names come from topology-switch.ts (aliases).
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+import { IronicPlan } from "../core/plan";
+import { Conductors } from "./conductors";
+import { ExistingTls } from "./existing-tls";
+import { Ironic } from "./ironic";
+import { StackPki } from "./pki";
+import { workloadComponentName } from "./topology-switch";
+
+/** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */
+export function ironicWorkload(
+parent: pulumi.ComponentResource,
+name: string,
+plan: IronicPlan,
+namespace: pulumi.Output<string>,
+pki: StackPki | undefined,
+existing: ExistingTls | undefined,
+mounted: pulumi.Resource[],
+): Ironic | Conductors {
+    const c = plan.config;
+    if (c.topology !== "single") {
+        // Validation guarantees tls.mode "generate" with multi: node certificates are issued here.
+        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, pki: pki!, dependsOn: mounted }, { parent });
+    }
+    let tlsCertPem: pulumi.Output<string>;
+    if (c.tls.mode === "generate" && pki) {
+        // Only with "generate": with "existing" the API certificate is the user's, even when a
+        // stack PKI exists (for MariaDB), and its Secret is theirs.
+        const server = pki.issue(`${name}-api`, { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses }, pki);
+        mounted.push(
+            new k8s.core.v1.Secret(
+                `${name}-tls`,
+                {
+                    metadata: { name: plan.names.tlsSecret, namespace, labels: plan.labels },
+                    type: "kubernetes.io/tls",
+                    stringData: { "tls.crt": server.certPem, "tls.key": server.keyPem, "ca.crt": pki.caCertPem },
+                },
+                { parent },
+            ),
+        );
+        tlsCertPem = server.certPem;
+    } else {
+        // The user's certificate: pods roll when it changes (on the next pulumi up).
+        tlsCertPem = existing!.tlsCertPem;
+    }
+    return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent });
+}

@@ -1,0 +1,115 @@
+/**
+ * The live readiness check, pure: what components/readiness.ts hands to @pulumi/command.
+ *
+ * After the workload, `pulumi up` runs assets/ironic-readiness.py (Python 3 standard library, as
+ * `python3 -` with the script on stdin, so the command line is the same on every machine) where
+ * `pulumi up` runs. It reaches the API at its in-cluster Service URL when the runner is in the
+ * cluster (KUBERNETES_SERVICE_HOST is set, e.g. under the Pulumi Kubernetes Operator), else through
+ * `kubectl port-forward` to the API Service (with the provider's kubeconfig context), verifies the
+ * API certificate with the stack CA for the Service name, authenticates with the generated API
+ * credentials, and waits until every conductor the program configures is alive in
+ * `GET /v1/conductors` (microversion 1.49). Its stdout lists the alive hostnames: `conductorsAlive`.
+ *
+ * Expected hostnames: multi, exactly each conductor's [DEFAULT]host as the plan sets it
+ * (IRONIC_CONDUCTOR_HOST in the node's entry: its provisioning IP); single, any one conductor (the
+ * image picks the host name).
+ */
+import { createHash } from "crypto";
+
+import { ENV } from "../contract";
+import { READINESS_SCRIPT, readAsset } from "../render/assets";
+import type { IronicPlan } from "./types";
+
+/** The variables ironic-readiness.py reads: the one place their names are written in TypeScript. */
+export const READINESS_ENV = {
+    /** auto | in-cluster | port-forward (readiness.mode). */
+    mode: "READINESS_MODE",
+    /** The API Service URL (in-cluster); its host is also the name the certificate must carry. */
+    apiUrl: "READINESS_API_URL",
+    /** The name the API certificate is checked against (default: the host of the URL). */
+    tlsName: "READINESS_TLS_NAME",
+    /** The CA that signed the API certificate (PEM). */
+    caPem: "READINESS_CA_PEM",
+    /** The API credentials: passed as secret environment, never on a command line. */
+    username: "READINESS_USERNAME",
+    password: "READINESS_PASSWORD",
+    /** Comma-separated conductor hostnames that must be alive; empty: any one. */
+    conductors: "READINESS_CONDUCTORS",
+    /** Seconds to wait in all (readiness.timeoutSeconds), and between two polls. */
+    timeout: "READINESS_TIMEOUT",
+    interval: "READINESS_INTERVAL",
+    /** port-forward: kubectl's --context (kubernetes.context; empty: the current context), namespace, Service and its port. */
+    kubeContext: "READINESS_KUBE_CONTEXT",
+    namespace: "READINESS_NAMESPACE",
+    service: "READINESS_SERVICE",
+    servicePort: "READINESS_SERVICE_PORT",
+    /** Set by Kubernetes in every pod, never by this program: mode auto means in-cluster when it is set. */
+    inCluster: "KUBERNETES_SERVICE_HOST",
+} as const;
+
+/** What the program sets; the credentials and the CA come from resources (components/readiness.ts). */
+export type ReadinessPlainEnv = Record<Exclude<(typeof READINESS_ENV)[keyof typeof READINESS_ENV], "READINESS_CA_PEM" | "READINESS_USERNAME" | "READINESS_PASSWORD" | "KUBERNETES_SERVICE_HOST">, string>;
+
+/** The command line: the script comes on stdin, so no path of this checkout is in the state. */
+export const READINESS_COMMAND = "python3 -";
+
+/** Seconds between two polls of the API. */
+export const READINESS_INTERVAL = 5;
+
+export interface ReadinessPlan {
+    /** Conductor hostnames that must be alive (sorted); empty: any one (single). */
+    expected: string[];
+    env: ReadinessPlainEnv;
+    /** The script, byte for byte as in assets/ironic-readiness.py. */
+    script: string;
+    /** Inputs whose change must run the check again (the Command's triggers), besides the pod template hash. */
+    triggers: string[];
+}
+
+/** The check for this plan, or undefined with `readiness.enabled: false`. */
+export function readinessPlan(plan: IronicPlan): ReadinessPlan | undefined {
+    const c = plan.config;
+    if (!c.readiness.enabled) return undefined;
+    const expected = c.topology === "multi" ? plan.conductors.map((cd) => cd.env?.[ENV.conductorHost] ?? cd.ip).sort() : [];
+    const url = new URL(plan.urls.apiInCluster);
+    const env: ReadinessPlainEnv = {
+        [READINESS_ENV.mode]: c.readiness.mode,
+        [READINESS_ENV.apiUrl]: plan.urls.apiInCluster,
+        [READINESS_ENV.tlsName]: url.hostname,
+        [READINESS_ENV.conductors]: expected.join(","),
+        [READINESS_ENV.timeout]: String(c.readiness.timeoutSeconds),
+        [READINESS_ENV.interval]: String(READINESS_INTERVAL),
+        [READINESS_ENV.kubeContext]: c.kubernetes.context ?? "",
+        [READINESS_ENV.namespace]: plan.namespace,
+        [READINESS_ENV.service]: plan.names.service,
+        [READINESS_ENV.servicePort]: String(c.ports.api),
+    };
+    return { expected, env, script: readAsset(READINESS_SCRIPT), triggers: [c.images.ironic, expected.join(",")] };
+}
+
+/** `conductorsAlive` from the script's stdout: one hostname per line. */
+export function parseConductorsAlive(stdout: string): string[] {
+    return stdout
+        .split("\n")
+        .map((l) => l.trim())
+        .filter((l) => l !== "");
+}
+
+/** JSON with object keys sorted at every level: the same value always gives the same text. */
+export function canonicalJson(v: unknown): string {
+    if (Array.isArray(v)) return `[${v.map(canonicalJson).join(",")}]`;
+    if (v && typeof v === "object") {
+        const o = v as Record<string, unknown>;
+        return `{${Object.keys(o)
+            .filter((k) => o[k] !== undefined)
+            .sort()
+            .map((k) => `${JSON.stringify(k)}:${canonicalJson(o[k])}`)
+            .join(",")}}`;
+    }
+    return JSON.stringify(v) ?? "null";
+}
+
+/** The pod template's hash (a trigger): any change of the template (image, env, a content-hash annotation) runs the check again. */
+export function podTemplateHash(template: unknown): string {
+    return createHash("sha256").update(canonicalJson(template)).digest("hex");
+}
