@@ -8,26 +8,31 @@
  * pods restart on which nodes, and which Jobs run (tools/diff.ts).
  * Without --previous it renders a first run; with the stack's outputs (`pulumi stack output
  * --json > outputs.json`) it renders what the stack's next run would do (kept DHCP slots, refusals).
+ * --write-outputs FILE writes this render's outputs in that format (secrets as "[secret]").
  */
 import * as fs from "fs";
 import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
 
 import { formatIssues, validateConfig } from "../core/config";
 import { buildPlan } from "../core/plan";
 import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { userSecretIssues } from "../components/stack";
+
 import { formatDiff, objectId, readRender } from "./diff";
+import { valueOf } from "./offline";
 import { renderOffline, readStackConfig } from "./render";
 
-const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--previous OUTPUTS.json] [--diff PREVIOUS_RENDER_DIR]";
+const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--previous OUTPUTS.json] [--write-outputs OUTPUTS.json] [--diff PREVIOUS_RENDER_DIR]";
 
-function parseArgs(argv: string[]): { stack: string; out?: string; file?: string; previous?: string; diff?: string } {
+function parseArgs(argv: string[]): { stack: string; out?: string; file?: string; previous?: string; writeOutputs?: string; diff?: string } {
     let stack = "dev";
     let out: string | undefined;
     let file: string | undefined;
     let previous: string | undefined;
     let diff: string | undefined;
+    let writeOutputs: string | undefined;
     for (let i = 0; i < argv.length; i++) {
         const a = argv[i];
         if (a === "--stack" || a === "-s") stack = argv[++i] ?? "";
@@ -38,6 +43,8 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
         else if (a.startsWith("--file=")) file = a.slice("--file=".length);
         else if (a === "--diff") diff = argv[++i];
         else if (a.startsWith("--diff=")) diff = a.slice("--diff=".length);
+        else if (a === "--write-outputs") writeOutputs = argv[++i];
+        else if (a.startsWith("--write-outputs=")) writeOutputs = a.slice("--write-outputs=".length);
         else if (a === "--previous") previous = argv[++i];
         else if (a.startsWith("--previous=")) previous = a.slice("--previous=".length);
         else if (a === "--help" || a === "-h") {
@@ -52,7 +59,7 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
         console.error(`plan: invalid stack name "${stack}"`);
         process.exit(2);
     }
-    return { stack, out, file, previous, diff };
+    return { stack, out, file, previous, writeOutputs, diff };
 }
 
 /** The previous run's outputs, as `pulumi stack output --json` prints them (secrets shown as "[secret]" are not needed). */
@@ -73,6 +80,20 @@ function readPreviousOutputs(file: string): Record<string, unknown> {
         throw new Error(`--previous ${file}: expected the JSON object of the stack's outputs (pulumi stack output --json)`);
     }
     return outputs as Record<string, unknown>;
+}
+
+/**
+ * The stack outputs of this render as `pulumi stack output --json` prints them (secret outputs as
+ * "[secret]"): what `--previous` of a later render reads, e.g. the base branch's render in a pull
+ * request, so the head is rendered as the next run of the base (kept DHCP slots).
+ */
+async function outputsJson(outputs: object): Promise<Record<string, unknown>> {
+    const out: Record<string, unknown> = {};
+    for (const [k, o] of Object.entries(outputs)) {
+        if (!pulumi.Output.isInstance(o)) continue;
+        out[k] = (await pulumi.isSecret(o)) ? "[secret]" : await valueOf(o);
+    }
+    return out;
 }
 
 /** One line on what the previous run left: the remembered DHCP layout, or that this is a first run. */
@@ -121,6 +142,8 @@ async function main(): Promise<number> {
         fs.mkdirSync(path.dirname(path.join(outDir, f.name)), { recursive: true });
         fs.writeFileSync(path.join(outDir, f.name), f.content);
     }
+
+    if (args.writeOutputs) fs.writeFileSync(path.resolve(args.writeOutputs), JSON.stringify(await outputsJson(rendered.outputs), null, 2) + "\n");
 
     const lines: string[] = [];
     lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);

@@ -96,6 +96,17 @@ describe("plan --diff: what changes and what restarts", function () {
             assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors\n    ~ data\["cp-1\.dnsmasq\.conf"\]\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
             assert.equal(readRender(path.join(work, "base")).size, readRender(path.join(work, "next")).size);
             assert.doesNotMatch(r.stdout, /BEGIN (RSA |EC )?PRIVATE KEY|password: [^<]/);
+            // A pull request's flow: the base render writes its outputs, the head renders as its next run.
+            const baseOut = path.join(work, "base-outputs.json");
+            assert.equal(plan(["--stack", "ha", "--out", path.join(work, "base2"), "--write-outputs", baseOut]).status, 0);
+            const outputs = JSON.parse(fs.readFileSync(baseOut, "utf8"));
+            assert.equal(outputs.credentials, "[secret]", "secret outputs as pulumi stack output --json prints them");
+            assert.deepEqual(Object.keys(outputs.state.dhcpSlots.nodes), ["cp-0", "cp-1", "cp-2"]);
+            const added = path.join(work, "Pulumi.added.yaml");
+            fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
+            const head = plan(["--stack", "ha", "--file", added, "--out", path.join(work, "head"), "--previous", baseOut, "--diff", path.join(work, "base2")]);
+            assert.equal(head.status, 0, head.stderr);
+            assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: a new pod starts on cp-3 \(node added\); no other pod restarts\n/);
             const missing = plan(["--stack", "ha", "--out", path.join(work, "x"), "--diff", path.join(work, "nope")]);
             assert.notEqual(missing.status, 0);
             assert.match(missing.stderr, /--diff: .*nope is not a directory/);
