@@ -11,6 +11,7 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
+import * as ts from "typescript";
 
 import {
     buildGraph,
@@ -239,5 +240,56 @@ describe("architecture: the checkers fail on broken trees", function () {
             ].join("\n");
             assert.deepEqual(found(src), []);
         });
+    });
+});
+
+/**
+ * Size rules (architecture.md, section 3): core/, tools/ and policy/ files at most 250 lines,
+ * components/ files at most 180 (they only wire), functions at most 80 lines anywhere in them.
+ */
+const FILE_LIMIT = (f: string) => (f.startsWith("components/") ? 180 : 250);
+const FUNCTION_LIMIT = 80;
+
+function sizeViolations(files: Map<string, string>): string[] {
+    const out: string[] = [];
+    for (const [file, text] of [...files].sort(([a], [b]) => a.localeCompare(b))) {
+        const lines = text.split("\n").length - (text.endsWith("\n") ? 1 : 0);
+        if (lines > FILE_LIMIT(file)) out.push(`${file}: ${lines} lines (limit ${FILE_LIMIT(file)})`);
+        const sf = ts.createSourceFile(file, text, ts.ScriptTarget.Latest, true);
+        const visit = (n: ts.Node) => {
+            if (ts.isFunctionLike(n) && (n as ts.FunctionLikeDeclarationBase).body) {
+                const first = sf.getLineAndCharacterOfPosition(n.getStart()).line;
+                const span = sf.getLineAndCharacterOfPosition(n.getEnd()).line - first + 1;
+                const name = (n as ts.FunctionLikeDeclarationBase).name?.getText(sf) ?? ts.SyntaxKind[n.kind];
+                if (span > FUNCTION_LIMIT) out.push(`${file}:${first + 1}: ${name} is ${span} lines (limit ${FUNCTION_LIMIT})`);
+            }
+            ts.forEachChild(n, visit);
+        };
+        visit(sf);
+    }
+    return out;
+}
+
+describe("architecture: size rules", function () {
+    it("no file or function of core/, components/, tools/ or policy/ is over its limit", function () {
+        const files = new Map<string, string>();
+        const walk = (rel: string) => {
+            for (const e of fs.readdirSync(path.join(ROOT, rel), { withFileTypes: true })) {
+                const child = path.posix.join(rel, e.name);
+                if (e.isDirectory() && e.name !== "node_modules") walk(child);
+                else if (e.name.endsWith(".ts") && !e.name.endsWith(".d.ts")) files.set(child, fs.readFileSync(path.join(ROOT, child), "utf8"));
+            }
+        };
+        for (const dir of ["core", "components", "tools", "policy"]) if (fs.existsSync(path.join(ROOT, dir))) walk(dir);
+        assert.ok(files.size > 40, `${files.size} files read`);
+        assert.deepEqual(sizeViolations(files), []);
+    });
+
+    it("the check can fail: a long file and a long function are reported with their place", function () {
+        const body = Array.from({ length: 85 }, (_, i) => `    const v${i} = ${i};`).join("\n");
+        const fn = `export function big(): void {\n${body}\n}\n`;
+        const pad = "// filler\n".repeat(100);
+        assert.deepEqual(sizeViolations(new Map([["components/x.ts", fn + pad]])), ["components/x.ts: 187 lines (limit 180)", "components/x.ts:1: big is 87 lines (limit 80)"]);
+        assert.deepEqual(sizeViolations(new Map([["core/y.ts", fn + pad]])), ["core/y.ts:1: big is 87 lines (limit 80)"]);
     });
 });
