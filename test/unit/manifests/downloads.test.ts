@@ -26,7 +26,7 @@ describe("manifests/downloads: the extra CA bundle in a pod", function () {
         const own = withDownloadTrust({ name: "cache", image: "i", command: ["/bin/cache"], args: ["--once"] }, secretCa);
         assert.deepEqual(own.command, ["/bin/sh", "-c", COMBINE_CA_SCRIPT, "combine-ca-bundle", "/bin/cache", "--once"]);
         assert.equal(own.args, undefined);
-        assert.deepEqual(withDownloadTrust({ name: "dl", image: "i" }, secretCa).command!.slice(4), ["/usr/local/bin/get-resource.sh"]);
+        assert.deepEqual((withDownloadTrust({ name: "dl", image: "i" }, secretCa).command as string[]).slice(4), ["/usr/local/bin/get-resource.sh"]);
     });
 
     it("the script is valid sh that tries the CentOS bundle before Debian's and ends in exec \"$@\"", function () {
