@@ -11,7 +11,7 @@ import { MariaDB } from "./mariadb";
 import { Readiness } from "./readiness";
 import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, schemaJobHint } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
-import { userSecrets } from "../core/plan/secrets";
+import { userConfigMaps, userSecrets } from "../core/plan/secrets";
 import { readExistingTls } from "./existing-tls";
 import { TopologySummary, topologySummary } from "../core/plan/summary";
 import { PersistedState, persistedState } from "../core/plan/previous";
@@ -43,13 +43,14 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly conductorsAlive?: pulumi.Output<string[]>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
-        // Guard: no resource of this component tree may write a Secret the user owns (reads are fine).
-        const owned = new Map(userSecrets(args.plan).map((u) => [u.name, u.key]));
+        // Guard: no resource of this component tree may write a Secret or ConfigMap the user owns (reads are fine).
+        const owned = { Secret: new Map(userSecrets(args.plan).map((u) => [u.name, u.key])), ConfigMap: new Map(userConfigMaps(args.plan).map((u) => [u.name, u.key])) };
         let self: pulumi.Resource | undefined;
         const guard: pulumi.ResourceTransformation = (a) => {
             const target = a.props?.metadata?.name;
-            if (a.opts.id === undefined && a.type.startsWith("kubernetes:core/v1:Secret") && typeof target === "string" && owned.has(target)) {
-                throw new pulumi.ResourceError(`${owned.get(target)}: Secret ${args.plan.namespace}/${target} belongs to you; ${a.name} must not write it (a bug of this program)`, self, true);
+            const kind = a.type.startsWith("kubernetes:core/v1:Secret") ? "Secret" : a.type.startsWith("kubernetes:core/v1:ConfigMap") ? "ConfigMap" : undefined;
+            if (a.opts.id === undefined && kind && typeof target === "string" && owned[kind].has(target)) {
+                throw new pulumi.ResourceError(`${owned[kind].get(target)}: ${kind} ${args.plan.namespace}/${target} belongs to you; ${a.name} must not write it (a bug of this program)`, self, true);
             }
             return undefined;
         };

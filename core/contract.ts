@@ -172,6 +172,24 @@ export const ENV = {
     sharedDir: "SHARED_DIR",
 } as const;
 
+/**
+ * The IPA downloader image (ironic-image-contract.md §16; metal3-io/ironic-ipa-downloader
+ * get-resource.sh): its ENTRYPOINT runs `get-resource.sh`, which downloads with curl. The script
+ * copies HTTP_PROXY/HTTPS_PROXY/NO_PROXY into the lower-case names when those are unset; curl
+ * reads `http_proxy` only in lower case, `https_proxy`/`no_proxy` in either. curl takes its CA
+ * bundle from CURL_CA_BUNDLE (else SSL_CERT_FILE), which replaces its built-in bundle; the
+ * image's base (CentOS Stream 9) keeps the system bundle at /etc/pki/tls/certs/ca-bundle.crt
+ * (Debian, which the tests' stand-ins run on, at /etc/ssl/certs/ca-certificates.crt).
+ */
+export const IPA_DOWNLOADER = {
+    entrypoint: "/usr/local/bin/get-resource.sh",
+    /** Proxy variables, both spellings (curl, Python and Go each read one or both). */
+    proxyEnv: { http: ["HTTP_PROXY", "http_proxy"], https: ["HTTPS_PROXY", "https_proxy"], no: ["NO_PROXY", "no_proxy"] },
+    /** CA bundle variables: curl's own, OpenSSL's default file, Python requests'. Each replaces the default bundle. */
+    caBundleEnv: ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"],
+    systemCaBundles: ["/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs/ca-certificates.crt"],
+} as const;
+
 /** Prefix of oslo.config environment overrides: OS_<GROUP>__<OPTION>. */
 export const OSLO_ENV_PREFIX = "OS_";
 

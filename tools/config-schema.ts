@@ -38,6 +38,9 @@ const DESCRIPTIONS: Record<TopKey, string> = {
     conductors: "multi: one entry per control-plane node.",
     kubernetes: "The Kubernetes provider: kubeconfig context.",
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
+    proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
+    trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
+    imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
     readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
 };
 

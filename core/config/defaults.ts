@@ -1,5 +1,6 @@
 /** Defaults: what an unset key means. The README's configuration reference lists the same values. */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
+import { mirrorImage } from "./network";
 import { resolveResources } from "./resources";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { StackConfig } from "./types";
@@ -33,13 +34,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         name: p.name ?? "ironic",
         createNamespace: p.createNamespace ?? true,
         clusterDomain: p.clusterDomain ?? "cluster.local",
-        images: {
-            ironic: p.images?.ironic ?? DEFAULT_IMAGES.ironic,
-            ipaDownloader: p.images?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader,
-            keepalived: p.images?.keepalived ?? DEFAULT_IMAGES.keepalived,
-            mariadb: p.images?.mariadb ?? DEFAULT_IMAGES.mariadb,
-            ...(p.images?.ironicVersion !== undefined ? { ironicVersion: p.images.ironicVersion } : {}),
-        },
+        images: imagesDefaults(p.images),
         ports: {
             api: p.ports?.api ?? PORTS.api,
             http: p.ports?.http ?? PORTS.http,
@@ -91,12 +86,42 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
         resources: resolveResources(p.resources),
+        proxy: {
+            httpProxy: p.proxy?.httpProxy,
+            httpsProxy: p.proxy?.httpsProxy,
+            noProxy: p.proxy?.noProxy ?? [],
+            applyToIronic: p.proxy?.applyToIronic ?? false,
+        },
+        trust: trustDefaults(p.trust),
+        imagePullSecrets: p.imagePullSecrets ?? [],
         readiness: {
             enabled: p.readiness?.enabled ?? true,
             mode: p.readiness?.mode ?? "auto",
             timeoutSeconds: p.readiness?.timeoutSeconds ?? DEFAULT_READINESS_TIMEOUT,
         },
     };
+}
+
+/** Every image, then rewritten to images.registry when set: what every pod pulls. */
+function imagesDefaults(i: ParsedSections["images"]): StackConfig["images"] {
+    const registry = i?.registry;
+    const m = (ref: string) => mirrorImage(ref, registry);
+    return {
+        ironic: m(i?.ironic ?? DEFAULT_IMAGES.ironic),
+        ipaDownloader: m(i?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader),
+        keepalived: m(i?.keepalived ?? DEFAULT_IMAGES.keepalived),
+        mariadb: m(i?.mariadb ?? DEFAULT_IMAGES.mariadb),
+        ...(registry !== undefined ? { registry } : {}),
+        ...(i?.ironicVersion !== undefined ? { ironicVersion: i.ironicVersion } : {}),
+    };
+}
+
+/** The extra CA bundle: its kind, name and key (default `ca.crt`). */
+function trustDefaults(t: ParsedSections["trust"]): StackConfig["trust"] {
+    const b = t?.extraCaBundle;
+    if (!b) return {};
+    const [kind, name] = b.secret !== undefined ? (["secret", b.secret] as const) : (["configMap", b.configMap!] as const);
+    return { extraCaBundle: { kind, name, key: b.key ?? "ca.crt" } };
 }
 
 function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig["provisioning"] {

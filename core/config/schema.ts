@@ -9,6 +9,7 @@ import { z } from "zod";
 
 import {
     dnsName,
+    checked,
     dnsNameOrWildcard,
     hostName,
     httpUrl,
@@ -24,6 +25,7 @@ import {
     storageClassName,
     tolerationProblems,
 } from "./strings";
+import { networkSections, registryProblem } from "./network";
 import { resourcesSection } from "./resources";
 
 // ---------------------------------------------------------------------------------------------
@@ -148,6 +150,7 @@ export const sections = {
         ipaDownloader: imageRef.optional(),
         keepalived: imageRef.optional(),
         mariadb: imageRef.optional(),
+        registry: checked(registryProblem).optional(),
         ironicVersion: z.string().regex(/^[0-9]+(\.[0-9]+){0,3}$/, "must be a dotted Ironic version such as 38.0 or 38.0.1").optional(),
     }),
     ports: strict({
@@ -226,6 +229,8 @@ export const sections = {
         context: kubeContext.optional(),
     }),
     resources: resourcesSection({ quantity, strict }),
+    /** proxy, trust, imagePullSecrets (network.ts). */
+    ...networkSections({ strict }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
     readiness: strict({
         enabled: z.boolean().optional(),

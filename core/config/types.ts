@@ -37,6 +37,8 @@ export interface StackConfig {
         ipaDownloader: string;
         keepalived: string;
         mariadb: string;
+        /** The mirror every image above was rewritten to (already applied to them), if set. */
+        registry?: string;
         /** The Ironic version of images.ironic when its reference has no comparable tag (a bare digest). */
         ironicVersion?: string;
     };
@@ -98,6 +100,12 @@ export interface StackConfig {
     kubernetes: { context?: string };
     /** Requests and limits per container role, defaults laid under what was set. */
     resources: ResolvedResources;
+    /** The proxy of the IPA downloads (and of Ironic with applyToIronic); noProxy is the user's list only. */
+    proxy: { httpProxy?: string; httpsProxy?: string; noProxy: string[]; applyToIronic: boolean };
+    /** An extra CA bundle the IPA downloads trust besides the system bundle: the user's ConfigMap or Secret. */
+    trust: { extraCaBundle?: { kind: "configMap" | "secret"; name: string; key: string } };
+    /** Secrets the kubelet pulls every pod's images with (the user's). */
+    imagePullSecrets: string[];
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
     readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

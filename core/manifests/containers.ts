@@ -7,6 +7,7 @@ import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CA
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
+import { withDownloadTrust } from "./downloads";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
 import type { PodTopology } from "./topology";
@@ -75,9 +76,9 @@ export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount
     };
 }
 
-/** Init container: puts the IPA kernel and ramdisk into /shared before httpd serves them. */
+/** Init container: puts the IPA kernel and ramdisk into /shared before httpd serves them (with the extra CA bundle, if any). */
 export function ipaDownloaderContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
-    return {
+    const container: Container = {
         name: "ipa-downloader",
         image: plan.config.images.ipaDownloader,
         env: sortedEnv(plan.ipaDownloaderEnv),
@@ -85,6 +86,7 @@ export function ipaDownloaderContainer(plan: IronicPlan, volumeMounts: VolumeMou
         volumeMounts,
         resources: containerResources(plan, "ipaDownloader"),
     };
+    return withDownloadTrust(container, plan.config);
 }
 
 /** Init container: both the ironic container (Ironic's dnsmasq provider) and dnsmasq use these directories. */

@@ -19,6 +19,7 @@ import {
     keepalivedContainer,
     ramdiskLogsContainer,
 } from "./containers";
+import { downloadTrustVolumes } from "./downloads";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
 import { podTopology } from "./topology";
@@ -41,7 +42,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         ...podBase(plan, IRONIC_UID, IRONIC_GID, topology.nodeSelector),
         initContainers,
         containers,
-        volumes,
+        volumes: [...volumes, ...downloadTrustVolumes(plan.config)],
     };
 }
 

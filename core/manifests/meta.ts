@@ -55,16 +55,18 @@ export function restrictedSecurityContext(): SecurityContext {
     };
 }
 
-/** What every pod of the stack shares: non-root identity, no API token, the configured placement. */
+/** What every pod of the stack shares: non-root identity, no API token, the configured placement and image pull Secrets. */
 export function podBase(plan: IronicPlan, uid: number, gid: number, extraNodeSelector: Record<string, string> = {}): Omit<PodSpec, "containers"> {
     const nodeSelector = { ...plan.config.placement.nodeSelector, ...extraNodeSelector };
     const tolerations = plan.config.placement.tolerations;
+    const pullSecrets = plan.config.imagePullSecrets;
     return {
         automountServiceAccountToken: false,
         enableServiceLinks: false,
         securityContext: { runAsUser: uid, runAsGroup: gid, fsGroup: gid, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } },
         nodeSelector: Object.keys(nodeSelector).length > 0 ? sortedRecord(nodeSelector) : undefined,
         tolerations: tolerations.length > 0 ? tolerations : undefined,
+        ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets.map((name) => ({ name })) } : {}),
     };
 }
 

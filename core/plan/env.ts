@@ -6,6 +6,7 @@
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, ENV, IPXE_FILES, PATHS, osloEnvName } from "../contract";
 import type { DatabasePlan } from "./database";
+import { extraCaEnv, proxyEnv } from "./downloads";
 import { FAILOVER_SETTINGS } from "./timings";
 import type { EnvMap, OsloSetting } from "./types";
 
@@ -60,6 +61,8 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
         env[ENV.jsonRpcPort] = String(config.ports.jsonRpc);
     }
     for (const [group, option, value] of osloSettings(config)) env[osloEnvName(group, option)] = value;
+    // Off by default: Ironic also talks to BMCs (Redfish over HTTPS), which a proxy rarely reaches.
+    if (config.proxy.applyToIronic) Object.assign(env, proxyEnv(config));
     return env;
 }
 
@@ -104,10 +107,13 @@ function osloValue(v: string | number | boolean): string {
     return typeof v === "boolean" ? (v ? "True" : "False") : String(v);
 }
 
-/** The IPA downloader init container: where to put the ramdisk, and where to fetch it from. */
+/**
+ * The IPA downloader: where to put the ramdisk, where to fetch it from, through which proxy
+ * (core/plan/downloads.ts) and trusting which CA bundle.
+ */
 export function ipaDownloaderEnv(config: StackConfig): EnvMap {
     const ipa = config.ironic.ipa;
-    const env: EnvMap = { [ENV.sharedDir]: PATHS.shared };
+    const env: EnvMap = { [ENV.sharedDir]: PATHS.shared, ...proxyEnv(config), ...extraCaEnv(config) };
     if (ipa.baseUri) env[ENV.ipaBaseUri] = ipa.baseUri;
     if (ipa.branch) env[ENV.ipaBranch] = ipa.branch;
     if (ipa.flavor) env[ENV.ipaFlavor] = ipa.flavor;

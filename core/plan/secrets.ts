@@ -20,7 +20,28 @@ export function userSecrets(plan: IronicPlan): UserSecret[] {
         if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
         if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
     }
+    const ca = c.trust.extraCaBundle;
+    if (ca?.kind === "secret") out.push({ key: "trust.extraCaBundle.secret", name: ca.name });
+    c.imagePullSecrets.forEach((name, i) => out.push({ key: `imagePullSecrets[${i}]`, name }));
     return out;
+}
+
+/** ConfigMaps the user owns (read or mounted, never written): the extra CA bundle's. */
+export function userConfigMaps(plan: IronicPlan): UserSecret[] {
+    const ca = plan.config.trust.extraCaBundle;
+    return ca?.kind === "configMap" ? [{ key: "trust.extraCaBundle.configMap", name: ca.name }] : [];
+}
+
+/** Every ConfigMap name this program writes in some mode, with what it is. */
+export function ownedConfigMapNames(plan: IronicPlan): Map<string, string> {
+    const n = plan.names;
+    return new Map([
+        [n.dnsmasqConfigMap, "the dnsmasq configuration (single)"],
+        [n.bmoConfigMap, "the settings baremetal-operator reads"],
+        [n.nodeDataConfigMap, "the per-node entries (multi)"],
+        [n.scriptsConfigMap, "the conductors' scripts (multi)"],
+        [plan.database.names.configMap, 'the MariaDB configuration (database.kind "mariadb")'],
+    ]);
 }
 
 /**
@@ -45,13 +66,14 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
 
 /** Problems with user-supplied Secret names: one that the program itself writes would be overwritten, and deleted on destroy. */
 export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
-    const owned = ownedSecretNames(plan);
-    return userSecrets(plan)
-        .filter((u) => owned.has(u.name))
-        .map((u) => ({
-            key: u.key,
-            message: `"${u.name}" is the name of a Secret this program writes (${owned.get(u.name)}); a Secret you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
-        }));
+    const clash = (kind: string, users: UserSecret[], owned: Map<string, string>) =>
+        users
+            .filter((u) => owned.has(u.name))
+            .map((u) => ({
+                key: u.key,
+                message: `"${u.name}" is the name of a ${kind} this program writes (${owned.get(u.name)}); a ${kind} you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
+            }));
+    return [...clash("Secret", userSecrets(plan), ownedSecretNames(plan)), ...clash("ConfigMap", userConfigMaps(plan), ownedConfigMapNames(plan))];
 }
 
 /** Keys a Secret named by tls.existingSecret must hold. */

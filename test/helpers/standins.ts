@@ -86,3 +86,12 @@ export function prepareImages(work: string): Record<string, StandinImage> {
         [DEFAULT_IMAGES.mariadb]: { layer: mariadb, entrypoint: ["/usr/local/bin/docker-entrypoint.sh"], cmd: ["mariadbd"] },
     };
 }
+
+/**
+ * The IPA downloader as a stand-in that really downloads with curl (test/standins/ipa-downloader-curl):
+ * for tests that serve the IPA from a loopback server and check what the download went through
+ * (proxy, no-proxy, CA bundle). Same entrypoint as the image.
+ */
+export function curlDownloaderImage(work: string): StandinImage {
+    return { layer: layer(work, "ipa-downloader-curl", []), entrypoint: ["/usr/local/bin/get-resource.sh"] };
+}

@@ -8,6 +8,7 @@ import { databaseRule } from "./database";
 import { dhcpGatewayRule } from "./dhcp-gateway";
 import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
+import { downloadsRule } from "./downloads";
 import { kernelRule } from "./kernel";
 import { imagesRule } from "./images";
 import { portsRule } from "./ports";
@@ -33,4 +34,5 @@ export const RULES: readonly Rule[] = [
     kernelRule,
     imagesRule,
     resourcesRule,
+    downloadsRule,
 ];

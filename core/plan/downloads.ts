@@ -1,0 +1,67 @@
+/**
+ * How the IPA downloads reach the network: the proxy variables with the destinations that must
+ * never be proxied, and the CA bundle variables when an extra bundle is trusted. Pure data; the
+ * downloader's environment (env.ts, ipaDownloaderEnv) and any other downloader (an image cache)
+ * take them from here. The volume, mount and start command of the extra bundle are in
+ * core/manifests/downloads.ts.
+ */
+import type { StackConfig } from "../config";
+import { IPA_DOWNLOADER, PATHS } from "../contract";
+import type { EnvMap } from "./types";
+
+/** Loopback: the pod's own processes (and a sidecar's port) are never reached through a proxy. */
+export const LOOPBACK_NO_PROXY = ["localhost", "127.0.0.1"];
+
+/**
+ * What bypasses the proxy before anything the user lists: loopback; every cluster Service name
+ * (`.svc` for `<svc>.<ns>.svc`, `.<clusterDomain>` for the fully qualified form), so that an image
+ * cache or other in-cluster source is reached directly; the provisioning network as a CIDR and,
+ * for tools that only match exact addresses (curl before 7.86), Ironic's own addresses on it.
+ * The Service CIDR is not known to the program: list it in proxy.noProxy if sources are reached
+ * by ClusterIP.
+ */
+export function defaultNoProxy(config: StackConfig): string[] {
+    const own = config.topology === "multi" ? config.conductors.map((c) => c.ip) : [config.provisioning.ip];
+    return [...LOOPBACK_NO_PROXY, ".svc", `.${config.clusterDomain}`, config.provisioning.cidr, ...own].filter((x) => x !== "" && x !== ".");
+}
+
+/** The default entries, then the user's proxy.noProxy, each once, in that order. */
+export function noProxyList(config: StackConfig): string[] {
+    return [...new Set([...defaultNoProxy(config), ...config.proxy.noProxy])];
+}
+
+/**
+ * HTTP_PROXY/HTTPS_PROXY/NO_PROXY in both spellings (curl reads `http_proxy` only in lower case;
+ * Python and Go read either), or nothing when no proxy is configured.
+ */
+export function proxyEnv(config: StackConfig): EnvMap {
+    const { httpProxy, httpsProxy } = config.proxy;
+    if (httpProxy === undefined && httpsProxy === undefined) return {};
+    const env: EnvMap = {};
+    const set = (names: readonly string[], value: string) => names.forEach((n) => (env[n] = value));
+    if (httpProxy !== undefined) set(IPA_DOWNLOADER.proxyEnv.http, httpProxy);
+    if (httpsProxy !== undefined) set(IPA_DOWNLOADER.proxyEnv.https, httpsProxy);
+    set(IPA_DOWNLOADER.proxyEnv.no, noProxyList(config).join(","));
+    return env;
+}
+
+/**
+ * Where a downloader finds the extra bundle (mounted read-only) and the combined one its start
+ * command writes (system bundle + extra) into its writable /tmp.
+ */
+export const EXTRA_CA = {
+    mountDir: "/certs/extra-ca",
+    file: "ca-bundle.crt",
+    combined: `${PATHS.tmp}/metal3-ironic-ca-bundle.crt`,
+} as const;
+
+/**
+ * With trust.extraCaBundle: every CA-bundle variable points at the combined bundle. Each of them
+ * replaces the tool's default bundle, which is why the start command concatenates the system
+ * bundle and the extra one instead of pointing them at the extra one alone (public TLS, e.g.
+ * tarballs.opendev.org, would stop verifying).
+ */
+export function extraCaEnv(config: StackConfig): EnvMap {
+    if (!config.trust.extraCaBundle) return {};
+    return Object.fromEntries(IPA_DOWNLOADER.caBundleEnv.map((n) => [n, EXTRA_CA.combined]));
+}
