@@ -38,6 +38,7 @@ const DESCRIPTIONS: Record<TopKey, string> = {
     conductors: "multi: one entry per control-plane node.",
     kubernetes: "The Kubernetes provider: kubeconfig context.",
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
+    imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
     readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
 };
 

@@ -1,5 +1,6 @@
 /** Defaults: what an unset key means. The README's configuration reference lists the same values. */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
+import { resolveImageCache } from "./image-cache";
 import { resolveResources } from "./resources";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { StackConfig } from "./types";
@@ -91,6 +92,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
         resources: resolveResources(p.resources),
+        imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
         readiness: {
             enabled: p.readiness?.enabled ?? true,
             mode: p.readiness?.mode ?? "auto",

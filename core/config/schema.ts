@@ -25,6 +25,7 @@ import {
     tolerationProblems,
 } from "./strings";
 import { resourcesSection } from "./resources";
+import { imageCacheSection } from "./image-cache";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -226,6 +227,7 @@ export const sections = {
         context: kubeContext.optional(),
     }),
     resources: resourcesSection({ quantity, strict }),
+    imageCache: imageCacheSection({ strict, quantity, port, dnsLabel, storageClassName }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
     readiness: strict({
         enabled: z.boolean().optional(),

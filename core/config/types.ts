@@ -1,4 +1,5 @@
 /** The validated, defaulted stack configuration: what `validateConfig` returns and the planner reads. */
+import type { ImageCacheConfig } from "./image-cache";
 import type { ResolvedResources } from "./resources";
 import type { Toleration } from "./schema";
 
@@ -98,6 +99,8 @@ export interface StackConfig {
     kubernetes: { context?: string };
     /** Requests and limits per container role, defaults laid under what was set. */
     resources: ResolvedResources;
+    /** Where the conductors get IPA from: a cache of this stack, another stack's, or the user's URLs. */
+    imageCache: ImageCacheConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
     readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

@@ -20,6 +20,7 @@ export function userSecrets(plan: IronicPlan): UserSecret[] {
         if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
         if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
     }
+    if (c.imageCache.caSecret) out.push({ key: "imageCache.caSecret", name: c.imageCache.caSecret });
     return out;
 }
 
@@ -40,6 +41,8 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
         [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
         [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],
         [db.initSecret, 'the MariaDB first-start and password SQL (database.kind "mariadb")'],
+        [plan.imageCache.names.tlsSecret, 'the IPA cache\'s server certificate (imageCache.mode "deploy")'],
+        [`${plan.imageCache.names.workload}-ca`, "the IPA cache's CA that the conductors mount"],
     ]);
 }
 

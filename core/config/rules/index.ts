@@ -10,6 +10,7 @@ import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
 import { kernelRule } from "./kernel";
 import { imagesRule } from "./images";
+import { imageCacheRule } from "./image-cache";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
 import { resourcesRule } from "./resources";
@@ -32,5 +33,6 @@ export const RULES: readonly Rule[] = [
     databaseRule,
     kernelRule,
     imagesRule,
+    imageCacheRule,
     resourcesRule,
 ];
