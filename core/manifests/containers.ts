@@ -49,7 +49,8 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
             { name: "image-svc-tls", containerPort: p.vmediaTls, hostPort: p.vmediaTls, protocol: "TCP" },
         ],
         volumeMounts,
-        readinessProbe: { httpGet: { path: "/images/ironic-python-agent.kernel", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        // Ready once it serves the IPA kernel the cache client put into /shared/html/images (mode "none" puts none there).
+        readinessProbe: { httpGet: { path: plan.imageCache.url ? "/images/ironic-python-agent.kernel" : "/", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { tcpSocket: { port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: containerResources(plan, "httpd"),
     };
@@ -72,18 +73,6 @@ export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount
             failureThreshold: 3,
         },
         resources: containerResources(plan, "ramdiskLogs"),
-    };
-}
-
-/** Init container: puts the IPA kernel and ramdisk into /shared before httpd serves them. */
-export function ipaDownloaderContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
-    return {
-        name: "ipa-downloader",
-        image: plan.config.images.ipaDownloader,
-        env: sortedEnv(plan.ipaDownloaderEnv),
-        securityContext: restrictedSecurityContext(),
-        volumeMounts,
-        resources: containerResources(plan, "ipaDownloader"),
     };
 }
 
