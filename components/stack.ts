@@ -17,6 +17,7 @@ import { TopologySummary, topologySummary } from "../core/plan/summary";
 import { PersistedState, persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
 import { ironicWorkload } from "./workload";
+import { deployImageCache, imageCacheForStack } from "./image-cache";
 
 
 /** For tools/plan.ts, which checks user Secret names before rendering. */
@@ -39,6 +40,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly state: pulumi.Output<PersistedState>;
     /** images.ironicVersion when set: a digest-only image's version, for the same check. */
     public readonly ironicVersion: pulumi.Output<string | undefined>;
+    /** The IPA image cache's URL and CA (imageCache mode deploy or external), for other stacks to share. */
+    public readonly imageCacheUrl?: pulumi.Output<string>;
+    public readonly imageCacheCaCertificate?: pulumi.Output<string>;
     /** Conductors alive in the API after the workload (undefined with readiness.enabled false). */
     public readonly conductorsAlive?: pulumi.Output<string[]>;
 
@@ -66,7 +70,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         /** What the workload mounts or needs first; it waits for all of them. */
         const mounted: pulumi.Resource[] = [creds.secret];
         const pki =
-            c.tls.mode === "generate" || c.database.kind === "mariadb"
+            c.tls.mode === "generate" || c.database.kind === "mariadb" || c.imageCache.mode === "deploy"
                 ? new StackPki(
                       `${name}-pki`,
                       { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays },
@@ -83,7 +87,10 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this }),
         );
         const upgrade = this.database(name, plan, namespace, pki, mounted);
+        const cache = imageCacheForStack(this, name, plan, namespace, pki);
+        mounted.push(...cache.mounted);
         const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted);
+        deployImageCache(this, name, plan, namespace, pki);
         if (upgrade) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
             this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
@@ -108,6 +115,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.state = pulumi.output(persistedState(plan));
         this.ironicVersion = pulumi.output(c.images.ironicVersion);
         this.conductorsAlive = ready?.conductorsAlive;
+        this.imageCacheUrl = cache.url;
+        this.imageCacheCaCertificate = cache.caCertPem;
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -119,6 +128,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             state: this.state,
             ironicVersion: this.ironicVersion,
             conductorsAlive: this.conductorsAlive,
+            imageCacheUrl: this.imageCacheUrl,
+            imageCacheCaCertificate: this.imageCacheCaCertificate,
         });
     }
 
