@@ -67,8 +67,8 @@ describe("IPA image cache in the rendered stack (pulumi mocks)", function () {
         const off = await claimOpts({ ...devRaw, imageCache: { retainOnDelete: false, protect: false } } as RawConfig);
         assert.deepEqual([off.opts.retainOnDelete, off.opts.protect], [false, false]);
         assert.ok(r.resources.some((x) => x.type === "metal3:images:ImageCache"));
-        assert.equal(await valueOf(r.outputs.imageCacheUrl), "https://ironic-ipa-cache.metal3.svc:6186");
-        assert.equal(await valueOf(r.outputs.imageCacheCaCertificate), await valueOf(r.outputs.caCertificate));
+        assert.equal(await valueOf(r.outputs.imageCacheUrl!), "https://ironic-ipa-cache.metal3.svc:6186");
+        assert.equal(await valueOf(r.outputs.imageCacheCaCertificate!), await valueOf(r.outputs.caCertificate));
     });
 
     it('mode "none": no downloader container in any rendered object, no cache objects; BMO and Ironic get the user\'s URLs', async function () {
@@ -107,6 +107,6 @@ describe("IPA image cache in the rendered stack (pulumi mocks)", function () {
         assert.equal(client.IPA_CACHE_URL, url);
         assert.equal(client.IPA_CACHE_DEFAULT_ARCH, "aarch64", "without x86_64 the first architecture is the default");
         assert.equal(obj(r, "ConfigMap", "ironic-bmo")!.data.DEPLOY_KERNEL_URL, `${url}/images/ironic-python-agent_aarch64.kernel`);
-        assert.equal(await valueOf(r.outputs.imageCacheUrl), url);
+        assert.equal(await valueOf(r.outputs.imageCacheUrl!), url);
     });
 });
