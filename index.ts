@@ -7,7 +7,8 @@ import { runProgram } from "./components/program";
 // credentialsSecretName, credentials (secret), topology (conductors and DHCP slices), and
 // ironicImage, ironicVersion and state, read back by the next run (core/plan/previous.ts): they refuse schema
 // downgrades and changes that would lose data, and keep DHCP slots where they are; conductorsAlive
-// (the conductors the live readiness check saw alive; absent with readiness.enabled false).
+// (the conductors the live readiness check saw alive; absent with readiness.enabled false);
+// imageCacheUrl and imageCacheCaCertificate (the IPA cache, for other stacks' imageCache.mode external).
 export = async () => {
     const o = await runProgram();
     return {
@@ -21,5 +22,7 @@ export = async () => {
         ironicVersion: o.ironicVersion,
         state: o.state,
         ...(o.conductorsAlive ? { conductorsAlive: o.conductorsAlive } : {}),
+        ...(o.imageCacheUrl ? { imageCacheUrl: o.imageCacheUrl } : {}),
+        ...(o.imageCacheCaCertificate ? { imageCacheCaCertificate: o.imageCacheCaCertificate } : {}),
     };
 };

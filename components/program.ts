@@ -53,6 +53,9 @@ export interface ProgramOutputs {
     state: pulumi.Output<PersistedState>;
     /** Hostnames of the conductors alive after the workload (absent with readiness.enabled false). */
     conductorsAlive?: pulumi.Output<string[]>;
+    /** The IPA image cache's base URL and CA (mode deploy: this stack's; external: the one used), for other stacks. */
+    imageCacheUrl?: pulumi.Output<string>;
+    imageCacheCaCertificate?: pulumi.Output<string>;
 }
 
 /** What the previous run of this very stack left (its own last outputs; nothing on a first run). */
@@ -92,5 +95,7 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
         ironicVersion: m(stack.ironicVersion),
         state: m(stack.state),
         ...(stack.conductorsAlive ? { conductorsAlive: m(stack.conductorsAlive) } : {}),
+        ...(stack.imageCacheUrl ? { imageCacheUrl: m(stack.imageCacheUrl) } : {}),
+        ...(stack.imageCacheCaCertificate ? { imageCacheCaCertificate: m(stack.imageCacheCaCertificate) } : {}),
     };
 }

@@ -17,6 +17,7 @@ import { TopologySummary, topologySummary } from "../core/plan/summary";
 import { PersistedState, persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
 import { ironicWorkload } from "./workload";
+import { deployImageCache, imageCacheForStack } from "./image-cache";
 
 
 /** For tools/plan.ts, which checks user Secret names before rendering. */
@@ -24,6 +25,19 @@ export { userSecretIssues } from "../core/plan/secrets";
 
 export interface Metal3IronicArgs {
     plan: IronicPlan;
+}
+
+/** Guard: no resource of this component tree may write a Secret or ConfigMap the user owns (reads are fine). */
+function userObjectGuard(plan: IronicPlan, component: () => pulumi.Resource | undefined): pulumi.ResourceTransformation {
+    const owned = { Secret: new Map(userSecrets(plan).map((u) => [u.name, u.key])), ConfigMap: new Map(userConfigMaps(plan).map((u) => [u.name, u.key])) };
+    return (a) => {
+        const target = a.props?.metadata?.name;
+        const kind = a.type.startsWith("kubernetes:core/v1:Secret") ? "Secret" : a.type.startsWith("kubernetes:core/v1:ConfigMap") ? "ConfigMap" : undefined;
+        if (a.opts.id === undefined && kind && typeof target === "string" && owned[kind].has(target)) {
+            throw new pulumi.ResourceError(`${owned[kind].get(target)}: ${kind} ${plan.namespace}/${target} belongs to you; ${a.name} must not write it (a bug of this program)`, component(), true);
+        }
+        return undefined;
+    };
 }
 
 export class Metal3Ironic extends pulumi.ComponentResource {
@@ -39,21 +53,15 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     public readonly state: pulumi.Output<PersistedState>;
     /** images.ironicVersion when set: a digest-only image's version, for the same check. */
     public readonly ironicVersion: pulumi.Output<string | undefined>;
+    /** The IPA image cache's URL and CA (imageCache mode deploy or external), for other stacks to share. */
+    public readonly imageCacheUrl?: pulumi.Output<string>;
+    public readonly imageCacheCaCertificate?: pulumi.Output<string>;
     /** Conductors alive in the API after the workload (undefined with readiness.enabled false). */
     public readonly conductorsAlive?: pulumi.Output<string[]>;
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
-        // Guard: no resource of this component tree may write a Secret or ConfigMap the user owns (reads are fine).
-        const owned = { Secret: new Map(userSecrets(args.plan).map((u) => [u.name, u.key])), ConfigMap: new Map(userConfigMaps(args.plan).map((u) => [u.name, u.key])) };
         let self: pulumi.Resource | undefined;
-        const guard: pulumi.ResourceTransformation = (a) => {
-            const target = a.props?.metadata?.name;
-            const kind = a.type.startsWith("kubernetes:core/v1:Secret") ? "Secret" : a.type.startsWith("kubernetes:core/v1:ConfigMap") ? "ConfigMap" : undefined;
-            if (a.opts.id === undefined && kind && typeof target === "string" && owned[kind].has(target)) {
-                throw new pulumi.ResourceError(`${owned[kind].get(target)}: ${kind} ${args.plan.namespace}/${target} belongs to you; ${a.name} must not write it (a bug of this program)`, self, true);
-            }
-            return undefined;
-        };
+        const guard = userObjectGuard(args.plan, () => self);
         super("metal3:index:Metal3Ironic", name, {}, { ...opts, transformations: [...(opts?.transformations ?? []), guard] });
         self = this;
         const { plan } = args;
@@ -67,7 +75,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         /** What the workload mounts or needs first; it waits for all of them. */
         const mounted: pulumi.Resource[] = [creds.secret];
         const pki =
-            c.tls.mode === "generate" || c.database.kind === "mariadb"
+            c.tls.mode === "generate" || c.database.kind === "mariadb" || c.imageCache.mode === "deploy"
                 ? new StackPki(
                       `${name}-pki`,
                       { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays },
@@ -84,7 +92,10 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this }),
         );
         const upgrade = this.database(name, plan, namespace, pki, mounted);
+        const cache = imageCacheForStack(this, name, plan, namespace, pki);
+        mounted.push(...cache.mounted);
         const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted);
+        deployImageCache(this, name, plan, namespace, pki);
         if (upgrade) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
             this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
@@ -109,6 +120,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.state = pulumi.output(persistedState(plan));
         this.ironicVersion = pulumi.output(c.images.ironicVersion);
         this.conductorsAlive = ready?.conductorsAlive;
+        this.imageCacheUrl = cache.url;
+        this.imageCacheCaCertificate = cache.caCertPem;
         this.registerOutputs({
             apiUrl: this.apiUrl,
             apiProvisioningUrl: this.apiProvisioningUrl,
@@ -120,6 +133,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             state: this.state,
             ironicVersion: this.ironicVersion,
             conductorsAlive: this.conductorsAlive,
+            imageCacheUrl: this.imageCacheUrl,
+            imageCacheCaCertificate: this.imageCacheCaCertificate,
         });
     }
 

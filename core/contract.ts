@@ -165,16 +165,30 @@ export const ENV = {
     restartOnCertUpdate: "RESTART_CONTAINER_CERTIFICATE_UPDATED",
     automatedClean: "IRONIC_AUTOMATED_CLEAN",
     keepalivedVirtualIps: "KEEPALIVED_VIRTUAL_IPS",
-    // ironic-ipa-downloader
+    // ironic-ipa-downloader (IPA_DOWNLOADER below)
     ipaBaseUri: "IPA_BASEURI",
     ipaBranch: "IPA_BRANCH",
     ipaFlavor: "IPA_FLAVOR",
+    ipaArch: "IPA_ARCH",
+    ipaFilename: "IPA_FILENAME",
     sharedDir: "SHARED_DIR",
 } as const;
 
 /**
- * The IPA downloader image (ironic-image-contract.md §16; metal3-io/ironic-ipa-downloader
- * get-resource.sh): its ENTRYPOINT runs `get-resource.sh`, which downloads with curl. The script
+ * ironic-ipa-downloader (metal3-io/ironic-ipa-downloader `get-resource.sh`, commit 854d640): the
+ * image's ENTRYPOINT (shell form, so `args` are ignored) downloads `<IPA_BASEURI>/<IPA_FILENAME>`
+ * (default `ipa-<IPA_FLAVOR>-<IPA_BRANCH with / → ->.tar.gz`) with curl into a mktemp dir under
+ * `<SHARED_DIR>/tmp`, dumping the response headers to `<IPA_FILENAME>.headers`, extracts it
+ * (`tar -xaf`), renames the dir to `<SHARED_DIR>/html/images/<IPA_FILENAME>-<ETag>` and points
+ * `ironic-python-agent[_<IPA_ARCH>].{kernel,initramfs,headers}` at `<base>.kernel`,
+ * `<base>.initramfs` and the headers in it (`<base>` = the file name without `.tar.gz`).
+ * Skip rule: when `ironic-python-agent[_<arch>].headers` exists it sends `If-None-Match: <ETag>`;
+ * nothing received → the links stay. It verifies no checksum; the main GET has no `--fail`, and
+ * an interrupted transfer exits non-zero (set -e) before any link changes. Also read:
+ * `CACHEURL`, `CURL_INSECURE`, `CURL_VERBOSE`, `EXTENSIONS`, `http(s)_proxy`/`no_proxy` and their
+ * upper-case forms. The base image (CentOS Stream 9) has bash, coreutils, curl and tar.
+ *
+ * Proxy and CA: its ENTRYPOINT runs `get-resource.sh`, which downloads with curl. The script
  * copies HTTP_PROXY/HTTPS_PROXY/NO_PROXY into the lower-case names when those are unset; curl
  * reads `http_proxy` only in lower case, `https_proxy`/`no_proxy` in either. curl takes its CA
  * bundle from CURL_CA_BUNDLE (else SSL_CERT_FILE), which replaces its built-in bundle; the
@@ -183,12 +197,40 @@ export const ENV = {
  */
 export const IPA_DOWNLOADER = {
     entrypoint: "/usr/local/bin/get-resource.sh",
+    imagesDir: "html/images",
+    tmpDir: "tmp",
+    /** Link names without and with the `_<IPA_ARCH>` suffix. */
+    linkBase: "ironic-python-agent",
     /** Proxy variables, both spellings (curl, Python and Go each read one or both). */
     proxyEnv: { http: ["HTTP_PROXY", "http_proxy"], https: ["HTTPS_PROXY", "https_proxy"], no: ["NO_PROXY", "no_proxy"] },
     /** CA bundle variables: curl's own, OpenSSL's default file, Python requests'. Each replaces the default bundle. */
     caBundleEnv: ["CURL_CA_BUNDLE", "SSL_CERT_FILE", "REQUESTS_CA_BUNDLE"],
     systemCaBundles: ["/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/certs/ca-certificates.crt"],
 } as const;
+
+/** CPU architectures Ironic and BMO name deploy images by (Ironic `cpu_arch`, BMO `DEPLOY_*_URL_<ARCH>`). */
+export const IPA_ARCHITECTURES = ["x86_64", "aarch64"] as const;
+export type IpaArchitecture = (typeof IPA_ARCHITECTURES)[number];
+
+/**
+ * Deploy images as the ironic image and Ironic read them. `[conductor]deploy_kernel`/`deploy_ramdisk`
+ * (StrOpt) and `deploy_kernel_by_arch`/`deploy_ramdisk_by_arch` (DictOpt, `arch:url,arch:url`, split at
+ * the first ':'); http(s) URLs are fetched by the conductor itself (HttpImageService, requests) into
+ * its image cache and served to hosts from its own httpd, verified with `[DEFAULT]webserver_verify_ca`
+ * (a bool or a CA bundle path, requests' `verify`). runhttpd writes inspector.ipxe against the files
+ * `ironic-python-agent[_<arch>].{kernel,initramfs}` in /shared/html/images, and the httpd readiness
+ * probe of the deployers asks for `/images/ironic-python-agent.kernel`.
+ */
+export const DEPLOY_IMAGE_OPTIONS = {
+    kernel: ["conductor", "deploy_kernel"],
+    ramdisk: ["conductor", "deploy_ramdisk"],
+    kernelByArch: ["conductor", "deploy_kernel_by_arch"],
+    ramdiskByArch: ["conductor", "deploy_ramdisk_by_arch"],
+    verifyCa: ["DEFAULT", "webserver_verify_ca"],
+} as const;
+
+/** BMO (bmo-contract.md §1.4): per-arch `DEPLOY_KERNEL_URL_<ARCH upper>` wins over the base variable. */
+export const BMO_DEPLOY_ENV = { kernel: "DEPLOY_KERNEL_URL", ramdisk: "DEPLOY_RAMDISK_URL" } as const;
 
 /** Prefix of oslo.config environment overrides: OS_<GROUP>__<OPTION>. */
 export const OSLO_ENV_PREFIX = "OS_";

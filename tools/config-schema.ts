@@ -41,6 +41,7 @@ const DESCRIPTIONS: Record<TopKey, string> = {
     proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
     trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
     imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
+    imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
     readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
 };
 

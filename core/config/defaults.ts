@@ -1,6 +1,7 @@
 /** Defaults: what an unset key means. The README's configuration reference lists the same values. */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
 import { mirrorImage } from "./network";
+import { resolveImageCache } from "./image-cache";
 import { resolveResources } from "./resources";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { StackConfig } from "./types";
@@ -94,6 +95,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         },
         trust: trustDefaults(p.trust),
         imagePullSecrets: p.imagePullSecrets ?? [],
+        imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
         readiness: {
             enabled: p.readiness?.enabled ?? true,
             mode: p.readiness?.mode ?? "auto",

@@ -7,26 +7,10 @@ import { closest, distance } from "fastest-levenshtein";
 import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
-import {
-    dnsName,
-    checked,
-    dnsNameOrWildcard,
-    hostName,
-    httpUrl,
-    kernelParams,
-    kubeContext,
-    labelKey,
-    labelValue,
-    nodeName,
-    osloValue,
-    pathWord,
-    quoted,
-    sshPublicKey,
-    storageClassName,
-    tolerationProblems,
-} from "./strings";
+import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName, tolerationProblems } from "./strings";
 import { networkSections, registryProblem } from "./network";
 import { resourcesSection } from "./resources";
+import { imageCacheSection } from "./image-cache";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -231,6 +215,7 @@ export const sections = {
     resources: resourcesSection({ quantity, strict }),
     /** proxy, trust, imagePullSecrets (network.ts). */
     ...networkSections({ strict }),
+    imageCache: imageCacheSection({ strict, quantity, port, dnsLabel, storageClassName }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
     readiness: strict({
         enabled: z.boolean().optional(),

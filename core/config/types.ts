@@ -1,4 +1,5 @@
 /** The validated, defaulted stack configuration: what `validateConfig` returns and the planner reads. */
+import type { ImageCacheConfig } from "./image-cache";
 import type { ResolvedResources } from "./resources";
 import type { Toleration } from "./schema";
 
@@ -106,6 +107,8 @@ export interface StackConfig {
     trust: { extraCaBundle?: { kind: "configMap" | "secret"; name: string; key: string } };
     /** Secrets the kubelet pulls every pod's images with (the user's). */
     imagePullSecrets: string[];
+    /** Where the conductors get IPA from: a cache of this stack, another stack's, or the user's URLs. */
+    imageCache: ImageCacheConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
     readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

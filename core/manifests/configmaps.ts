@@ -59,5 +59,7 @@ export function bmoConfigMapData(plan: IronicPlan): Record<string, string> {
         IRONIC_ENDPOINT: `${plan.urls.apiInCluster}/v1/`,
         IRONIC_CACERT_FILE: "/opt/metal3/certs/ca/tls.crt",
         METAL3_AUTH_ROOT_DIR: "/opt/metal3/auth",
+        // The deploy kernel/ramdisk per architecture: the image cache's URLs, or the user's (mode "none").
+        ...plan.imageCache.bmoEnv,
     };
 }

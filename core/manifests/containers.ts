@@ -7,7 +7,6 @@ import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CA
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { withDownloadTrust } from "./downloads";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
 import type { PodTopology } from "./topology";
@@ -50,7 +49,8 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
             { name: "image-svc-tls", containerPort: p.vmediaTls, hostPort: p.vmediaTls, protocol: "TCP" },
         ],
         volumeMounts,
-        readinessProbe: { httpGet: { path: "/images/ironic-python-agent.kernel", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        // Ready once it serves the IPA kernel the cache client put into /shared/html/images (mode "none" puts none there).
+        readinessProbe: { httpGet: { path: plan.imageCache.url ? "/images/ironic-python-agent.kernel" : "/", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { tcpSocket: { port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: containerResources(plan, "httpd"),
     };
@@ -74,19 +74,6 @@ export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount
         },
         resources: containerResources(plan, "ramdiskLogs"),
     };
-}
-
-/** Init container: puts the IPA kernel and ramdisk into /shared before httpd serves them (with the extra CA bundle, if any). */
-export function ipaDownloaderContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
-    const container: Container = {
-        name: "ipa-downloader",
-        image: plan.config.images.ipaDownloader,
-        env: sortedEnv(plan.ipaDownloaderEnv),
-        securityContext: restrictedSecurityContext(),
-        volumeMounts,
-        resources: containerResources(plan, "ipaDownloader"),
-    };
-    return withDownloadTrust(container, plan.config);
 }
 
 /** Init container: both the ironic container (Ironic's dnsmasq provider) and dnsmasq use these directories. */

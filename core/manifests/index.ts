@@ -12,6 +12,7 @@
  *   mariadb.ts     mariadbStatefulSet, mariadbService, mariadbPvc, mariadbSelector, dbJob, schemaJobHint
  *   networkpolicy.ts  the NetworkPolicy admitting only Ironic and the schema Jobs to MariaDB
  *   configmaps.ts  dnsmasq, per-node, scripts and BMO ConfigMap data, and their hashes
+ *   image-cache.ts the IPA image cache's Deployment, claim, Service and scripts; the Ironic pods' cache client
  */
 export { ANNOTATIONS, contentHash, inNamespace, sha256 } from "./meta";
 export { databaseVolumes } from "./volumes";
@@ -19,3 +20,4 @@ export { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } fr
 export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS } from "./mariadb";
 export { mariadbNetworkPolicy } from "./networkpolicy";
 export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData } from "./configmaps";
+export { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageCacheDeployment, imageCachePvc, imageCacheScriptsData, imageCacheService } from "./image-cache";

@@ -14,12 +14,11 @@ import {
     dhcpPrunerContainer,
     dnsmasqContainer,
     httpdContainer,
-    ipaDownloaderContainer,
     ironicContainer,
     keepalivedContainer,
     ramdiskLogsContainer,
 } from "./containers";
-import { downloadTrustVolumes } from "./downloads";
+import { imageCacheClient } from "./image-cache";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
 import { podTopology } from "./topology";
@@ -29,8 +28,10 @@ import { podVolumes } from "./volumes";
 export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const topology = podTopology(plan);
     const { volumes, mounts } = podVolumes(plan);
-    const initContainers: Container[] = [ipaDownloaderContainer(plan, mounts.ipaDownloader)];
-    const containers: Container[] = [ironicContainer(plan, mounts.ironic, topology), httpdContainer(plan, mounts.httpd, topology)];
+    // No IPA download in the Ironic pods: the client only reads the image cache (or only builds its CA bundle).
+    const cache = imageCacheClient(plan);
+    const initContainers: Container[] = cache ? [cache.initContainer] : [];
+    const containers: Container[] = [ironicContainer(plan, [...mounts.ironic, ...(cache?.ironicMounts ?? [])], topology), httpdContainer(plan, mounts.httpd, topology)];
     if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
@@ -40,9 +41,9 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
         ...podBase(plan, IRONIC_UID, IRONIC_GID, topology.nodeSelector),
-        initContainers,
+        ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
-        volumes: [...volumes, ...downloadTrustVolumes(plan.config)],
+        volumes: [...volumes, ...(cache?.volumes ?? [])],
     };
 }
 
@@ -51,6 +52,7 @@ export function ironicDeployment(plan: IronicPlan, annotations: Record<string, p
     const dnsHash = dnsmasqConfigHash(plan);
     const podAnnotations: Record<string, pulumi.Input<string>> = {
         ...(dnsHash ? { [ANNOTATIONS.dnsmasqConfig]: dnsHash } : {}),
+        ...(imageCacheClient(plan)?.annotations ?? {}),
         ...sortedRecord(annotations),
     };
     return {
@@ -83,7 +85,7 @@ export function conductorDaemonSet(plan: IronicPlan): k8s.types.input.apps.v1.Da
             // Host ports: the old pod must go before the new one starts on the same node.
             updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
             template: {
-                metadata: { labels: plan.labels, annotations: { [ANNOTATIONS.scripts]: scriptsConfigHash(plan) } },
+                metadata: { labels: plan.labels, annotations: { [ANNOTATIONS.scripts]: scriptsConfigHash(plan), ...(imageCacheClient(plan)?.annotations ?? {}) } },
                 spec: ironicPodSpec(plan),
             },
         },

@@ -51,7 +51,6 @@ export interface ContainerMounts {
     ironic: VolumeMount[];
     httpd: VolumeMount[];
     ramdiskLogs: VolumeMount[];
-    ipaDownloader: VolumeMount[];
     /** With DHCP: dnsmasq's mounts and the path of its start script inside them. */
     dnsmasq?: { mounts: VolumeMount[]; startScript: string };
     /** Multi with DHCP: the init container creating the DHCP provider's directories. */
@@ -138,7 +137,6 @@ export function podVolumes(plan: IronicPlan): PodVolumes {
             ironic: [shared(), mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...certs.ironic, ...db.mounts],
             httpd: [shared(), mount("httpd-conf", PATHS.conf), mount("httpd-data", PATHS.data), mount("httpd-tmp", PATHS.tmp), ...certs.httpd],
             ramdiskLogs: [shared(), mount("ironic-tmp", PATHS.tmp)],
-            ipaDownloader: [shared(), mount("ironic-tmp", PATHS.tmp)],
             ...dhcp.mounts,
         },
     };

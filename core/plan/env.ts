@@ -7,6 +7,7 @@ import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, ENV, IPXE_FILES, PATHS, osloEnvName } from "../contract";
 import type { DatabasePlan } from "./database";
 import { extraCaEnv, proxyEnv } from "./downloads";
+import { imageCacheOsloSettings } from "./image-cache";
 import { FAILOVER_SETTINGS } from "./timings";
 import type { EnvMap, OsloSetting } from "./types";
 
@@ -66,9 +67,9 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
     return env;
 }
 
-/** The oslo.config overrides: the program's own (multi), then the user's `ironic.config`, sorted by key. */
+/** The oslo.config overrides: the program's own (multi, deploy images), then the user's `ironic.config`, sorted by key. */
 export function osloSettings(config: StackConfig): OsloSetting[] {
-    return [...programOsloSettings(config), ...userOsloSettings(config)];
+    return [...programOsloSettings(config), ...imageCacheOsloSettings(config), ...userOsloSettings(config)];
 }
 
 function programOsloSettings(config: StackConfig): OsloSetting[] {

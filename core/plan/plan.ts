@@ -8,6 +8,7 @@ import { apiCertificate } from "./certificates";
 import { cidrParts, dnsmasqStartScript, planConductors } from "./conductors";
 import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
+import { planImageCache } from "./image-cache";
 import type { PreviousState } from "./previous";
 import { planDhcpSlots } from "./slots";
 import type { IronicPlan } from "./types";
@@ -51,6 +52,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         ironicEnv: ironicEnv(config, database),
         osloSettings: osloSettings(config),
         ipaDownloaderEnv: ipaDownloaderEnv(config),
+        imageCache: planImageCache(config, ipaDownloaderEnv(config)),
         dnsmasqStartScript: dnsmasqStartScript(config),
         keepalivedVirtualIps: provisioning.keepalived
             ? `${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}`

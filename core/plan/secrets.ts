@@ -23,6 +23,7 @@ export function userSecrets(plan: IronicPlan): UserSecret[] {
     const ca = c.trust.extraCaBundle;
     if (ca?.kind === "secret") out.push({ key: "trust.extraCaBundle.secret", name: ca.name });
     c.imagePullSecrets.forEach((name, i) => out.push({ key: `imagePullSecrets[${i}]`, name }));
+    if (c.imageCache.caSecret) out.push({ key: "imageCache.caSecret", name: c.imageCache.caSecret });
     return out;
 }
 
@@ -61,6 +62,8 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
         [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
         [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],
         [db.initSecret, 'the MariaDB first-start and password SQL (database.kind "mariadb")'],
+        [plan.imageCache.names.tlsSecret, 'the IPA cache\'s server certificate (imageCache.mode "deploy")'],
+        [`${plan.imageCache.names.workload}-ca`, "the IPA cache's CA that the conductors mount"],
     ]);
 }
 

@@ -2,6 +2,7 @@
 import type { StackConfig } from "../config";
 import type { DhcpRange, DnsmasqOptions } from "../render/dnsmasq";
 import type { DatabasePlan } from "./database";
+import type { ImageCachePlan } from "./image-cache";
 import type { SlotSource } from "./slices";
 import type { DhcpSlotPlan } from "./slots";
 
@@ -71,6 +72,8 @@ export interface IronicPlan {
     /** The OS_* overrides alone (a subset of ironicEnv), as [group, option, value]. */
     osloSettings: OsloSetting[];
     ipaDownloaderEnv: EnvMap;
+    /** Where the conductors get IPA: the cache of this stack, another stack's, or the user's URLs. */
+    imageCache: ImageCachePlan;
     dnsmasqStartScript: string;
     keepalivedVirtualIps?: string;
 }

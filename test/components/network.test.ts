@@ -79,23 +79,27 @@ describe("network settings on every pod of every example stack", function () {
                 }
             });
 
-            it("the IPA downloader: proxy variables, the CA bundle mounted read-only and combined before the entrypoint", function () {
-                const withDl = net.objects.flatMap((o) => podSpecs(o)).filter(({ spec }) => containersOf(spec).some((c) => c.name === "ipa-downloader"));
-                assert.ok(withDl.length >= 1);
+            it("the IPA downloaders (image cache): proxy variables, the CA bundle mounted read-only and combined before the sync script", function () {
+                const pods = net.objects.flatMap((o) => podSpecs(o));
+                const withDl = pods.filter(({ spec }) => containersOf(spec).some((c) => c.name.startsWith("ipa-downloader")));
+                assert.ok(withDl.length >= 1, "the cache pod downloads");
                 for (const { where, spec } of withDl) {
-                    const dl = containersOf(spec).find((c) => c.name === "ipa-downloader");
-                    const env = Object.fromEntries(dl.env.map((e: any) => [e.name, e.value]));
-                    assert.equal(env.http_proxy, "http://proxy.corp.example:3128", where);
-                    assert.match(env.NO_PROXY, /^localhost,127\.0\.0\.1,\.svc,\.cluster\.local,.*\.corp\.example$/);
-                    assert.equal(env.CURL_CA_BUNDLE, "/tmp/metal3-ironic-ca-bundle.crt");
-                    assert.deepEqual(dl.command.slice(0, 2), ["/bin/sh", "-c"]);
-                    assert.equal(dl.command[dl.command.length - 1], "/usr/local/bin/get-resource.sh");
-                    assert.ok(dl.volumeMounts.some((m: any) => m.mountPath === "/certs/extra-ca" && m.readOnly === true));
-                    assert.ok(dl.volumeMounts.some((m: any) => m.mountPath === "/tmp"), "a writable /tmp for the combined bundle");
+                    for (const dl of containersOf(spec).filter((c) => c.name.startsWith("ipa-downloader"))) {
+                        const env = Object.fromEntries(dl.env.map((e: any) => [e.name, e.value]));
+                        assert.equal(env.http_proxy, "http://proxy.corp.example:3128", where);
+                        assert.match(env.NO_PROXY, /^localhost,127\.0\.0\.1,\.svc,\.cluster\.local,.*\.corp\.example$/);
+                        assert.equal(env.CURL_CA_BUNDLE, "/tmp/metal3-ironic-ca-bundle.crt");
+                        assert.deepEqual(dl.command.slice(0, 2), ["/bin/sh", "-c"]);
+                        assert.match(dl.command[dl.command.length - 1], /ipa-cache-sync\.sh$/, "then the cache's sync script (which runs get-resource.sh)");
+                        assert.ok(dl.volumeMounts.some((m: any) => m.mountPath === "/certs/extra-ca" && m.readOnly === true));
+                        assert.ok(dl.volumeMounts.some((m: any) => m.mountPath === "/tmp"), "a writable /tmp for the combined bundle");
+                    }
                     const v = spec.volumes.find((x: any) => x.name === "extra-ca");
                     assert.deepEqual(v, { name: "extra-ca", configMap: { name: "corp-ca", items: [{ key: "bundle.pem", path: "ca-bundle.crt" }] } });
+                }
+                for (const { where, spec } of pods) {
                     const ironic = spec.containers.find((c: any) => c.name === "ironic");
-                    assert.ok(!ironic.env.some((e: any) => /^(https?|no)_proxy$/i.test(e.name)), "Ironic is not proxied unless proxy.applyToIronic");
+                    if (ironic) assert.ok(!(ironic.env ?? []).some((e: any) => /^(https?|no)_proxy$/i.test(e.name)), `${where}: Ironic is not proxied unless proxy.applyToIronic`);
                 }
                 assert.ok(!net.objects.some((o) => o.kind === "ConfigMap" && o.metadata.name === "corp-ca"), "the user's ConfigMap is never written");
             });

@@ -29,18 +29,25 @@ describe("npm run plan", function () {
         assert.deepEqual(Object.keys(ta), [
             "configmap/metal3/ironic-bmo.yaml",
             "configmap/metal3/ironic-dnsmasq.yaml",
+            "configmap/metal3/ironic-ipa-cache-client.yaml",
+            "configmap/metal3/ironic-ipa-cache-scripts.yaml",
+            "deployment/metal3/ironic-ipa-cache.yaml",
             "deployment/metal3/ironic.yaml",
             "namespace/metal3.yaml",
+            "persistentvolumeclaim/metal3/ironic-ipa-cache-data.yaml",
             "secret/metal3/ironic-cacert.yaml",
             "secret/metal3/ironic-credentials.yaml",
+            "secret/metal3/ironic-ipa-cache-ca.yaml",
+            "secret/metal3/ironic-ipa-cache-tls.yaml",
             "secret/metal3/ironic-tls.yaml",
+            "service/metal3/ironic-ipa-cache.yaml",
             "service/metal3/ironic.yaml",
         ]);
         assert.deepEqual(ta, tb, "two runs produce byte-identical files");
         const summary = (out: string) => out.replace(/^wrote (\d+) objects to .*$/m, "wrote $1 objects");
         assert.equal(summary(a.stdout), summary(b.stdout), "same summary apart from the output directory");
-        assert.match(a.stdout, /^wrote 8 objects to /m);
-        assert.match(a.stdout, /Deployment\s+1/);
+        assert.match(a.stdout, /^wrote 15 objects to /m);
+        assert.match(a.stdout, /Deployment\s+2/);
         assert.match(a.stdout, /API \(in cluster, for BMO\)\s+https:\/\/ironic\.metal3\.svc:6385/);
         assert.match(a.stdout, /172\.22\.0\.10-172\.22\.0\.100 \(91 addresses\)/);
     });

@@ -63,14 +63,15 @@ const FIRING_UNTIL_RESOURCES_MERGE: string[] = [];
  */
 const EXPECTED_ON_EXAMPLES: Record<string, string[]> = {
     dev: [],
-    ha: ["images-pinned: DaemonSet/ironic ipa-downloader"],
-    vmedia: ["images-pinned: Deployment/ironic ipa-downloader", "images-pinned: Deployment/ironic keepalived"],
-    "tls-existing": ["images-pinned: Deployment/ironic ipa-downloader"],
+    // The downloader runs only in the IPA cache's pod (imageCache.mode "deploy", the default).
+    ha: ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
+    vmedia: ["images-pinned: Deployment/ironic keepalived", "images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
+    "tls-existing": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
 };
 
-/** A deep copy of the first resource of a kind, changed. */
-function variantOf(rs: ReturnType<typeof asPolicyResources>, kind: string, change: (props: any) => void) {
-    const r = structuredClone(rs.find((x) => x.type.endsWith(`:${kind}`))!);
+/** A deep copy of the resource of a kind named `name` (the Ironic workload by default), changed. */
+function variantOf(rs: ReturnType<typeof asPolicyResources>, kind: string, change: (props: any) => void, name = "ironic") {
+    const r = structuredClone(rs.find((x) => x.type.endsWith(`:${kind}`) && x.props?.metadata?.name === name)!);
     change(r.props);
     return r;
 }
@@ -98,7 +99,7 @@ describe("Policy pack (policy/)", function () {
         const raw = { ...exampleRaw("dev"), images: { ironic: "quay.io/metal3-io/ironic:latest" } };
         const prod = runPack(await registered(raw, "prod"), "prod").filter((v) => v.policy === "images-pinned");
         assert.ok(prod.some((v) => /container ironic: image quay.io\/metal3-io\/ironic:latest in stack "prod" is not pinned.*images\.ironic/.test(v.message)), prod.map((v) => v.message).join("\n"));
-        assert.ok(prod.some((v) => /container ipa-downloader: .*publishes no release tags, pin it by digest \(config images\.ipaDownloader\)/.test(v.message)));
+        assert.ok(prod.some((v) => /container ipa-downloader-x86-64: .*publishes no release tags, pin it by digest \(config images\.ipaDownloader\)/.test(v.message)));
         assert.deepEqual(runPack(await registered(raw, "dev"), "dev").filter((v) => v.policy === "images-pinned"), []);
         // Policy config: more stacks where images may float.
         assert.deepEqual(runPack(await registered(raw, "lab"), "lab", { "images-pinned": { devStacks: ["lab"] } }).filter((v) => v.policy === "images-pinned"), []);

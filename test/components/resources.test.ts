@@ -59,11 +59,18 @@ describe("resource graph (pulumi mocks)", function () {
                 "Namespace//metal3",
                 "Secret/metal3/ironic-cacert",
                 "Secret/metal3/ironic-credentials",
+                "Secret/metal3/ironic-ipa-cache-ca",
+                "Secret/metal3/ironic-ipa-cache-tls",
                 "Secret/metal3/ironic-tls",
                 "ConfigMap/metal3/ironic-bmo",
                 "ConfigMap/metal3/ironic-dnsmasq",
+                "ConfigMap/metal3/ironic-ipa-cache-client",
+                "ConfigMap/metal3/ironic-ipa-cache-scripts",
+                "PersistentVolumeClaim/metal3/ironic-ipa-cache-data",
                 "Service/metal3/ironic",
+                "Service/metal3/ironic-ipa-cache",
                 "Deployment/metal3/ironic",
+                "Deployment/metal3/ironic-ipa-cache",
             ],
         );
     });
@@ -76,7 +83,7 @@ describe("resource graph (pulumi mocks)", function () {
         assert.equal(pod.hostNetwork, true);
         assert.equal(pod.dnsPolicy, "ClusterFirstWithHostNet");
         assert.deepEqual(pod.containers.map((c: any) => c.name), ["ironic", "httpd", "dnsmasq", "ramdisk-logs"]);
-        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["ipa-downloader"]);
+        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["ipa-cache-client"], "no IPA download in the Ironic pod: it reads the image cache");
         assert.deepEqual(d.spec.selector.matchLabels, { "app.kubernetes.io/instance": "ironic", "app.kubernetes.io/name": "ironic" });
         for (const [k, v] of Object.entries(d.spec.selector.matchLabels)) assert.equal(pod === undefined ? "" : d.spec.template.metadata.labels[k], v);
         assert.deepEqual(pod.nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
@@ -148,7 +155,7 @@ describe("resource graph (pulumi mocks)", function () {
         const ann = obj(r, "Deployment", "ironic").spec.template.metadata.annotations;
         assert.match(ann["metal3-ironic.metal3.io/dnsmasq-config-hash"], /^[0-9a-f]{64}$/);
         assert.match(ann["metal3-ironic.metal3.io/tls-cert-hash"], /^[0-9a-f]{64}$/);
-        for (const name of ["ironic", "httpd", "ramdisk-logs", "ipa-downloader"]) {
+        for (const name of ["ironic", "httpd", "ramdisk-logs", "ipa-cache-client"]) {
             const sc = container(r, name).securityContext;
             assert.deepEqual(sc.capabilities, { drop: ["ALL"] }, name);
             assert.equal(sc.allowPrivilegeEscalation, false, name);
@@ -228,6 +235,10 @@ describe("resource graph (pulumi mocks)", function () {
             IRONIC_CACERT_FILE: "/opt/metal3/certs/ca/tls.crt",
             IRONIC_ENDPOINT: "https://ironic.metal3.svc:6385/v1/",
             METAL3_AUTH_ROOT_DIR: "/opt/metal3/auth",
+            DEPLOY_KERNEL_URL: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.kernel",
+            DEPLOY_KERNEL_URL_X86_64: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.kernel",
+            DEPLOY_RAMDISK_URL: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.initramfs",
+            DEPLOY_RAMDISK_URL_X86_64: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.initramfs",
         });
         const svc = obj(r, "Service", "ironic");
         assert.deepEqual(svc.spec.ports, [{ name: "ironic-api", port: 6385, protocol: "TCP", targetPort: 6385 }]);
@@ -270,13 +281,13 @@ describe("resource graph (pulumi mocks)", function () {
         delete prov.dhcp;
         const r2 = await renderOffline({ ...devRaw, provisioning: prov });
         assert.ok(!r2.objects.some((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-dnsmasq"));
-        const d = r2.objects.find((o) => o.kind === "Deployment")!;
+        const d = obj(r2, "Deployment", "ironic");
         assert.deepEqual(d.spec.template.spec.containers.map((c: any) => c.name), ["ironic", "httpd", "ramdisk-logs"]);
     });
 
     it("with keepalived adds the VIP container with the interface and prefix", async function () {
         const r2 = await renderOffline({ ...devRaw, provisioning: { ...(devRaw.provisioning as object), keepalived: true } });
-        const d = r2.objects.find((o) => o.kind === "Deployment")!;
+        const d = obj(r2, "Deployment", "ironic");
         const k = d.spec.template.spec.containers.find((c: any) => c.name === "keepalived");
         assert.deepEqual(k.env, [{ name: "KEEPALIVED_VIRTUAL_IPS", value: "172.22.0.2,eth1,24" }]);
     });
@@ -288,9 +299,11 @@ describe("resource graph (pulumi mocks)", function () {
     });
 
     it("with an existing TLS Secret generates no certificate and mounts that Secret", async function () {
-        const r2 = await renderOffline({ ...devRaw, tls: { mode: "existing", existingSecret: "my-ironic-tls" } });
+        // With the user's own IPA URLs (no image cache, whose server certificate the stack CA would sign).
+        const own = { mode: "none", kernelUrl: { x86_64: "http://images.example/ipa.kernel" }, ramdiskUrl: { x86_64: "http://images.example/ipa.initramfs" } };
+        const r2 = await renderOffline({ ...devRaw, tls: { mode: "existing", existingSecret: "my-ironic-tls" }, imageCache: own });
         assert.ok(!r2.resources.some((x) => x.type.startsWith("tls:")));
-        const d = r2.objects.find((o) => o.kind === "Deployment")!;
+        const d = obj(r2, "Deployment", "ironic");
         const vols = Object.fromEntries(d.spec.template.spec.volumes.map((v: any) => [v.name, v]));
         assert.equal(vols.tls.secret.secretName, "my-ironic-tls");
         // Read, not managed: BMO's CA Secret is still created, from the ca.crt of the user's Secret.

@@ -22,7 +22,7 @@ describe("config set with --secret stays secret", function () {
 
     it("plain config: the value reaches the pod environment in clear (what the test below must change)", async function () {
         const r = await renderOffline(raw, "dev");
-        const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment")!;
+        const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment" && x.rawInputs?.metadata?.name === "ironic")!;
         assert.equal(containsSecret(dep.rawInputs.spec), false);
         assert.match(JSON.stringify(dep.inputs), new RegExp(SECRET));
     });
@@ -38,7 +38,7 @@ describe("config set with --secret stays secret", function () {
             assert.doesNotMatch(JSON.stringify(res.inputs), new RegExp(SECRET), `${res.type} ${res.name}`);
         }
         // Properties that do not carry it stay readable in a preview.
-        const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment")!;
+        const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment" && JSON.stringify(unwrapSecrets(x.rawInputs.metadata)).includes('"name":"ironic"'))!;
         assert.equal(containsSecret(dep.rawInputs.metadata), false, "metadata stays plain");
         assert.equal(containsSecret(dep.rawInputs.spec), true);
         // No rendered file shows it.

@@ -49,7 +49,7 @@ function registered(r: Rendered, kind: string, name: string) {
 }
 
 function deployment(r: Rendered) {
-    return r.objects.find((o) => o.kind === "Deployment")!;
+    return r.objects.find((o) => o.kind === "Deployment" && o.metadata.name === "ironic")!;
 }
 
 describe("tls.mode existing (pulumi mocks)", function () {
@@ -215,7 +215,9 @@ describe("tls.mode existing (pulumi mocks)", function () {
                             assert.ok(!registered(r, "Secret", "ironic-mariadb-tls"));
                         }
                         if (mode === "existing" && db !== "mariadb") {
-                            assert.ok(!r.resources.some((x) => x.type.startsWith("tls:")), "no stack PKI at all");
+                            // The stack CA exists only for the IPA cache's server certificate (imageCache.mode "deploy").
+                            const names = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest").map((x) => x.inputs.dnsNames);
+                            assert.deepEqual(names, [["ironic-ipa-cache", "ironic-ipa-cache.metal3", "ironic-ipa-cache.metal3.svc", "ironic-ipa-cache.metal3.svc.cluster.local"]], "the stack CA signs only the IPA cache");
                         }
                     });
                 }

@@ -10,7 +10,7 @@
  *    the file capabilities the image gives it (setcap NET_ADMIN, NET_BIND_SERVICE, NET_RAW);
  *    python3.12 (hard-coded by the image) = Debian's python3; the iPXE binaries in /tftpboot;
  *    the `ironic` user 997/994;
- *  - ipa-downloader: get-resource.sh writing the documented layout without a download;
+ *  - ipa-downloader: get-resource.sh downloading with curl as the real one does (its contract);
  *  - keepalived: holds the VIP with `ip` made capable through a file-capable setpriv (what
  *    keepalived does as MASTER);
  *  - mariadb: the upstream image's docker-entrypoint.sh and healthcheck.sh behaviour, then Debian's

@@ -20,7 +20,7 @@ function ironicAvailable(): boolean {
 /** The environment of the rendered ironic container. */
 async function ironicContainerEnv(raw: RawConfig): Promise<Record<string, string>> {
     const rendered = await renderOffline(raw);
-    const workload = rendered.objects.find((o) => o.kind === "Deployment" || o.kind === "DaemonSet");
+    const workload = rendered.objects.find((o) => (o.kind === "Deployment" || o.kind === "DaemonSet") && o.metadata.labels?.["app.kubernetes.io/name"] === "ironic");
     const container = workload!.spec.template.spec.containers.find((c: any) => c.name === "ironic");
     return Object.fromEntries(container.env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
 }
@@ -53,12 +53,35 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
     it("reads back every OS_* setting of the dev stack with its type and value", async function () {
         const env = await ironicContainerEnv(devRaw);
         const options = osloOptions(env);
-        assert.deepEqual(options.map((o) => o.join(".")).sort(), ["agent.deploy_logs_collect", "conductor.deploy_callback_timeout", "pxe.boot_retry_timeout"]);
+        assert.deepEqual(options.map((o) => o.join(".")).sort(), [
+            "agent.deploy_logs_collect",
+            "conductor.deploy_callback_timeout",
+            "conductor.deploy_kernel",
+            "conductor.deploy_kernel_by_arch",
+            "conductor.deploy_ramdisk",
+            "conductor.deploy_ramdisk_by_arch",
+            "default.webserver_verify_ca",
+            "pxe.boot_retry_timeout",
+        ]);
         const osEnv = Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OS_")));
         const got = loadWithIronic(osEnv, options);
         assert.deepEqual(got["conductor.deploy_callback_timeout"], { value: 3600 });
         assert.deepEqual(got["pxe.boot_retry_timeout"], { value: 1800 });
         assert.deepEqual(got["agent.deploy_logs_collect"], { value: "on_failure" });
+        assert.deepEqual(got["default.webserver_verify_ca"], { value: "/certs/ipa-cache/ca-bundle.crt" });
+    });
+
+    it("reads back the deploy images of both cached architectures; the by-arch values parse as oslo's DictOpt (arch:url split at the first ':')", async function () {
+        const env = await ironicContainerEnv({ ...devRaw, imageCache: { ipa: [{ architecture: "x86_64" }, { architecture: "aarch64" }] } });
+        const got = loadWithIronic(Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("OS_"))), osloOptions(env));
+        const url = (a: string, k: string) => `https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_${a}.${k}`;
+        assert.deepEqual(got["conductor.deploy_kernel"], { value: url("x86_64", "kernel") });
+        assert.deepEqual(got["conductor.deploy_ramdisk"], { value: url("x86_64", "initramfs") });
+        // Debian's Ironic 21.4 predates [conductor]deploy_*_by_arch (a DictOpt in the image's Ironic 38): parse with the type itself.
+        assert.match(got["conductor.deploy_kernel_by_arch"].error ?? "", /NoSuchOptError/);
+        const parse = (v: string) => JSON.parse(run(PYTHON, ["-c", "import json, sys; from oslo_config import types; print(json.dumps(types.Dict()(sys.argv[1])))", v]).stdout);
+        assert.deepEqual(parse(env.OS_CONDUCTOR__DEPLOY_KERNEL_BY_ARCH), { x86_64: url("x86_64", "kernel"), aarch64: url("aarch64", "kernel") });
+        assert.deepEqual(parse(env.OS_CONDUCTOR__DEPLOY_RAMDISK_BY_ARCH), { x86_64: url("x86_64", "initramfs"), aarch64: url("aarch64", "initramfs") });
     });
 
     it("booleans and strings of ironic.config arrive typed (True/False, not 'true')", async function () {
@@ -81,6 +104,12 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
         const got = loadWithIronic(osEnv, osloOptions(env));
         assert.deepEqual(got, {
             "conductor.deploy_callback_timeout": { value: 3600 },
+            "conductor.deploy_kernel": { value: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.kernel" },
+            // Unknown to Debian's Ironic 21.4 (see the test above).
+            "conductor.deploy_kernel_by_arch": { error: "NoSuchOptError: no such option deploy_kernel_by_arch in group [conductor]" },
+            "conductor.deploy_ramdisk": { value: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.initramfs" },
+            "conductor.deploy_ramdisk_by_arch": { error: "NoSuchOptError: no such option deploy_ramdisk_by_arch in group [conductor]" },
+            "default.webserver_verify_ca": { value: "/certs/ipa-cache/ca-bundle.crt" },
             "conductor.heartbeat_interval": { value: 2 },
             "conductor.heartbeat_timeout": { value: 10 },
             "conductor.sync_local_state_interval": { value: 3 },

@@ -17,6 +17,7 @@ import * as path from "path";
 import { RawConfig } from "../../core/config";
 import { htpasswdLine } from "../../core/render/htpasswd";
 import { Rendered, readStackConfig } from "../../tools/render";
+import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
@@ -37,6 +38,9 @@ function prerequisites(ctx: Mocha.Context): void {
 }
 
 const renderStack = (raw: RawConfig) => renderWithRealSecrets(raw, "dev");
+
+/** The Ironic workload's Deployment (the IPA cache has one too). */
+const ironicDeploymentOf = (r: Rendered): any => r.objects.find((x) => x.kind === "Deployment" && x.metadata.name === "ironic");
 
 function objectOf(r: Rendered, kind: string, nameIncludes = ""): any {
     const o = r.objects.find((x) => x.kind === kind && String(x.metadata?.name).includes(nameIncludes));
@@ -115,6 +119,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
     let rendered: Rendered;
     let cluster: ClusterData;
     let images: Record<string, StandinImage>;
+    let cache: ImageCacheLab | undefined;
     let node = "";
     let client = "";
     let pod: PodRunner;
@@ -129,10 +134,11 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
     before(async function () {
         prerequisites(this);
         ({ rendered, cluster } = await renderStack(readStackConfig(DEV)));
-        spec = objectOf(rendered, "Deployment").spec.template.spec;
+        spec = ironicDeploymentOf(rendered).spec.template.spec;
         work = tmpDir("pod-ironic");
         fs.chmodSync(work, 0o755);
         images = prepareImages(work);
+        cache = new ImageCacheLab({ rendered, cluster, images, work });
         // BMO's view of the stack: the CA Secret it mounts and the credentials Secret it reads.
         caFile = path.join(work, "stack-ca.crt");
         fs.writeFileSync(caFile, cluster.secrets["ironic-cacert"]["tls.crt"]);
@@ -150,7 +156,9 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
         client = lab.addNamespace("cli");
         lab.plug(client, "cl", sw, br, { cidr: "172.22.0.9/24" });
 
-        pod = new PodRunner({ name: "ironic-5d8f7c9b4-x2x7q", namespace: "metal3", spec, cluster, images, work, netns: node, nodeName: "cp-0", hostIP: IRONIC_IP, podIP: IRONIC_IP });
+        pod = new PodRunner({ name: "ironic-5d8f7c9b4-x2x7q", namespace: "metal3", spec, cluster, images, work, netns: node, nodeName: "cp-0", hostIP: IRONIC_IP, podIP: IRONIC_IP, hosts: cache.hosts });
+        // The stack's IPA cache serves the images the pod's cache client fetches (no download in the Ironic pod).
+        await cache.serve(node);
         await pod.runInitContainers();
         pod.startContainers();
         const names = spec.containers.map((c: any) => c.name);
@@ -165,12 +173,13 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
     after(async function () {
         for (const p of variants) await p.stop();
         await pod?.stop();
+        await cache?.stop();
         lab.destroy();
         if (work) fs.rmSync(work, { recursive: true, force: true });
     });
 
     it("starts every container of the dev Deployment (init container first), and they keep running", async function () {
-        assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["ipa-downloader"]);
+        assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["ipa-cache-client"]);
         const names: string[] = spec.containers.map((c: any) => c.name);
         assert.deepEqual([...names].sort(), ["dnsmasq", "httpd", "ironic", "ramdisk-logs"]);
         await sleep(5000);
@@ -355,6 +364,7 @@ describe("ironic, MariaDB and keepalived stand-ins: the dev stack with database.
     let rendered: Rendered;
     let cluster: ClusterData;
     let images: Record<string, StandinImage>;
+    let cache: ImageCacheLab | undefined;
     let node = "";
     let dbNs = "";
     let jobNs = "";
@@ -388,7 +398,8 @@ describe("ironic, MariaDB and keepalived stand-ins: the dev stack with database.
         fs.writeFileSync(caFile, cluster.secrets["ironic-cacert"]["tls.crt"]);
         auth = `${cluster.secrets["ironic-credentials"].username}:${cluster.secrets["ironic-credentials"].password}`;
         const mariadbService = objectOf(rendered, "Service", "mariadb");
-        hosts = { [`${mariadbService.metadata.name}.${mariadbService.metadata.namespace}.svc`]: DB_IP };
+        cache = new ImageCacheLab({ rendered, cluster, images, work });
+        hosts = { [`${mariadbService.metadata.name}.${mariadbService.metadata.namespace}.svc`]: DB_IP, ...cache.hosts };
 
         const sw = lab.addNamespace("sw");
         const br = lab.addBridge(sw, "br");
@@ -410,6 +421,7 @@ describe("ironic, MariaDB and keepalived stand-ins: the dev stack with database.
 
     after(async function () {
         for (const p of [...pods].reverse()) await p.stop();
+        await cache?.stop();
         lab.destroy();
         if (work) fs.rmSync(work, { recursive: true, force: true });
     });
@@ -436,9 +448,10 @@ describe("ironic, MariaDB and keepalived stand-ins: the dev stack with database.
 
     it("keepalived brings up the VIP, the ironic container waits for it and runs on MariaDB; the API works through httpd", async function () {
         assert.doesNotMatch(eth1(), /172\.22\.0\.2\//, "the VIP is not up before the pod starts");
-        const spec = objectOf(rendered, "Deployment").spec.template.spec;
+        const spec = ironicDeploymentOf(rendered).spec.template.spec;
         assert.ok(spec.containers.some((c: any) => c.name === "keepalived"));
         ironicPod = newPod("ironic-7c9d8b6f5-k8w2p", spec, node, NODE_IP);
+        await cache!.serve(node);
         await ironicPod.runInitContainers();
         ironicPod.startContainers();
         const names = spec.containers.map((c: any) => c.name);

@@ -13,6 +13,7 @@ import { DHCP_PROVIDER_PATHS, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
 import { Rendered, readStackConfig } from "../../tools/render";
+import { ImageCacheLab } from "../helpers/image-cache";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
@@ -60,6 +61,7 @@ describe("pods as declared: dev stack (pod runner)", function () {
     let clientNs = "";
     let clientIf = "";
     const extra: PodRunner[] = [];
+    let cache: ImageCacheLab;
 
     before(async function () {
         podRunnerPrerequisites(this);
@@ -73,8 +75,9 @@ describe("pods as declared: dev stack (pod runner)", function () {
         net.plug(nodeNs, "n0", sw, br, { cidr: `${s.plan.config.provisioning.ip}/${prefix}`, rename: s.plan.config.provisioning.interface });
         clientNs = net.addNamespace("bm");
         clientIf = net.plug(clientNs, "bm", sw, br, { mac: "52:54:00:00:02:01" });
-        const dep = s.rendered.objects.find((o) => o.kind === "Deployment")!;
-        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: s.plan.config.provisioning.ip, podIP: s.plan.config.provisioning.ip });
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === s.plan.names.deployment)!;
+        cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: s.plan.config.provisioning.ip, podIP: s.plan.config.provisioning.ip, hosts: cache.hosts });
     });
 
     afterEach(function () {
@@ -85,14 +88,18 @@ describe("pods as declared: dev stack (pod runner)", function () {
 
     after(async function () {
         for (const p of [pod, ...extra]) await p?.stop();
+        await cache?.stop();
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
 
-    it("init containers complete: the IPA downloader leaves the images where the ironic container looks for them", async function () {
+    it("init containers complete: no IPA download; the cache client leaves the cache's images where the ironic container and httpd look for them", async function () {
+        assert.ok(!pod.spec.initContainers.some((c: any) => c.image.includes("ipa-downloader")), "no downloader in the Ironic pod");
+        await cache.serve(nodeNs);
         await pod.runInitContainers();
         const images = path.join(pod.volumePath("shared"), "html", "images");
-        for (const f of ["ironic-python-agent.kernel", "ironic-python-agent.initramfs"]) assert.ok(fs.existsSync(path.join(images, f)), `${f} in /shared/html/images`);
+        for (const f of ["ironic-python-agent.kernel", "ironic-python-agent.initramfs", "ironic-python-agent_x86_64.kernel"]) assert.ok(fs.existsSync(path.join(images, f)), `${f} in /shared/html/images`);
+        assert.equal(fs.readFileSync(path.join(images, "ironic-python-agent.kernel"), "utf8"), ImageCacheLab.kernel("x86_64"));
     });
 
     it("dnsmasq starts from its ConfigMap as uid 997 (file capabilities only) and answers a PXE client from the range", async function () {
@@ -157,9 +164,11 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     let br = "";
     let images: Record<string, StandinImage>;
     const others: PodRunner[] = [];
+    let cache: ImageCacheLab;
     const serviceHosts = (apiIp: string) => ({
         ...Object.fromEntries(s.plan.serviceDnsNames.map((n) => [n, apiIp])),
         ...Object.fromEntries(s.plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
+        ...cache.hosts,
     });
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
     const macOf = (i: number) => `52:54:00:00:03:0${i}`;
@@ -171,6 +180,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         caFile = path.join(work, "ca.crt");
         fs.writeFileSync(caFile, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         images = prepareImages(work);
+        cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
         sw = net.addNamespace("sw");
         br = net.addBridge(sw, "br");
         const prefix = s.plan.config.provisioning.cidr.split("/")[1];
@@ -216,12 +226,14 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     after(async function () {
         for (const { pod } of pods) await pod.stop();
         for (const p of others.reverse()) await p.stop();
+        await cache?.stop();
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
 
-    it("every node's init containers complete (IPA images, the DHCP provider's directories)", async function () {
-        for (const { pod } of pods) {
+    it("every node's init containers complete (IPA images from the cache, the DHCP provider's directories)", async function () {
+        for (const { pod, ns } of pods) {
+            await cache.serve(ns);
             await pod.runInitContainers();
             for (const d of [DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir]) {
                 const st = fs.statSync(path.join(pod.volumePath("shared"), d.slice("/shared/".length)));
@@ -374,6 +386,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
     const net = new NetnsLab();
     let work = "";
     let s: Stack;
+    let cache: ImageCacheLab;
     let pod: PodRunner;
     let nodeNs = "";
 
@@ -388,8 +401,9 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         nodeNs = net.addNamespace("v0");
         // The node's own address; the provisioning IP is the VIP keepalived must bring up.
         net.plug(nodeNs, "v0", sw, br, { cidr: "172.22.0.2/24", rename: s.plan.config.provisioning.interface });
-        const dep = s.rendered.objects.find((o) => o.kind === "Deployment")!;
-        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: "172.22.0.2" });
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === s.plan.names.deployment)!;
+        cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: "172.22.0.2", hosts: cache.hosts });
     });
 
     afterEach(function () {
@@ -400,6 +414,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
 
     after(async function () {
         await pod?.stop();
+        await cache?.stop();
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
@@ -409,6 +424,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
     });
 
     it("every container starts and becomes ready; keepalived holds the provisioning IP as a VIP", async function () {
+        await cache.serve(nodeNs);
         await pod.runInitContainers();
         pod.startContainers();
         for (const c of pod.spec.containers) await pod.waitReady(c.name, 180000);

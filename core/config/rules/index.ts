@@ -11,6 +11,7 @@ import { dhcpSizeRule } from "./dhcp-size";
 import { downloadsRule } from "./downloads";
 import { kernelRule } from "./kernel";
 import { imagesRule } from "./images";
+import { imageCacheRule } from "./image-cache";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
 import { resourcesRule } from "./resources";
@@ -33,6 +34,7 @@ export const RULES: readonly Rule[] = [
     databaseRule,
     kernelRule,
     imagesRule,
+    imageCacheRule,
     resourcesRule,
     downloadsRule,
 ];

@@ -69,11 +69,16 @@ describe("manifests/configmaps", function () {
         });
     });
 
-    it("bmo: the in-cluster endpoint and where BMO mounts the CA and credentials", function () {
+    it("bmo: the in-cluster endpoint, where BMO mounts the CA and credentials, and the deploy images from the IPA cache", function () {
+        const cache = "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64";
         assert.deepEqual(bmoConfigMapData(dev), {
             IRONIC_ENDPOINT: "https://ironic.metal3.svc:6385/v1/",
             IRONIC_CACERT_FILE: "/opt/metal3/certs/ca/tls.crt",
             METAL3_AUTH_ROOT_DIR: "/opt/metal3/auth",
+            DEPLOY_KERNEL_URL: `${cache}.kernel`,
+            DEPLOY_RAMDISK_URL: `${cache}.initramfs`,
+            DEPLOY_KERNEL_URL_X86_64: `${cache}.kernel`,
+            DEPLOY_RAMDISK_URL_X86_64: `${cache}.initramfs`,
         });
     });
 });

@@ -6,7 +6,6 @@ import {
     dhcpPrunerContainer,
     dnsmasqContainer,
     httpdContainer,
-    ipaDownloaderContainer,
     ironicContainer,
     keepalivedContainer,
     ramdiskLogsContainer,
@@ -99,17 +98,6 @@ describe("manifests/containers", function () {
                 resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "128Mi" } },
             });
         }
-    });
-
-    it("ipa-downloader: its own image and entrypoint (no command), the downloader env", function () {
-        assert.deepEqual(ipaDownloaderContainer(dev, MOUNTS), {
-            name: "ipa-downloader",
-            image: "quay.io/metal3-io/ironic-ipa-downloader:latest",
-            env: [{ name: "SHARED_DIR", value: "/shared" }],
-            securityContext: restrictedSecurityContext(),
-            volumeMounts: MOUNTS,
-            resources: { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "512Mi" } },
-        });
     });
 
     it("dhcp-dirs: creates the DHCP provider's hosts and opts directories", function () {

@@ -3,6 +3,7 @@ import { strict as assert } from "assert";
 
 import * as barrel from "../../../core/manifests";
 import * as configmaps from "../../../core/manifests/configmaps";
+import * as imageCache from "../../../core/manifests/image-cache";
 import * as ironic from "../../../core/manifests/ironic";
 import * as mariadb from "../../../core/manifests/mariadb";
 import * as meta from "../../../core/manifests/meta";
@@ -19,6 +20,8 @@ describe("manifests/index", function () {
             schemaJobHint: mariadb, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS: mariadb, mariadbNetworkPolicy: networkpolicy,
             bmoConfigMapData: configmaps, dnsmasqConfigHash: configmaps, dnsmasqConfigMapData: configmaps,
             nodeDataConfigMapData: configmaps, scriptsConfigHash: configmaps, scriptsConfigMapData: configmaps,
+            IMAGE_CACHE_ANNOTATIONS: imageCache, imageCacheClient: imageCache, imageCacheClientData: imageCache, imageCacheDeployment: imageCache,
+            imageCachePvc: imageCache, imageCacheScriptsData: imageCache, imageCacheService: imageCache,
         };
         assert.deepEqual(Object.keys(barrel).sort(), Object.keys(from).sort());
         for (const [name, mod] of Object.entries(from)) assert.equal((barrel as Record<string, unknown>)[name], mod[name], name);

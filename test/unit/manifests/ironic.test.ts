@@ -1,6 +1,8 @@
 /** core/manifests/ironic.ts: the pod assembled from volumes, topology and containers; Deployment, DaemonSet, Service. */
 import { strict as assert } from "assert";
 
+import { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData } from "../../../core/manifests/image-cache";
+import { contentHash } from "../../../core/manifests/meta";
 import { dnsmasqConfigHash, scriptsConfigHash } from "../../../core/manifests/configmaps";
 import { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "../../../core/manifests/ironic";
 import { podVolumes } from "../../../core/manifests/volumes";
@@ -15,11 +17,11 @@ const containerNames = (plan: IronicPlan) => {
 describe("manifests/ironic", function () {
     describe("ironicPodSpec", function () {
         it("the containers of each topology, in their rendered order", function () {
-            assert.deepEqual(containerNames(dev), { init: ["ipa-downloader"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(devNoDhcp), { init: ["ipa-downloader"], main: ["ironic", "httpd", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(vmedia), { init: ["ipa-downloader"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived"] });
-            assert.deepEqual(containerNames(ha), { init: ["ipa-downloader", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-downloader"], main: ["ironic", "httpd", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(dev), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(devNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(vmedia), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived"] });
+            assert.deepEqual(containerNames(ha), { init: ["ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
         });
 
         it("host network, the pod baseline, then containers and the volumes of podVolumes", function () {
@@ -28,7 +30,8 @@ describe("manifests/ironic", function () {
             assert.equal(spec.hostNetwork, true);
             assert.equal(spec.dnsPolicy, "ClusterFirstWithHostNet");
             assert.deepEqual(spec.securityContext, { runAsUser: 997, runAsGroup: 994, fsGroup: 994, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
-            assert.deepEqual(spec.volumes, podVolumes(dev).volumes);
+            // The image cache client's volumes come after the pod's own.
+            assert.deepEqual(spec.volumes, [...podVolumes(dev).volumes, ...imageCacheClient(dev)!.volumes]);
         });
 
         it("each container gets its mounts from podVolumes", function () {
@@ -36,11 +39,11 @@ describe("manifests/ironic", function () {
                 const { mounts } = podVolumes(plan);
                 const spec = plain(ironicPodSpec(plan));
                 const byName = (n: string) => [...spec.initContainers, ...spec.containers].find((c) => c.name === n);
-                assert.deepEqual(byName("ironic").volumeMounts, mounts.ironic);
+                assert.deepEqual(byName("ironic").volumeMounts, [...mounts.ironic, ...imageCacheClient(plan)!.ironicMounts]);
                 assert.deepEqual(byName("httpd").volumeMounts, mounts.httpd);
                 assert.deepEqual(byName("dnsmasq").volumeMounts, mounts.dnsmasq!.mounts);
                 assert.deepEqual(byName("ramdisk-logs").volumeMounts, mounts.ramdiskLogs);
-                assert.deepEqual(byName("ipa-downloader").volumeMounts, mounts.ipaDownloader);
+                assert.equal(byName("ipa-downloader"), undefined, "no IPA download in the Ironic pods");
             }
         });
 
@@ -72,15 +75,17 @@ describe("manifests/ironic", function () {
             assert.deepEqual(spec.template.spec, ironicPodSpec(dev));
         });
 
-        it("pod annotations: the dnsmasq config hash first (with DHCP), then the given ones sorted", function () {
+        it("pod annotations: the dnsmasq config hash first (with DHCP), the cache client's script hash, then the given ones sorted", function () {
+            const client: [string, string] = [IMAGE_CACHE_ANNOTATIONS.client, contentHash(imageCacheClientData())];
             const annotations = (plan: IronicPlan, extra?: Record<string, string>) => (ironicDeployment(plan, extra).spec as { template: { metadata: { annotations: Record<string, string> } } }).template.metadata.annotations;
             const withDhcp = annotations(dev, { "z.example/b": "2", "a.example/a": "1" });
             assert.deepEqual(Object.entries(withDhcp), [
                 ["metal3-ironic.metal3.io/dnsmasq-config-hash", dnsmasqConfigHash(dev)],
+                client,
                 ["a.example/a", "1"],
                 ["z.example/b", "2"],
             ]);
-            assert.deepEqual(annotations(vmedia), {});
+            assert.deepEqual(Object.entries(annotations(vmedia)), [client]);
         });
     });
 
@@ -90,7 +95,7 @@ describe("manifests/ironic", function () {
             const spec = ds.spec as { updateStrategy: unknown; selector: unknown; template: { metadata: { annotations: unknown }; spec: unknown } };
             assert.equal(ds.kind, "DaemonSet");
             assert.deepEqual(spec.updateStrategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
-            assert.deepEqual(spec.template.metadata.annotations, { "metal3-ironic.metal3.io/scripts-hash": scriptsConfigHash(ha) });
+            assert.deepEqual(spec.template.metadata.annotations, { "metal3-ironic.metal3.io/scripts-hash": scriptsConfigHash(ha), [IMAGE_CACHE_ANNOTATIONS.client]: contentHash(imageCacheClientData()) });
             assert.deepEqual(spec.template.spec, ironicPodSpec(ha));
         });
 

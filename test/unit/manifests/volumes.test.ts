@@ -44,7 +44,6 @@ describe("manifests/volumes", function () {
             assert.deepEqual(m(mounts.ironic), [...IRONIC_OWN, ...SINGLE_CERTS]);
             assert.deepEqual(m(mounts.httpd), [...HTTPD_OWN, ...SINGLE_CERTS]);
             assert.deepEqual(m(mounts.ramdiskLogs), ["shared:/shared", "ironic-tmp:/tmp"]);
-            assert.deepEqual(m(mounts.ipaDownloader), ["shared:/shared", "ironic-tmp:/tmp"]);
             assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dnsmasq-config:/etc/metal3-ironic/dnsmasq ro"]);
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/dnsmasq/start-dnsmasq.sh");
             assert.equal(mounts.dhcpDirs, undefined, "no dhcp-dirs init container in single");
@@ -55,7 +54,7 @@ describe("manifests/volumes", function () {
             for (const plan of [vmedia, devNoDhcp]) {
                 const { volumes, mounts } = podVolumes(plan);
                 assert.deepEqual(names(volumes), [...BASE_VOLUMES, "tls", "ca"]);
-                assert.deepEqual(Object.keys(mounts), ["ironic", "httpd", "ramdiskLogs", "ipaDownloader"]);
+                assert.deepEqual(Object.keys(mounts), ["ironic", "httpd", "ramdiskLogs"]);
             }
         });
 
@@ -94,7 +93,7 @@ describe("manifests/volumes", function () {
         it("without DHCP: no dnsmasq, dhcp-dirs or pruner, and none of their volumes", function () {
             const { volumes, mounts } = podVolumes(haNoDhcp);
             assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca"]);
-            assert.deepEqual(Object.keys(mounts), ["ironic", "httpd", "ramdiskLogs", "ipaDownloader"]);
+            assert.deepEqual(Object.keys(mounts), ["ironic", "httpd", "ramdiskLogs"]);
         });
     });
 
@@ -103,7 +102,7 @@ describe("manifests/volumes", function () {
             const { volumes, mounts } = podVolumes(plan);
             const declared = names(volumes);
             assert.equal(new Set(declared).size, declared.length, `${name}: duplicate volume`);
-            const all = [mounts.ironic, mounts.httpd, mounts.ramdiskLogs, mounts.ipaDownloader, mounts.dnsmasq?.mounts ?? [], mounts.dhcpDirs ?? [], mounts.dhcpPruner ?? []].flat();
+            const all = [mounts.ironic, mounts.httpd, mounts.ramdiskLogs, mounts.dnsmasq?.mounts ?? [], mounts.dhcpDirs ?? [], mounts.dhcpPruner ?? []].flat();
             for (const vm of all) assert.ok(declared.includes(vm.name), `${name}: mount ${vm.name} has no volume`);
         }
     });

@@ -64,11 +64,23 @@ describe("plan/env: commonEnv", function () {
     });
 });
 
+/** The default image cache (mode deploy, x86_64): Ironic's deploy images and the CA bundle that verifies them. */
+const CACHE = "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64";
+const CACHE_SETTINGS: [string, string, string][] = [
+    ["conductor", "deploy_kernel", `${CACHE}.kernel`],
+    ["conductor", "deploy_ramdisk", `${CACHE}.initramfs`],
+    ["conductor", "deploy_kernel_by_arch", `x86_64:${CACHE}.kernel`],
+    ["conductor", "deploy_ramdisk_by_arch", `x86_64:${CACHE}.initramfs`],
+    ["DEFAULT", "webserver_verify_ca", "/certs/ipa-cache/ca-bundle.crt"],
+];
+const CACHE_ENV = Object.fromEntries(CACHE_SETTINGS.map(([g, o, v]) => [`OS_${g.toUpperCase()}__${o.toUpperCase()}`, v]));
+
 describe("plan/env: ironicEnv and the OS_* settings", function () {
     it("single, SQLite: automated cleaning, no MariaDB, no dbsync skip, no JSON-RPC; the user's settings sorted by key", function () {
         assert.deepEqual(ironicEnvOf(devRaw), {
             IRONIC_AUTOMATED_CLEAN: "true",
             IRONIC_USE_MARIADB: "false",
+            ...CACHE_ENV,
             OS_AGENT__DEPLOY_LOGS_COLLECT: "on_failure",
             OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT: "3600",
             OS_PXE__BOOT_RETRY_TIMEOUT: "1800",
@@ -86,6 +98,7 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
             IRONIC_JSON_RPC_PORT: "6189",
             ...FAILOVER_ENV,
             ...DHCP_PROVIDER_ENV,
+            ...CACHE_ENV,
             OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT: "3600",
         });
     });
@@ -97,8 +110,9 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
         assert.equal(env.IRONIC_EXPOSE_JSON_RPC, "true");
     });
 
-    it("osloSettings: the program's settings first (failover, then DHCP provider), then the user's, sorted; booleans as True/False", function () {
+    it("osloSettings: the program's settings first (failover, then DHCP provider, then the deploy images), then the user's, sorted; booleans as True/False", function () {
         assert.deepEqual(osloSettings(configOf(devRaw)), [
+            ...CACHE_SETTINGS,
             ["agent", "deploy_logs_collect", "on_failure"],
             ["conductor", "deploy_callback_timeout", "3600"],
             ["pxe", "boot_retry_timeout", "1800"],
@@ -106,10 +120,12 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
         const ha = osloSettings(configOf(haRaw));
         assert.deepEqual(ha.slice(0, 4), FAILOVER_SETTINGS);
         assert.deepEqual(ha[4], ["dhcp", "dhcp_provider", "dnsmasq"]);
+        assert.deepEqual(ha.slice(4 + 7, 4 + 7 + 5), CACHE_SETTINGS);
         assert.deepEqual(ha[ha.length - 1], ["conductor", "deploy_callback_timeout", "3600"]);
-        assert.equal(ha.length, 4 + 7 + 1);
+        assert.equal(ha.length, 4 + 7 + 5 + 1);
         const flags = withKeys(devRaw, { ironic: { apiUsername: "metal3", automatedClean: false, config: { "pxe.ipxe_enabled": true, "agent.verify_ca": false } } });
         assert.deepEqual(osloSettings(configOf(flags)), [
+            ...CACHE_SETTINGS,
             ["agent", "verify_ca", "False"],
             ["pxe", "ipxe_enabled", "True"],
         ]);

@@ -32,6 +32,8 @@ describe("plan/secrets: ownedSecretNames", function () {
             "ironic-mariadb-credentials",
             "ironic-mariadb-tls",
             "ironic-mariadb-init",
+            "ironic-ipa-cache-tls",
+            "ironic-ipa-cache-ca",
         ]);
     });
 

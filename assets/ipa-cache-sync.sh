@@ -1,0 +1,89 @@
+#!/bin/bash
+# IPA image cache: make version IPA_CACHE_KEY of IPA_ARCH the one served, downloading it at most
+# once. Runs as an init container of the cache pod, in the ironic-ipa-downloader image, whose own
+# get-resource.sh does the download (its inputs IPA_BASEURI, IPA_BRANCH, IPA_FLAVOR, IPA_FILENAME,
+# IPA_ARCH, proxies and CURL_* pass through unchanged).
+#
+# Layout on the cache volume (IPA_CACHE_DIR):
+#   versions/<arch>/<key>/   a complete version: ironic-python-agent.{kernel,initramfs},
+#                            SHA256SUMS, source.headers, and the marker "complete" (written last)
+#   current/<arch>           symlink to ../versions/<arch>/<key>: what the server serves
+#   work/<arch>.<random>/    a download in progress (never served; removed on the next run)
+# A version directory appears by one rename of a finished directory, and current/<arch> changes
+# by one rename of a new symlink over it: a reader sees the old version or the new one, never a
+# part. An interrupted or failed download leaves current/<arch> as it was.
+set -euo pipefail
+
+arch=${IPA_ARCH:?IPA_ARCH (the architecture) is required}
+key=${IPA_CACHE_KEY:?IPA_CACHE_KEY (the version key) is required}
+root=${IPA_CACHE_DIR:-/cache}
+downloader=${IPA_DOWNLOADER:-/usr/local/bin/get-resource.sh}
+final="$root/versions/$arch/$key"
+link="$root/current/$arch"
+target="../versions/$arch/$key"
+
+log() { printf 'ipa-cache-sync [%s]: %s\n' "$arch" "$*"; }
+
+switch_current() {
+    local tmp="$root/current/.$arch.new"
+    ln -sfn "$target" "$tmp"
+    mv -T "$tmp" "$link"
+    # Older versions of this architecture are no longer served (a reader that opened a file keeps it).
+    local d
+    for d in "$root/versions/$arch"/*; do
+        [ "$d" = "$final" ] || rm -rf -- "$d"
+    done
+}
+
+mkdir -p "$root/versions/$arch" "$root/current" "$root/work"
+if [ -f "$final/complete" ]; then
+    if [ "$(readlink "$link" 2>/dev/null || true)" = "$target" ]; then
+        log "version $key is current: nothing to download"
+    else
+        log "version $key is on the volume: serving it again, nothing to download"
+        switch_current
+    fi
+    exit 0
+fi
+
+# Leftovers of interrupted runs of this architecture are never served: remove them.
+rm -rf -- "$root/work/$arch".*
+work=$(mktemp -d "$root/work/$arch.XXXXXX")
+log "downloading version $key into $work"
+SHARED_DIR="$work/shared" "$downloader"
+
+images="$work/shared/html/images"
+stage="$work/version"
+mkdir "$stage"
+for kind in kernel initramfs headers; do
+    src=$(readlink -f "$images/ironic-python-agent_$arch.$kind" || true)
+    if [ -z "$src" ] || [ ! -s "$src" ]; then
+        log "the downloader left no ironic-python-agent_$arch.$kind in $images: not serving this download" >&2
+        exit 1
+    fi
+    case $kind in
+        headers) mv "$src" "$stage/source.headers" ;;
+        *) mv "$src" "$stage/ironic-python-agent.$kind" ;;
+    esac
+done
+
+if [ -n "${IPA_CACHE_MIN_MTIME:-}" ]; then
+    modified=$(sed -n 's/^[Ll]ast-[Mm]odified:[[:space:]]*//p' "$stage/source.headers" | tr -d '\r' | tail -n 1)
+    if [ -z "$modified" ]; then
+        log "the server sent no Last-Modified: cannot show the IPA is newer than $IPA_CACHE_MIN_MTIME" >&2
+        exit 1
+    fi
+    if [ "$(date -u -d "$modified" +%s)" -lt "$(date -u -d "$IPA_CACHE_MIN_MTIME" +%s)" ]; then
+        log "the IPA was built $modified, before imageCache.minimumModificationTime $IPA_CACHE_MIN_MTIME: not serving it" >&2
+        exit 1
+    fi
+fi
+
+(cd "$stage" && sha256sum ironic-python-agent.kernel ironic-python-agent.initramfs > SHA256SUMS)
+chmod -R a+rX "$stage"
+sync -f "$stage/ironic-python-agent.initramfs" 2>/dev/null || true
+printf '%s\n' "$key" > "$stage/complete"
+mv -T "$stage" "$final"
+switch_current
+rm -rf -- "$work"
+log "version $key downloaded and now served"

@@ -1,0 +1,101 @@
+/**
+ * The IPA image cache (imageCache.mode "deploy"): scripts ConfigMap, server certificate from the
+ * stack CA, a PersistentVolumeClaim that outlives the stack (retainOnDelete, protect, like the
+ * database's), the Service and the Deployment. Every object body comes from core/manifests.
+ *
+ * `imageCacheForStack` is what the stack calls in every mode: the cache (deploy), the CA Secret the
+ * Ironic pods mount (deploy: the stack CA; caPem: the given PEM; caSecret: the user's, not written)
+ * and the client script ConfigMap, and the stack outputs `imageCacheUrl` / `imageCacheCaCertificate`.
+ */
+import * as k8s from "@pulumi/kubernetes";
+import * as pulumi from "@pulumi/pulumi";
+
+import {
+    IMAGE_CACHE_ANNOTATIONS,
+    imageCacheClient,
+    imageCacheClientData,
+    imageCacheDeployment,
+    imageCachePvc,
+    imageCacheScriptsData,
+    imageCacheService,
+    inNamespace,
+    sha256,
+} from "../core/manifests";
+import { IronicPlan } from "../core/plan";
+import { StackPki } from "./pki";
+
+export interface ImageCacheArgs {
+    plan: IronicPlan;
+    namespace: pulumi.Input<string>;
+    /** Issues the server certificate; the conductors verify it with this CA. */
+    pki: StackPki;
+}
+
+export class ImageCache extends pulumi.ComponentResource {
+    public readonly deployment: k8s.apps.v1.Deployment;
+    public readonly service: k8s.core.v1.Service;
+    public readonly pvc: k8s.core.v1.PersistentVolumeClaim;
+    /** The HTTPS base URL (in-cluster Service name). */
+    public readonly url: pulumi.Output<string>;
+    /** The CA that signed the server certificate (PEM). */
+    public readonly caCertPem: pulumi.Output<string>;
+
+    constructor(name: string, args: ImageCacheArgs, opts?: pulumi.ComponentResourceOptions) {
+        super("metal3:images:ImageCache", name, {}, opts);
+        const { plan, namespace, pki } = args;
+        const ic = plan.imageCache;
+        const c = plan.config.imageCache;
+        const meta = (n: string) => ({ name: n, namespace, labels: ic.labels });
+
+        const scripts = new k8s.core.v1.ConfigMap(`${name}-scripts`, { metadata: meta(ic.names.scriptsConfigMap), data: imageCacheScriptsData() }, { parent: this });
+        const cert = pki.issue(`${name}-server`, { commonName: ic.serviceDnsNames[2], dnsNames: ic.serviceDnsNames, ipAddresses: [] }, this);
+        const tls = new k8s.core.v1.Secret(
+            `${name}-tls`,
+            { metadata: meta(ic.names.tlsSecret), type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
+            { parent: this },
+        );
+        // Downloaded versions outlive the pod and, unless asked otherwise, the stack.
+        this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(imageCachePvc(plan), namespace), {
+            parent: this,
+            retainOnDelete: c.retainOnDelete,
+            protect: c.protect,
+        });
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(imageCacheService(plan), namespace), { parent: this });
+        const dep = imageCacheDeployment(plan, { [IMAGE_CACHE_ANNOTATIONS.tlsCert]: cert.certPem.apply(sha256) });
+        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, inNamespace(dep, namespace), { parent: this, dependsOn: [scripts, tls, this.pvc] });
+        this.url = pulumi.output(ic.url!);
+        this.caCertPem = pki.caCertPem;
+        this.registerOutputs({ url: this.url, caCertPem: this.caCertPem, deployment: this.deployment.metadata.name });
+    }
+}
+
+export interface StackImageCache {
+    /** What the Ironic pods mount (client ConfigMap, CA Secret): the workload waits for them. */
+    mounted: pulumi.Resource[];
+    url?: pulumi.Output<string>;
+    caCertPem?: pulumi.Output<string>;
+}
+
+/**
+ * What the Ironic pods mount for the image cache, in every mode (see the file comment); registered
+ * before the workload. The cache itself (mode deploy) is `deployImageCache`, registered after it.
+ */
+export function imageCacheForStack(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined): StackImageCache {
+    const ic = plan.imageCache;
+    const c = plan.config.imageCache;
+    const mounted: pulumi.Resource[] = [];
+    if (imageCacheClient(plan)) {
+        mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: { name: ic.names.clientConfigMap, namespace, labels: plan.labels }, data: imageCacheClientData() }, { parent }));
+    }
+    // Deploy: the stack CA signs the cache's server certificate (ImageCache issues it).
+    const caPem = ic.mode === "deploy" ? pki!.caCertPem : c.caPem !== undefined ? pulumi.output(c.caPem) : undefined;
+    if (ic.ca && !ic.ca.userOwned && caPem) {
+        mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: { name: ic.ca.secretName, namespace, labels: plan.labels }, stringData: { "ca.crt": caPem } }, { parent }));
+    }
+    return { mounted, ...(ic.url ? { url: pulumi.output(ic.url) } : {}), ...(caPem ? { caCertPem: caPem } : {}) };
+}
+
+/** Mode deploy: the cache of this stack (after the Ironic workload, which waits for it only through its client's retries). */
+export function deployImageCache(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined): ImageCache | undefined {
+    return plan.imageCache.mode === "deploy" ? new ImageCache(`${name}-ipa-cache`, { plan, namespace, pki: pki! }, { parent }) : undefined;
+}

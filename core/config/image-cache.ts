@@ -1,0 +1,149 @@
+/**
+ * `imageCache`: where the conductors get the IPA kernel and ramdisk from (README, "IPA image cache").
+ *
+ *  - `deploy` (default): this stack runs a cache (components/image-cache.ts) that downloads each
+ *    configured IPA once per version key and serves it over HTTPS with a certificate of the stack CA;
+ *  - `external`: a cache another stack deployed (`url` + its CA, `caSecret` or `caPem`);
+ *  - `none`: the user's own kernel/ramdisk URLs per architecture; no downloader runs anywhere.
+ *
+ * Like resources.ts, the section is built from blocks schema.ts hands in (no import circle).
+ */
+import { z } from "zod";
+
+import { IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
+import { checked, httpUrl, httpUrlProblem, pathWord, quoted } from "./strings";
+
+export const IMAGE_CACHE_MODES = ["deploy", "external", "none"] as const;
+export type ImageCacheMode = (typeof IMAGE_CACHE_MODES)[number];
+
+/** Service port of a deployed cache (the pod is not on the host network: no clash with Ironic's ports). */
+export const DEFAULT_IMAGE_CACHE_PORT = 6186;
+export const DEFAULT_IMAGE_CACHE_STORAGE = "5Gi";
+
+/** One IPA to download (mode deploy): unset fields fall back to `ironic.ipa`, then to the downloader's defaults. */
+export interface IpaSource {
+    architecture: IpaArchitecture;
+    baseUri?: string;
+    branch?: string;
+    flavor?: string;
+    /** IPA_FILENAME: the tarball's name when it is not `ipa-<flavor>-<branch>.tar.gz`. */
+    filename?: string;
+}
+
+export type PerArch = Partial<Record<IpaArchitecture, string>>;
+
+export interface ImageCacheConfig {
+    mode: ImageCacheMode;
+    /** deploy: what to download; external: which architectures the other stack's cache holds. */
+    ipa: IpaSource[];
+    minimumModificationTime?: string;
+    storageSize: string;
+    storageClass?: string;
+    retainOnDelete: boolean;
+    protect: boolean;
+    port: number;
+    url?: string;
+    caSecret?: string;
+    caPem?: string;
+    kernelUrl: PerArch;
+    ramdiskUrl: PerArch;
+}
+
+const archProblem = (s: string) =>
+    (IPA_ARCHITECTURES as readonly string[]).includes(s) ? undefined : `must be an architecture Ironic names deploy images by: ${IPA_ARCHITECTURES.join(" or ")} (arm64 is aarch64)`;
+/** An architecture as a value or a map key. */
+export const architecture = checked(archProblem);
+
+/** An http(s) URL that also fits `arch:url,arch:url` (Ironic's DictOpt, BMO's BY_ARCH): no ','. */
+export const imageUrl = checked((s) => httpUrlProblem(s) ?? (s.includes(",") ? "must not contain ',' (the URL goes into Ironic's arch:url,arch:url list)" : undefined));
+
+/** RFC 3339 UTC time, e.g. 2026-08-01T00:00:00Z: compared with the tarball's Last-Modified. */
+export const utcTime = checked((s) =>
+    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}Z$/.test(s) && !Number.isNaN(Date.parse(s)) ? undefined : "must be a UTC time such as 2026-08-01T00:00:00Z",
+);
+
+const PEM_CERT = /^(-----BEGIN CERTIFICATE-----\r?\n[A-Za-z0-9+/=\r\n]+-----END CERTIFICATE-----\s*)+$/;
+/** One or more PEM certificates (newlines allowed, nothing else). */
+export const pemCertificates = checked((s) =>
+    s.length > 65536 ? `must be at most 65536 characters (got ${s.length})` : PEM_CERT.test(s) ? undefined : "must be PEM certificates (-----BEGIN CERTIFICATE----- ... -----END CERTIFICATE-----), e.g. the other stack's imageCacheCaCertificate output",
+);
+
+/** What schema.ts hands in (structurally typed: no import of schema.ts here). */
+export interface ImageCacheBlocks {
+    strict: <T extends z.ZodRawShape>(shape: T) => z.ZodObject<T, z.core.$strict>;
+    quantity: z.ZodType<string>;
+    port: z.ZodType<number>;
+    dnsLabel: z.ZodType<string>;
+    storageClassName: z.ZodType<string>;
+}
+
+export function imageCacheSection({ strict, quantity, port, dnsLabel, storageClassName }: ImageCacheBlocks) {
+    return strict({
+        mode: z.enum(IMAGE_CACHE_MODES, { error: 'must be "deploy" (a cache in this stack), "external" (another stack\'s cache: url and its CA) or "none" (your own kernelUrl/ramdiskUrl)' }).optional(),
+        ipa: z
+            .array(
+                strict({
+                    architecture,
+                    baseUri: httpUrl.optional(),
+                    branch: pathWord("an IPA branch such as master or stable/2024.1", 100, true).optional(),
+                    flavor: pathWord("an IPA flavor such as centos9", 64, false).optional(),
+                    filename: pathWord("a tarball name such as ipa-centos9-master.tar.gz", 200, false).optional(),
+                }),
+            )
+            .min(1, "must name at least one architecture, e.g. [{architecture: x86_64}]")
+            .optional(),
+        minimumModificationTime: utcTime.optional(),
+        storageSize: quantity.optional(),
+        storageClass: storageClassName.optional(),
+        retainOnDelete: z.boolean().optional(),
+        protect: z.boolean().optional(),
+        port: port.optional(),
+        url: imageUrl.optional(),
+        caSecret: dnsLabel.optional(),
+        caPem: pemCertificates.optional(),
+        kernelUrl: z.record(architecture, imageUrl).optional(),
+        ramdiskUrl: z.record(architecture, imageUrl).optional(),
+    });
+}
+
+export type ImageCacheSection = z.infer<ReturnType<typeof imageCacheSection>>;
+
+/** Defaults: mode deploy with one x86_64 IPA; each entry's unset settings taken from `ironic.ipa`. */
+export function resolveImageCache(p: ImageCacheSection | undefined, ipaDefaults: Omit<IpaSource, "architecture">): ImageCacheConfig {
+    const mode = p?.mode ?? "deploy";
+    const inherit = mode === "deploy" ? ipaDefaults : {};
+    const ipa = (p?.ipa ?? (mode === "none" ? [] : [{ architecture: "x86_64" }])).map((e) => ({ ...inherit, ...e }) as IpaSource);
+    return {
+        mode,
+        ipa,
+        minimumModificationTime: p?.minimumModificationTime,
+        storageSize: p?.storageSize ?? DEFAULT_IMAGE_CACHE_STORAGE,
+        storageClass: p?.storageClass,
+        retainOnDelete: p?.retainOnDelete ?? true,
+        protect: p?.protect ?? true,
+        port: p?.port ?? DEFAULT_IMAGE_CACHE_PORT,
+        url: p?.url,
+        caSecret: p?.caSecret,
+        caPem: p?.caPem,
+        kernelUrl: (p?.kernelUrl ?? {}) as PerArch,
+        ramdiskUrl: (p?.ramdiskUrl ?? {}) as PerArch,
+    };
+}
+
+/** Keys that mean something only in some modes: set in another mode, they are refused (a silent no-op misleads). */
+export const IMAGE_CACHE_KEYS_BY_MODE: Record<string, readonly ImageCacheMode[]> = {
+    minimumModificationTime: ["deploy"],
+    storageSize: ["deploy"],
+    storageClass: ["deploy"],
+    retainOnDelete: ["deploy"],
+    protect: ["deploy"],
+    port: ["deploy"],
+    ipa: ["deploy", "external"],
+    url: ["external"],
+    caSecret: ["external", "none"],
+    caPem: ["external", "none"],
+    kernelUrl: ["none"],
+    ramdiskUrl: ["none"],
+};
+
+export const modeList = (modes: readonly ImageCacheMode[]) => modes.map((m) => quoted(m)).join(" or ");

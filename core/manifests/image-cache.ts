@@ -1,0 +1,167 @@
+/**
+ * The IPA image cache's objects (imageCache.mode "deploy"): a Deployment whose init containers
+ * (one per architecture, the ironic-ipa-downloader image running assets/ipa-cache-sync.sh) bring
+ * each configured version onto a PersistentVolumeClaim at most once, and whose server
+ * (assets/ipa-cache-server.py in the ironic image) serves only complete versions over HTTPS behind
+ * a Service. And, for the Ironic pods of every mode that has a cache or a CA, the client init
+ * container (assets/ipa-cache-client.sh) with its volumes and the ironic container's mount.
+ */
+import type * as k8s from "@pulumi/kubernetes";
+import type * as pulumi from "@pulumi/pulumi";
+
+import { COMMANDS, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
+import { IPA_CACHE_ENV, IPA_CACHE_PATHS, IPA_CACHE_SCRIPTS } from "../plan/image-cache";
+import { sortedEnv } from "../plan/env";
+import type { IronicPlan } from "../plan/types";
+import { readAsset } from "../render/assets";
+import { downloadTrustVolumes, withDownloadTrust } from "./downloads";
+import { contentHash, containerResources, podBase, restrictedSecurityContext, sortedRecord } from "./meta";
+import type { Container } from "./meta";
+import { fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
+import type { Volume, VolumeMount } from "./volumes";
+
+export const IMAGE_CACHE_ANNOTATIONS = {
+    scripts: "metal3-ironic.metal3.io/ipa-cache-scripts-hash",
+    tlsCert: "metal3-ironic.metal3.io/ipa-cache-tls-cert-hash",
+    client: "metal3-ironic.metal3.io/ipa-cache-client-hash",
+} as const;
+
+/** The cache pod's scripts ConfigMap data. */
+export function imageCacheScriptsData(): Record<string, string> {
+    return { [IPA_CACHE_SCRIPTS.sync]: readAsset(IPA_CACHE_SCRIPTS.sync), [IPA_CACHE_SCRIPTS.server]: readAsset(IPA_CACHE_SCRIPTS.server) };
+}
+
+/** The Ironic pods' client script ConfigMap data. */
+export function imageCacheClientData(): Record<string, string> {
+    return { [IPA_CACHE_SCRIPTS.client]: readAsset(IPA_CACHE_SCRIPTS.client) };
+}
+
+/** The volume claim of the cache: downloaded versions outlive the pod. */
+export function imageCachePvc(plan: IronicPlan): k8s.types.input.core.v1.PersistentVolumeClaim {
+    const c = plan.config.imageCache;
+    return {
+        apiVersion: "v1",
+        kind: "PersistentVolumeClaim",
+        metadata: { name: plan.imageCache.names.pvc, namespace: plan.namespace, labels: plan.imageCache.labels },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: c.storageSize } }, ...(c.storageClass ? { storageClassName: c.storageClass } : {}) },
+    };
+}
+
+export function imageCacheService(plan: IronicPlan): k8s.types.input.core.v1.Service {
+    const ic = plan.imageCache;
+    const port = plan.config.imageCache.port;
+    return {
+        apiVersion: "v1",
+        kind: "Service",
+        metadata: { name: ic.names.service, namespace: plan.namespace, labels: ic.labels },
+        spec: { type: "ClusterIP", selector: ic.selector, ports: [{ name: "https", port, targetPort: port, protocol: "TCP" }] },
+    };
+}
+
+/** Container names are DNS labels: x86_64 → x86-64. */
+export const archLabel = (arch: string) => arch.replace(/_/g, "-");
+
+function downloaderContainers(plan: IronicPlan): Container[] {
+    return plan.imageCache.versions.map((v) => withDownloadTrust({
+        name: `ipa-downloader-${archLabel(v.architecture)}`,
+        image: plan.config.images.ipaDownloader,
+        command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.sync}`],
+        env: sortedEnv(v.env),
+        securityContext: restrictedSecurityContext(),
+        volumeMounts: [mount("data", IPA_CACHE_PATHS.data), readOnlyMount("scripts", IPA_CACHE_PATHS.scripts), mount("tmp", PATHS.tmp)],
+        resources: containerResources(plan, "ipaDownloader"),
+    }, plan.config));
+}
+
+function serverContainer(plan: IronicPlan): Container {
+    const port = plan.config.imageCache.port;
+    const probe = (path: string) => ({ httpGet: { path, port, scheme: "HTTPS" } });
+    return {
+        name: "server",
+        image: plan.config.images.ironic,
+        command: [COMMANDS.python, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.server}`],
+        env: sortedEnv({
+            [IPA_CACHE_ENV.dir]: IPA_CACHE_PATHS.data,
+            [IPA_CACHE_ENV.arches]: plan.imageCache.architectures.join(" "),
+            [IPA_CACHE_ENV.port]: String(port),
+            [IPA_CACHE_ENV.certDir]: IPA_CACHE_PATHS.serverCerts,
+        }),
+        ports: [{ name: "https", containerPort: port, protocol: "TCP" }],
+        securityContext: restrictedSecurityContext(),
+        volumeMounts: [readOnlyMount("data", IPA_CACHE_PATHS.data), readOnlyMount("scripts", IPA_CACHE_PATHS.scripts), readOnlyMount("tls", IPA_CACHE_PATHS.serverCerts)],
+        readinessProbe: { ...probe("/healthz"), periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 3 },
+        livenessProbe: { tcpSocket: { port }, initialDelaySeconds: 10, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 5 },
+        resources: containerResources(plan, "ipaCacheServer"),
+    };
+}
+
+/** The cache workload: 1 replica, Recreate (the claim is ReadWriteOnce). `annotations`: deploy-time hashes (the server certificate). */
+export function imageCacheDeployment(plan: IronicPlan, annotations: Record<string, pulumi.Input<string>> = {}): k8s.types.input.apps.v1.Deployment {
+    const ic = plan.imageCache;
+    const volumes: Volume[] = [
+        { name: "data", persistentVolumeClaim: { claimName: ic.names.pvc } },
+        fromConfigMap("scripts", ic.names.scriptsConfigMap, { defaultMode: 0o555 }),
+        fromSecret("tls", ic.names.tlsSecret, { items: ["tls.crt", "tls.key"] }),
+        fromEmptyDir("tmp"),
+    ];
+    return {
+        apiVersion: "apps/v1",
+        kind: "Deployment",
+        metadata: { name: ic.names.workload, namespace: plan.namespace, labels: ic.labels },
+        spec: {
+            replicas: 1,
+            strategy: { type: "Recreate" },
+            selector: { matchLabels: ic.selector },
+            template: {
+                metadata: { labels: ic.labels, annotations: sortedRecord({ [IMAGE_CACHE_ANNOTATIONS.scripts]: contentHash(imageCacheScriptsData()), ...annotations }) },
+                spec: { ...podBase(plan, IRONIC_UID, IRONIC_GID), initContainers: downloaderContainers(plan), containers: [serverContainer(plan)], volumes: [...volumes, ...downloadTrustVolumes(plan.config)] },
+            },
+        },
+    };
+}
+
+/** What the Ironic pods get for the cache: the client init container, its volumes, the ironic container's mount, a template annotation. */
+export interface ImageCacheClient {
+    initContainer: Container;
+    volumes: Volume[];
+    ironicMounts: VolumeMount[];
+    annotations: Record<string, string>;
+}
+
+/** Absent with mode "none" and no CA: then the Ironic pods get nothing (the user's URLs go to Ironic and BMO as they are). */
+export function imageCacheClient(plan: IronicPlan): ImageCacheClient | undefined {
+    const ic = plan.imageCache;
+    if (!ic.url && !ic.ca) return undefined;
+    const volumes: Volume[] = [fromConfigMap("ipa-cache-client", ic.names.clientConfigMap, { defaultMode: 0o555 }), fromEmptyDir("ipa-cache-trust")];
+    const mounts: VolumeMount[] = [readOnlyMount("ipa-cache-client", IPA_CACHE_PATHS.scripts), mount("ipa-cache-trust", IPA_CACHE_PATHS.trustDir)];
+    const env: Record<string, string> = {};
+    if (ic.ca) {
+        volumes.push(fromSecret("ipa-cache-ca", ic.ca.secretName, { items: [IPA_CACHE_PATHS.caKey] }));
+        mounts.push(readOnlyMount("ipa-cache-ca", IPA_CACHE_PATHS.caDir));
+        env[IPA_CACHE_ENV.caFile] = `${IPA_CACHE_PATHS.caDir}/${IPA_CACHE_PATHS.caKey}`;
+        env[IPA_CACHE_ENV.trustFile] = IPA_CACHE_PATHS.trustFile;
+    }
+    if (ic.url) {
+        mounts.push(mount("shared", PATHS.shared));
+        Object.assign(env, {
+            [IPA_CACHE_ENV.url]: ic.url,
+            [IPA_CACHE_ENV.arches]: ic.architectures.join(" "),
+            [IPA_CACHE_ENV.defaultArch]: ic.defaultArchitecture!,
+            [IPA_CACHE_ENV.imagesDir]: PATHS.sharedImages,
+        });
+    }
+    return {
+        initContainer: {
+            name: "ipa-cache-client",
+            image: plan.config.images.ironic,
+            command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.client}`],
+            env: sortedEnv(env),
+            securityContext: restrictedSecurityContext(),
+            volumeMounts: mounts,
+            resources: containerResources(plan, "ipaCacheClient"),
+        },
+        volumes,
+        ironicMounts: ic.ca ? [readOnlyMount("ipa-cache-trust", IPA_CACHE_PATHS.trustDir)] : [],
+        annotations: { [IMAGE_CACHE_ANNOTATIONS.client]: contentHash(imageCacheClientData()) },
+    };
+}

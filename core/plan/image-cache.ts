@@ -1,0 +1,179 @@
+/**
+ * The IPA image cache as plain data: names, the URLs the conductors and BMO get per architecture,
+ * the version key of each IPA, the downloader's environment, and Ironic's settings for it.
+ *
+ * Version key: sha256 of the downloader image and everything that selects the tarball (per
+ * architecture) plus imageCache.minimumModificationTime. assets/ipa-cache-sync.sh downloads a
+ * key it does not hold, once, and keeps serving the previous one until the new one is complete.
+ */
+import { createHash } from "crypto";
+
+import type { StackConfig } from "../config";
+import type { ImageCacheMode, PerArch } from "../config/image-cache";
+import { BMO_DEPLOY_ENV, DEPLOY_IMAGE_OPTIONS, ENV, IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
+
+/** As types.ts has them (not imported: types.ts imports this file's plan type). */
+type EnvMap = Record<string, string>;
+type OsloSetting = [string, string, string];
+
+/** Environment of the project's cache scripts (assets/ipa-cache-*.{sh,py}). */
+export const IPA_CACHE_ENV = {
+    dir: "IPA_CACHE_DIR",
+    key: "IPA_CACHE_KEY",
+    minMtime: "IPA_CACHE_MIN_MTIME",
+    arches: "IPA_CACHE_ARCHES",
+    defaultArch: "IPA_CACHE_DEFAULT_ARCH",
+    port: "IPA_CACHE_PORT",
+    certDir: "IPA_CACHE_CERT_DIR",
+    url: "IPA_CACHE_URL",
+    caFile: "IPA_CACHE_CA_FILE",
+    trustFile: "IPA_CACHE_TRUST_FILE",
+    imagesDir: "IPA_CACHE_IMAGES_DIR",
+} as const;
+
+export const IPA_CACHE_SCRIPTS = { sync: "ipa-cache-sync.sh", server: "ipa-cache-server.py", client: "ipa-cache-client.sh" } as const;
+
+/** Paths in the cache pod and, for the client, in the Ironic pods. */
+export const IPA_CACHE_PATHS = {
+    data: "/cache",
+    scripts: "/etc/metal3-ironic/ipa-cache",
+    serverCerts: "/certs/ipa-cache-server",
+    caDir: "/certs/ipa-cache-ca",
+    caKey: "ca.crt",
+    trustDir: "/certs/ipa-cache",
+    trustFile: "/certs/ipa-cache/ca-bundle.crt",
+} as const;
+
+/** One IPA the cache holds: its architecture, version key and the downloader's environment. */
+export interface IpaVersion {
+    architecture: IpaArchitecture;
+    key: string;
+    env: EnvMap;
+}
+
+export interface ImageCachePlan {
+    mode: ImageCacheMode;
+    names: { workload: string; service: string; pvc: string; scriptsConfigMap: string; tlsSecret: string; caSecret: string; clientConfigMap: string };
+    labels: Record<string, string>;
+    selector: Record<string, string>;
+    serviceDnsNames: string[];
+    /** deploy/external: the cache's base URL (what the conductors fetch from). */
+    url?: string;
+    architectures: IpaArchitecture[];
+    /** The architecture of the plain DEPLOY_KERNEL_URL / deploy_kernel: x86_64 when cached, else the first. */
+    defaultArchitecture?: IpaArchitecture;
+    kernelUrls: PerArch;
+    ramdiskUrls: PerArch;
+    /** deploy: one per architecture. */
+    versions: IpaVersion[];
+    /** Where the Ironic pods read the cache's CA (key ca.crt); absent: Ironic's default trust. */
+    ca?: { secretName: string; userOwned: boolean };
+    oslo: OsloSetting[];
+    bmoEnv: Record<string, string>;
+}
+
+const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
+
+export function cacheImageUrl(base: string, arch: IpaArchitecture, kind: "kernel" | "initramfs" | "sha256"): string {
+    return `${base.replace(/\/+$/, "")}/images/ironic-python-agent_${arch}.${kind}`;
+}
+
+/** `base`: the downloader's environment as env.ts builds it (ipaDownloaderEnv: the IPA settings, proxies). */
+function versions(config: StackConfig, base: EnvMap): IpaVersion[] {
+    const c = config.imageCache;
+    return c.ipa.map((e) => {
+        const selects = { image: config.images.ipaDownloader, architecture: e.architecture, baseUri: e.baseUri, branch: e.branch, flavor: e.flavor, filename: e.filename, minimumModificationTime: c.minimumModificationTime };
+        const key = sha256(JSON.stringify(selects));
+        const env: EnvMap = { ...base, [ENV.ipaArch]: e.architecture, [IPA_CACHE_ENV.key]: key, [IPA_CACHE_ENV.dir]: IPA_CACHE_PATHS.data };
+        // Per architecture, not the shared ironic.ipa values the base carries (entries inherit them).
+        for (const [name, v] of [[ENV.ipaBaseUri, e.baseUri], [ENV.ipaBranch, e.branch], [ENV.ipaFlavor, e.flavor], [ENV.ipaFilename, e.filename]] as const) {
+            if (v) env[name] = v;
+            else delete env[name];
+        }
+        // Each run gets its own SHARED_DIR from the sync script (a temporary directory on the volume).
+        delete env[ENV.sharedDir];
+        if (c.minimumModificationTime) env[IPA_CACHE_ENV.minMtime] = c.minimumModificationTime;
+        return { architecture: e.architecture, key, env };
+    });
+}
+
+/** Cache URL, architectures and per-architecture image URLs: what Ironic and BMO are given (config alone). */
+export function imageCacheUrls(config: StackConfig) {
+    const c = config.imageCache;
+    const cacheName = `${config.name}-ipa-cache`;
+    const serviceDnsNames = [cacheName, `${cacheName}.${config.namespace}`, `${cacheName}.${config.namespace}.svc`, `${cacheName}.${config.namespace}.svc.${config.clusterDomain}`];
+    const url = c.mode === "deploy" ? `https://${serviceDnsNames[2]}:${c.port}` : c.mode === "external" ? c.url!.replace(/\/+$/, "") : undefined;
+    const architectures = (url ? c.ipa.map((e) => e.architecture) : IPA_ARCHITECTURES.filter((a) => c.kernelUrl[a] !== undefined)).slice();
+    const kernelUrls: PerArch = {};
+    const ramdiskUrls: PerArch = {};
+    for (const a of architectures) {
+        kernelUrls[a] = url ? cacheImageUrl(url, a, "kernel") : c.kernelUrl[a];
+        ramdiskUrls[a] = url ? cacheImageUrl(url, a, "initramfs") : c.ramdiskUrl[a];
+    }
+    const defaultArchitecture: IpaArchitecture | undefined = architectures.includes("x86_64") ? "x86_64" : architectures[0];
+    const hasCa = c.mode === "deploy" || c.caSecret !== undefined || c.caPem !== undefined;
+    return { cacheName, serviceDnsNames, url, architectures, defaultArchitecture, kernelUrls, ramdiskUrls, hasCa };
+}
+
+/** Ironic's settings for the deploy images (env.ts adds them to the OS_* overrides, before the user's). */
+export function imageCacheOsloSettings(config: StackConfig): OsloSetting[] {
+    const u = imageCacheUrls(config);
+    return osloFor(u.architectures, u.defaultArchitecture, u.kernelUrls, u.ramdiskUrls, u.hasCa);
+}
+
+export function planImageCache(config: StackConfig, downloaderEnv: EnvMap): ImageCachePlan {
+    const c = config.imageCache;
+    const u = imageCacheUrls(config);
+    const cacheName = u.cacheName;
+    const names = {
+        workload: cacheName,
+        service: cacheName,
+        pvc: `${cacheName}-data`,
+        scriptsConfigMap: `${cacheName}-scripts`,
+        tlsSecret: `${cacheName}-tls`,
+        caSecret: c.caSecret ?? `${cacheName}-ca`,
+        clientConfigMap: `${cacheName}-client`,
+    };
+    return {
+        mode: c.mode,
+        names,
+        labels: { "app.kubernetes.io/name": "ipa-cache", "app.kubernetes.io/instance": config.name, "app.kubernetes.io/part-of": "metal3", "app.kubernetes.io/managed-by": "metal3-ironic" },
+        selector: { "app.kubernetes.io/name": "ipa-cache", "app.kubernetes.io/instance": config.name },
+        serviceDnsNames: u.serviceDnsNames,
+        ...(u.url ? { url: u.url } : {}),
+        architectures: u.architectures,
+        ...(u.defaultArchitecture ? { defaultArchitecture: u.defaultArchitecture } : {}),
+        kernelUrls: u.kernelUrls,
+        ramdiskUrls: u.ramdiskUrls,
+        versions: c.mode === "deploy" ? versions(config, downloaderEnv) : [],
+        ...(u.hasCa ? { ca: { secretName: names.caSecret, userOwned: c.caSecret !== undefined } } : {}),
+        oslo: imageCacheOsloSettings(config),
+        bmoEnv: bmoDeployEnv(u.architectures, u.defaultArchitecture, u.kernelUrls, u.ramdiskUrls),
+    };
+}
+
+/** Ironic: the default and per-architecture deploy images, and the CA bundle that verifies their URLs. */
+function osloFor(arches: IpaArchitecture[], def: IpaArchitecture | undefined, kernel: PerArch, ramdisk: PerArch, hasCa: boolean): OsloSetting[] {
+    if (!def) return [];
+    const byArch = (m: PerArch) => arches.map((a) => `${a}:${m[a]}`).join(",");
+    const o = DEPLOY_IMAGE_OPTIONS;
+    const out: OsloSetting[] = [
+        [...o.kernel, kernel[def]!],
+        [...o.ramdisk, ramdisk[def]!],
+        [...o.kernelByArch, byArch(kernel)],
+        [...o.ramdiskByArch, byArch(ramdisk)],
+    ];
+    if (hasCa) out.push([...o.verifyCa, IPA_CACHE_PATHS.trustFile]);
+    return out;
+}
+
+/** BMO: the plain variables name the default architecture; `DEPLOY_*_URL_<ARCH>` each one (BMO reads these first). */
+function bmoDeployEnv(arches: IpaArchitecture[], def: IpaArchitecture | undefined, kernel: PerArch, ramdisk: PerArch): Record<string, string> {
+    if (!def) return {};
+    const env: Record<string, string> = { [BMO_DEPLOY_ENV.kernel]: kernel[def]!, [BMO_DEPLOY_ENV.ramdisk]: ramdisk[def]! };
+    for (const a of arches) {
+        env[`${BMO_DEPLOY_ENV.kernel}_${a.toUpperCase()}`] = kernel[a]!;
+        env[`${BMO_DEPLOY_ENV.ramdisk}_${a.toUpperCase()}`] = ramdisk[a]!;
+    }
+    return env;
+}
