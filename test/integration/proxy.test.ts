@@ -1,12 +1,13 @@
 /**
- * The IPA downloader through a real proxy, run as its pod declares it (test/helpers/pod-runner.ts)
- * with a stand-in downloader that really downloads with curl (test/standins/ipa-downloader-curl).
+ * The image cache's IPA downloader through a real proxy, run as its pod declares it
+ * (test/helpers/pod-runner.ts: the cache pod's x86_64 init container, assets/ipa-cache-sync.sh around
+ * a stand-in get-resource.sh that really downloads with curl, test/standins/ipa-downloader-curl).
  * In a network namespace this test creates and deletes: Debian's tinyproxy on 127.0.0.1 (own
  * config and log, started with setsid, stopped by PID) and a Python origin that serves a small
  * fake IPA tarball over HTTP and HTTPS and logs every request with its Via header.
  *
  *  - proxy.httpProxy set, a source outside every default: the download passes the proxy (its log
- *    and the origin's Via header say so) and the files land where the ironic container looks;
+ *    and the origin's Via header say so) and the files land in the cache's current version;
  *  - a `.svc` name (the pod's /etc/hosts maps it, as cluster DNS would) and an address in the
  *    provisioning CIDR: fetched directly, the proxy sees nothing (the default noProxy);
  *  - an HTTPS source signed by a private CA, tunnelled through the proxy: refused without
@@ -71,6 +72,10 @@ interface Request {
     tls: boolean;
 }
 
+/** The dev stack's image cache Deployment and its x86_64 downloader (core/manifests/image-cache.ts). */
+const CACHE = "ironic-ipa-cache";
+const DOWNLOADER = "ipa-downloader-x86-64";
+
 describe("IPA download through a real proxy (tinyproxy), downloader run as declared", function () {
     this.timeout(180000);
     const net = new NetnsLab();
@@ -126,7 +131,7 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
 
     afterEach(function () {
         if (this.currentTest?.state !== "failed") return;
-        for (const p of pods) console.log(`---- ${p.o.name} ipa-downloader ----\n${tail(p.logs("ipa-downloader"), 3000)}`);
+        for (const p of pods) console.log(`---- ${p.o.name} ${DOWNLOADER} ----\n${tail(p.logs(DOWNLOADER), 3000)}`);
         for (const f of [proxyLog, originLog, path.join(work, "origin.out")]) if (fs.existsSync(f)) console.log(`---- ${f} ----\n${tail(fs.readFileSync(f, "utf8"), 2000)}`);
     });
 
@@ -142,9 +147,10 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
         const plan = buildPlan(v.config);
         const { rendered, cluster } = await renderWithRealSecrets(raw, "dev");
         if (opts.caPem) cluster.configMaps["corp-ca"] = { "ca.crt": opts.caPem };
-        const spec = rendered.objects.find((o) => o.kind === "Deployment")!.spec.template.spec;
+        // The image cache's pod downloads IPA (the Ironic pods only read from it).
+        const spec = rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === CACHE)!.spec.template.spec;
         // Only the downloader runs here (the other containers are other tests' business).
-        const pod = new PodRunner({ name: `ipa-${label}`, namespace: plan.namespace, spec: { ...spec, initContainers: spec.initContainers.filter((c: any) => c.name === "ipa-downloader") }, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: plan.config.provisioning.ip, podIP: plan.config.provisioning.ip, hosts: opts.hosts });
+        const pod = new PodRunner({ name: `ipa-${label}`, namespace: plan.namespace, spec: { ...spec, initContainers: spec.initContainers.filter((c: any) => c.name === DOWNLOADER) }, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: plan.config.provisioning.ip, podIP: plan.config.provisioning.ip, hosts: opts.hosts });
         pods.push(pod);
         try {
             await pod.runInitContainers(60000);
@@ -154,10 +160,11 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
         }
     }
 
-    const imagesOf = (pod: PodRunner) => path.join(pod.volumePath("shared"), "html", "images");
+    /** What the cache serves for x86_64: its kept volume's current version (assets/ipa-cache-sync.sh). */
+    const imagesOf = (_pod: PodRunner) => path.join(work, "pv", `${CACHE}-data`, "current", "x86_64");
     const proxy = { httpProxy: `http://127.0.0.1:${PROXY_PORT}`, httpsProxy: `http://127.0.0.1:${PROXY_PORT}` };
 
-    it("proxy.httpProxy: every download request passes the proxy (its log, the origin's Via header), the IPA lands where Ironic looks", async function () {
+    it("proxy.httpProxy: every download request passes the proxy (its log, the origin's Via header), the IPA lands in the cache's current version", async function () {
         const before = requests().length;
         const { pod, error } = await download("proxied", { proxy, ironic: { ipa: { baseUri: `http://${OUTSIDE_IP}:${HTTP_PORT}/dib` } } });
         assert.equal(error, undefined, String(error));
@@ -190,7 +197,7 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
         const baseUri = `https://${OUTSIDE_IP}:${HTTPS_PORT}/dib`;
         const without = await download("tls-untrusted", { proxy, ironic: { ipa: { baseUri } } });
         assert.ok(without.error, "the private CA is not trusted by default");
-        assert.match(without.pod.logs("ipa-downloader"), /certificate/i);
+        assert.match(without.pod.logs(DOWNLOADER), /certificate/i);
 
         const before = requests().length;
         const proxiedBefore = proxied().length;
@@ -202,7 +209,7 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
         assert.ok(proxied().slice(proxiedBefore).some((l) => l.includes(`CONNECT ${OUTSIDE_IP}:${HTTPS_PORT}`)), "tunnelled through the proxy");
         assert.equal(fs.readFileSync(path.join(imagesOf(pod), "ironic-python-agent.kernel"), "utf8"), "fake IPA kernel\n");
         // The combined bundle: the system one (public sources keep verifying), then ours.
-        const combined = pod.exec("ipa-downloader", ["/bin/cat", "/tmp/metal3-ironic-ca-bundle.crt"]);
+        const combined = pod.exec(DOWNLOADER, ["/bin/cat", "/tmp/metal3-ironic-ca-bundle.crt"]);
         assert.equal(combined.status, 0, combined.stderr);
         const system = fs.readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8");
         assert.ok(combined.stdout.startsWith(system), "starts with the image's system bundle");
