@@ -14,15 +14,15 @@ import * as fs from "fs";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
-import { formatIssues, validateConfig } from "../core/config";
-import { buildPlan } from "../core/plan";
+import { formatIssues, validateReadable } from "../core/config";
+import { IronicPlan, buildPlan } from "../core/plan";
 import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { userSecretIssues } from "../components/stack";
 
 import { formatDiff, objectId, readRender } from "./diff";
 import { valueOf } from "./offline";
-import { renderOffline, readStackConfig } from "./render";
+import { renderOffline, readStackFile, StackFile } from "./render";
 
 const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--previous OUTPUTS.json] [--write-outputs OUTPUTS.json] [--diff PREVIOUS_RENDER_DIR]";
 
@@ -104,22 +104,55 @@ function previousLine(file: string | undefined, previous: PreviousState): string
     return `previous run: ${path.basename(file)} (${previous.ironicImage ?? "no ironicImage"}; ${slots})`;
 }
 
+/** The DHCP layout: each conductor's slot and slice, and the slots. */
+function dhcpLines(plan: IronicPlan): string[] {
+    const lines: string[] = [];
+    lines.push("DHCP per conductor:");
+    const multi = plan.config.topology === "multi";
+    if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
+    for (const c of plan.conductors) {
+        const where = c.node || "(single, any node)";
+        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot} (${c.slotSource})`}`.padEnd(11) + " " : "";
+        lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
+    }
+    const slots = plan.dhcpSlots;
+    if (slots) {
+        const used = new Set(plan.conductors.map((c) => c.slot));
+        const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
+        const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: conductors + 1" }[slots.slotsFrom];
+        lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
+    }
+    return lines;
+}
+
+/** Config values set with --secret: how many, that they were never read, and which checks waited for the engine. */
+function encryptedLines({ unreadable, secretKeys }: StackFile, skipped: string[]): string[] {
+    const lines: string[] = [];
+    if (unreadable.length > 0) {
+        lines.push(`encrypted config: ${unreadable.length} value(s) set with --secret, not readable without the Pulumi CLI; stand-ins rendered, never the value (keys treated as secret: ${secretKeys.join(", ")})`);
+        if (skipped.length > 0) lines.push(`  checks skipped (pulumi preview checks the plaintext): ${skipped.join(", ")}`);
+    }
+    return lines;
+}
+
 async function main(): Promise<number> {
     const args = parseArgs(process.argv.slice(2));
     const { stack, out } = args;
     const root = path.resolve(__dirname, "..");
     const file = args.file ? path.resolve(args.file) : path.join(root, `Pulumi.${stack}.yaml`);
-    let raw;
+    let stackFile: StackFile;
     let previousOutputs: Record<string, unknown> = {};
     try {
-        raw = readStackConfig(file);
+        stackFile = readStackFile(file);
         if (args.previous) previousOutputs = readPreviousOutputs(path.resolve(args.previous));
     } catch (e) {
         console.error(`plan: ${(e as Error).message}`);
         return 2;
     }
     const previous = parsePreviousState(previousOutputs);
-    const result = validateConfig(raw);
+    const { secretKeys, unreadable } = stackFile;
+    // What the engine hands the program, less what only the CLI can decrypt.
+    const { result, skipped, checked: raw } = validateReadable(stackFile.raw, unreadable);
     if (!result.ok) {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(result.issues)}`);
         return 1;
@@ -131,7 +164,7 @@ async function main(): Promise<number> {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(planIssues)}`);
         return 1;
     }
-    const rendered = await renderOffline(raw, stack, { previousOutputs });
+    const rendered = await renderOffline(raw, stack, { previousOutputs, secretKeys });
     // Read the previous render before writing: it may be the very directory written below.
     const before = args.diff ? readRender(path.resolve(args.diff)) : undefined;
 
@@ -161,22 +194,9 @@ async function main(): Promise<number> {
     const ready = readinessPlan(plan);
     const waitsFor = ready && (ready.expected.length > 0 ? `conductors ${ready.expected.join(", ")}` : "a conductor");
     lines.push(ready ? `readiness: after the workload, waits up to ${plan.config.readiness.timeoutSeconds} s (mode ${plan.config.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");
-    lines.push("DHCP per conductor:");
-    const multi = plan.config.topology === "multi";
-    if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
-    for (const c of plan.conductors) {
-        const where = c.node || "(single, any node)";
-        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot} (${c.slotSource})`}`.padEnd(11) + " " : "";
-        lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
-    }
-    const slots = plan.dhcpSlots;
-    if (slots) {
-        const used = new Set(plan.conductors.map((c) => c.slot));
-        const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
-        const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: conductors + 1" }[slots.slotsFrom];
-        lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
-    }
+    lines.push(...dhcpLines(plan));
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
+    lines.push(...encryptedLines(stackFile, skipped));
     if (before) lines.push(formatDiff(args.diff!, before, new Map(rendered.objects.map((o) => [objectId(o), o]))));
     console.log(lines.join("\n"));
     return 0;

@@ -6,27 +6,62 @@ import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 
-import { PROJECT, RawConfig } from "../core/config";
+import { PROJECT, RawConfig, UnreadablePath } from "../core/config";
+import { decodeConfigValue } from "../core/config/raw";
 import { runProgram, ProgramOutputs } from "../components/program";
 import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
 
-/** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */
-export function readStackConfig(file: string): RawConfig {
+/**
+ * A Pulumi.<stack>.yaml read the way the engine hands it to the program: each top-level value as
+ * the string the engine passes (the CLI keeps top-level values as strings: `createNamespace:
+ * "false"`), decoded as the program decodes it; objects as they are (`--path` integers and
+ * booleans included; validation respells them as the schema expects, core/config/cli.ts).
+ * Encrypted values (`{secure: v1:...}`, at any depth) cannot be read without the CLI: a
+ * placeholder stands in (never the ciphertext), their top-level keys count as secret as the
+ * engine reports them, and `unreadable` lists where they are.
+ */
+export interface StackFile {
+    raw: RawConfig;
+    /** Top-level keys holding an encrypted value (what the engine reports as secret). */
+    secretKeys: string[];
+    unreadable: UnreadablePath[];
+}
+
+export function readStackFile(file: string): StackFile {
     if (!fs.existsSync(file)) throw new Error(`${file} does not exist (create it, or pass --stack NAME of an existing Pulumi.NAME.yaml)`);
     const doc = YAML.parse(fs.readFileSync(file, "utf8")) ?? {};
     const config = (doc.config ?? {}) as Record<string, unknown>;
     const raw: RawConfig = {};
+    const unreadable: UnreadablePath[] = [];
     for (const [k, v] of Object.entries(config)) {
         if (!k.startsWith(`${PROJECT}:`)) continue;
-        // Encrypted values ({secure: ...}) cannot be read without the Pulumi CLI; they are secrets
-        // anyway and never printed, so a placeholder stands in for them.
-        raw[k.slice(PROJECT.length + 1)] = isSecure(v) ? REDACTED : v;
+        const key = k.slice(PROJECT.length + 1);
+        const value = withoutCiphertext(v, [key], unreadable);
+        raw[key] = value !== null && typeof value === "object" ? value : decodeConfigValue(value === null ? "" : String(value));
     }
-    return raw;
+    const secretKeys = [...new Set(unreadable.map((p) => p[0]))].sort();
+    return { raw, secretKeys, unreadable };
+}
+
+/** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */
+export function readStackConfig(file: string): RawConfig {
+    return readStackFile(file).raw;
+}
+
+function withoutCiphertext(v: unknown, path: UnreadablePath, found: UnreadablePath[]): unknown {
+    if (isSecure(v)) {
+        found.push(path);
+        return REDACTED;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => withoutCiphertext(x, [...path, i] as UnreadablePath, found));
+    if (v !== null && typeof v === "object") {
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutCiphertext(x, [...path, k] as UnreadablePath, found)]));
+    }
+    return v;
 }
 
 function isSecure(v: unknown): boolean {
-    return typeof v === "object" && v !== null && "secure" in (v as object);
+    return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in (v as object);
 }
 
 /** Kubernetes object (apiVersion/kind/metadata/...) from a recorded registration. */
@@ -46,6 +81,12 @@ export function toObject(r: RecordedResource): Record<string, any> {
         }
     }
     const { apiVersion: _a, kind: _k, ...rest } = inputs;
+    // A masked metadata (it carried a value of a --secret key) still names its object: names and
+    // namespaces are visible to anyone who can list the objects, and the render files by them.
+    if (rest.metadata === REDACTED) {
+        const m = unwrapSecrets(r.rawInputs).metadata ?? {};
+        rest.metadata = { name: m.name, ...(m.namespace ? { namespace: m.namespace } : {}), "[masked]": REDACTED };
+    }
     return { apiVersion, kind, ...rest };
 }
 

@@ -21,5 +21,6 @@ export type { RawConfig } from "./raw";
 export { RESERVED_MULTI_OPTIONS } from "./rules/topology";
 export { MAX_DHCP_SLOTS, TOP_LEVEL_KEYS } from "./schema";
 export type { ConductorConfig, DhcpConfig, StackConfig } from "./types";
-export { formatIssues, validateConfig } from "./validate";
-export type { ConfigIssue } from "./validate";
+export { formatIssues, validateConfig, validateReadable } from "./validate";
+export type { ConfigIssue, UnreadablePath } from "./validate";
+export { parseAsCliWrote } from "./cli";

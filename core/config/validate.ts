@@ -4,6 +4,7 @@
  */
 import type { z } from "zod";
 
+import { parseAsCliWrote } from "./cli";
 import { applyDefaults } from "./defaults";
 import { PROJECT, type RawConfig } from "./raw";
 import { RULES, type RuleInput } from "./rules";
@@ -26,7 +27,7 @@ export function formatIssues(issues: ConfigIssue[]): string {
  * `section.a[0].b`. A map key that is not a plain word is written `["..."]` (as `--path` takes
  * it), JSON-escaped and shortened, so a hostile key never reaches the terminal raw.
  */
-function pathKey(section: string, path: PropertyKey[]): string {
+export function pathKey(section: string, path: PropertyKey[]): string {
     let key = section;
     for (const p of path) key += typeof p === "number" ? `[${p}]` : plainKey(String(p)) ? `.${String(p)}` : quotedKey(String(p));
     return key;
@@ -56,7 +57,8 @@ export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig 
     }
     for (const key of TOP_LEVEL_KEYS) {
         if (raw[key] === undefined) continue;
-        const result = (sections[key] as z.ZodTypeAny).safeParse(raw[key]);
+        // As the CLI stores values: top-level strings for booleans, --path integers for strings, ...
+        const result = parseAsCliWrote(sections[key] as z.ZodTypeAny, raw[key]);
         if (result.success) {
             (parsed as Record<string, unknown>)[key] = result.data;
         } else {
@@ -83,4 +85,39 @@ function semanticIssues(input: RuleInput): ConfigIssue[] {
     const add = (key: string, message: string) => issues.push({ key, message });
     for (const rule of RULES) rule(input, add);
     return issues;
+}
+
+/** A value the offline render cannot read (`{secure: ...}` in a stack file): its path, section first. */
+export type UnreadablePath = [string, ...PropertyKey[]];
+
+/**
+ * Validation of a stack file read without the Pulumi CLI: encrypted values stand in as a
+ * placeholder. A check that trips over one is skipped and named (the engine sees the plaintext
+ * and checks it at `pulumi preview`); the value is left out and everything else is checked as usual.
+ */
+export function validateReadable(
+    raw: RawConfig,
+    unreadable: UnreadablePath[],
+): { result: ReturnType<typeof validateConfig>; skipped: string[]; checked: RawConfig } {
+    const first = validateConfig(raw);
+    if (first.ok || unreadable.length === 0) return { result: first, skipped: [], checked: raw };
+    const keyOf = (p: UnreadablePath) => pathKey(p[0], p.slice(1));
+    const tripped = unreadable.filter((p) => first.issues.some((i) => i.key === keyOf(p) || i.key.startsWith(`${keyOf(p)}.`) || i.key.startsWith(`${keyOf(p)}[`)));
+    if (tripped.length === 0) return { result: first, skipped: [], checked: raw };
+    let pruned: RawConfig = raw;
+    for (const p of tripped) pruned = withoutPath(pruned, p);
+    return { result: validateConfig(pruned), skipped: tripped.map(keyOf), checked: pruned };
+}
+
+function withoutPath(root: RawConfig, path: UnreadablePath): RawConfig {
+    const drop = (v: unknown, rest: PropertyKey[]): unknown => {
+        if (v === null || typeof v !== "object") return v;
+        const [head, ...tail] = rest;
+        if (Array.isArray(v)) return tail.length === 0 ? v.filter((_x, i) => i !== head) : v.map((x, i) => (i === head ? drop(x, tail) : x));
+        const copy = { ...(v as Record<PropertyKey, unknown>) };
+        if (tail.length === 0) delete copy[head];
+        else copy[head] = drop(copy[head], tail);
+        return copy;
+    };
+    return drop(root, path) as RawConfig;
 }

@@ -131,6 +131,50 @@ describe("npm run plan", function () {
         assert.match(missing.stderr, /--previous .*nope\.json: no such file/);
     });
 
+    it("reads a stack file as the Pulumi CLI writes it: top-level \"false\", --path integers, nested {secure}", function () {
+        // What `pulumi config set metal3-ironic:createNamespace false`, `... --path
+        // metal3-ironic:provisioning.dhcp.leaseTime 3600` and `... --path --secret
+        // 'metal3-ironic:ironic.config["redfish.password"]' ...` leave in Pulumi.<stack>.yaml (the e2e
+        // tests render the files the real CLI wrote; this one pins the shape).
+        const ciphertext = "v1:Zm9vYmFyYmF6cXV4:c2VjcmV0LWNpcGhlcnRleHQtbm90LXRvLXByaW50";
+        const plain = fs.readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8")
+            .replace("      leaseTime: 1h\n", "      leaseTime: 3600\n")
+            .replace("  metal3-ironic:topology: single\n", `  metal3-ironic:topology: single\n  metal3-ironic:createNamespace: "false"\n`);
+        const file = path.join(work, "Pulumi.cli.yaml");
+        fs.writeFileSync(file, plain);
+        const r = plan(["--file", file, "--out", path.join(work, "cli")]);
+        assert.equal(r.status, 0, r.stderr);
+        const files = readTree(path.join(work, "cli"));
+        assert.ok(!("namespace/metal3.yaml" in files), "createNamespace \"false\" means no Namespace object");
+        assert.match(files["configmap/metal3/ironic-dnsmasq.yaml"], /dhcp-range=172\.22\.0\.10,172\.22\.0\.100,255\.255\.255\.0,3600\n/, "the lease time 3600 reaches dnsmasq");
+
+        fs.writeFileSync(file, plain.replace("      agent.deploy_logs_collect: on_failure\n", `      agent.deploy_logs_collect: on_failure\n      redfish.password:\n        secure: ${ciphertext}\n`));
+        const s = plan(["--file", file, "--out", path.join(work, "cli-secret")]);
+        assert.equal(s.status, 0, s.stderr);
+        assert.match(s.stdout, /encrypted config: 1 value\(s\) set with --secret.*keys treated as secret: ironic/);
+        const written = readTree(path.join(work, "cli-secret"));
+        const everything = s.stdout + s.stderr + Object.values(written).join("\n");
+        assert.ok(!everything.includes(ciphertext) && !everything.includes("Zm9vYmFy"), "the ciphertext is never printed or written");
+        // The engine reports secrecy per top-level key: every property carrying a value of `ironic` is masked.
+        assert.match(written["deployment/metal3/ironic.yaml"], /<redacted: secret>/);
+    });
+
+    it("skips, and names, a check that needs an encrypted value's plaintext; checks the rest", function () {
+        const dev = fs.readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8")
+            .replace("      leaseTime: 1h\n", "      leaseTime:\n        secure: v1:AAAA:BBBB\n")
+            .replace("  metal3-ironic:name: ironic\n", "  metal3-ironic:name: Ironic_Bad\n");
+        const file = path.join(work, "Pulumi.skip.yaml");
+        fs.writeFileSync(file, dev);
+        const bad = plan(["--file", file, "--out", path.join(work, "skip")]);
+        assert.equal(bad.status, 1, "the readable values are still checked");
+        assert.match(bad.stderr, /- name: must be a DNS label/);
+        assert.doesNotMatch(bad.stderr, /leaseTime/, "the encrypted lease time is not reported as wrong");
+        fs.writeFileSync(file, dev.replace("metal3-ironic:name: Ironic_Bad", "metal3-ironic:name: ironic"));
+        const r = plan(["--file", file, "--out", path.join(work, "skip")]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /checks skipped \(pulumi preview checks the plaintext\): provisioning\.dhcp\.leaseTime/);
+    });
+
     it("explains a missing stack file", function () {
         const r = plan(["--stack", "nosuchstack"]);
         assert.equal(r.status, 2);

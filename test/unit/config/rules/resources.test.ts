@@ -29,7 +29,10 @@ describe("config rule: resources", function () {
 
     it("values are Kubernetes quantities", function () {
         hasIssue(issues(res({ ironic: { limits: { memory: "1GB" } } })), "resources.ironic.limits.memory", /Kubernetes quantity/);
-        hasIssue(issues(res({ mariadb: { requests: { cpu: 2 } } })), "resources.mariadb.requests.cpu", /string/);
+        hasIssue(issues(res({ mariadb: { requests: { cpu: 1.5 } } })), "resources.mariadb.requests.cpu", /string/);
+        // `pulumi config set --path ...cpu 2` stores the integer 2: the quantity "2".
+        const cli = validateConfig(res({ mariadb: { requests: { cpu: 2 } } }, haRaw));
+        assert.ok(cli.ok && cli.config.resources.mariadb.requests.cpu === "2", JSON.stringify(!cli.ok && cli.issues));
     });
 
     it("accepts every role with sane values", function () {
