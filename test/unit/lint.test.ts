@@ -83,6 +83,12 @@ describe("lint: the scripts under assets/ and test/standins/", function () {
         assert.equal(r.status, 0, `shellcheck findings:\n${r.stdout}${r.stderr}`);
     });
 
+    it("the local cluster and toolchain scripts (tools/cluster.sh, tools/toolchain/build.sh, .ci/run) pass shellcheck", function () {
+        needShellcheck(this);
+        const r = shellcheck([path.join(ROOT, "tools", "cluster.sh"), path.join(ROOT, "tools", "toolchain", "build.sh"), path.join(ROOT, ".ci", "run")]);
+        assert.equal(r.status, 0, `shellcheck findings:\n${r.stdout}${r.stderr}`);
+    });
+
     it("assets/*.py compile (python3 -m py_compile)", function () {
         needPython(this);
         const r = pyCompile(assets.filter(isPython), path.join(work, "pycache"));

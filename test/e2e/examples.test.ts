@@ -1,0 +1,141 @@
+/**
+ * Every example stack deployed with the real Pulumi CLI to the local cluster (tools/cluster.sh),
+ * configured by the real `pulumi config set` as a user types it: `pulumi up` to completion with the
+ * provider's own awaits, assertions through the API, the offline render of the stack file the CLI
+ * wrote equal to what was deployed, and a second `pulumi preview --expect-no-changes`.
+ * One cluster per stack (each its own ports and state), so the stacks never meet.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
+
+import { compareObject } from "./compare";
+import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
+import { requireToolchain } from "./toolchain";
+import { run, tmpDir } from "../helpers/sys";
+
+/** The live readiness check has its own tests (it needs a reachable Ironic, which kwok pods are not). */
+const READINESS_OFF = ["--path", "metal3-ironic:readiness.enabled", "false"];
+
+interface Example {
+    stack: string;
+    file: string;
+    /** What to create before `pulumi up` (objects the stack only reads). */
+    prepare?: (c: Cluster, work: string) => void;
+    extra?: string[][];
+}
+
+/** tls.mode existing: the user's namespace and Secret (a real certificate from openssl). */
+function userTlsSecret(c: Cluster, work: string): void {
+    const key = path.join(work, "user.key");
+    const crt = path.join(work, "user.crt");
+    run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=ironic.metal3.svc", "-addext", "subjectAltName=DNS:ironic.metal3.svc,IP:172.22.0.2", "-keyout", key, "-out", crt]);
+    c.kubectl(["create", "namespace", "metal3"]);
+    c.kubectl(["-n", "metal3", "create", "secret", "generic", "my-tls", `--from-file=tls.crt=${crt}`, `--from-file=tls.key=${key}`, `--from-file=ca.crt=${crt}`]);
+}
+
+export const EXAMPLES: Example[] = [
+    {
+        stack: "dev",
+        file: path.join(ROOT, "Pulumi.dev.yaml"),
+        // A nested secret, as the README recommends setting one.
+        extra: [["--path", "--secret", 'metal3-ironic:ironic.config["redfish.password"]', "s3cr3t-redfish-pw"]],
+    },
+    { stack: "ha", file: path.join(ROOT, "Pulumi.ha.yaml") },
+    { stack: "vmedia", file: path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml") },
+    { stack: "tls-existing", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"), prepare: userTlsSecret },
+];
+
+/** `npm run plan` of a stack file, into `out`. */
+function plan(file: string, out: string, previous?: string) {
+    return run("npx", ["ts-node", "--transpile-only", path.join(ROOT, "tools", "plan.ts"), "--file", file, "--out", out, ...(previous ? ["--previous", previous] : [])], { allowFail: true, timeout: 180000 });
+}
+
+function renderedObjects(dir: string): Record<string, any>[] {
+    const out: Record<string, any>[] = [];
+    const walk = (d: string) => {
+        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
+            if (e.isDirectory()) walk(path.join(d, e.name));
+            else out.push(YAML.parse(fs.readFileSync(path.join(d, e.name), "utf8")));
+        }
+    };
+    walk(dir);
+    return out;
+}
+
+for (const ex of EXAMPLES) {
+    describe(`e2e: example stack ${ex.stack} with the real Pulumi CLI on the local cluster`, function () {
+        this.timeout(30 * 60 * 1000);
+        let cluster: Cluster;
+        let ws: Workspace;
+        const work = tmpDir(`e2e-${ex.stack}`);
+
+        before(function () {
+            requireToolchain(this);
+            cluster = Cluster.up();
+            ex.prepare?.(cluster, work);
+            ws = new Workspace(cluster, ex.stack);
+            ws.configure(ex.file, [READINESS_OFF, ...(ex.extra ?? [])]);
+        });
+        afterEach(function () {
+            tallyOutcome(this.currentTest);
+        });
+        after(function () {
+            cluster?.down();
+            fs.rmSync(work, { recursive: true, force: true });
+        });
+
+        it("npm run plan accepts the stack file the CLI wrote, and prints no secret", function () {
+            const r = plan(ws.stackFile, path.join(work, "render"));
+            assert.equal(r.status, 0, r.stderr);
+            const written = fs.readFileSync(ws.stackFile, "utf8");
+            const everything = r.stdout + r.stderr + renderedObjects(path.join(work, "render")).map((o) => JSON.stringify(o)).join("\n");
+            for (const secure of written.match(/secure: (\S+)/g) ?? []) assert.ok(!everything.includes(secure.slice(8)), "no ciphertext in the render");
+            assert.ok(!everything.includes("s3cr3t-redfish-pw"), "no plaintext secret in the render");
+        });
+
+        it("pulumi up succeeds, with the provider's own awaits", function () {
+            const r = ws.up();
+            assert.match(r.stdout, /Resources:\n\s+\+ \d+ created/);
+        });
+
+        it("through the API: every workload Ready, the schema upgrade done before the Ironic pods started, the outputs real", function () {
+            const ns = "metal3";
+            for (const d of cluster.get<{ items: any[] }>(["deployments,statefulsets", "-n", ns]).items) {
+                assert.equal(d.status.readyReplicas, d.spec.replicas, `${d.kind} ${d.metadata.name} Ready`);
+            }
+            for (const d of cluster.get<{ items: any[] }>(["daemonsets", "-n", ns]).items) {
+                assert.ok(d.status.desiredNumberScheduled > 0 && d.status.numberReady === d.status.desiredNumberScheduled, `DaemonSet ${d.metadata.name} Ready on every node it selects`);
+            }
+            const upgrade = cluster.get<{ items: any[] }>(["jobs", "-n", ns]).items.find((j) => j.metadata.name.startsWith("ironic-dbsync-"));
+            const ironicPods = cluster
+                .get<{ items: any[] }>(["pods", "-n", ns])
+                .items.filter((p) => p.spec.containers.some((c: any) => c.name === "ironic") && !(p.metadata.ownerReferences ?? []).some((o: any) => o.kind === "Job"));
+            assert.ok(ironicPods.length > 0);
+            if (upgrade) {
+                for (const p of ironicPods) assert.ok(Date.parse(p.metadata.creationTimestamp) >= Date.parse(upgrade.status.completionTime), `${p.metadata.name} started after ${upgrade.metadata.name} completed`);
+            }
+            const out = ws.outputs();
+            assert.equal(out.apiUrl, "https://ironic.metal3.svc:6385");
+            const creds = cluster.get(["secret", "-n", ns, out.credentialsSecretName]);
+            assert.equal(Buffer.from(creds.data.username, "base64").toString(), out.credentials.username);
+            assert.match(out.caCertificate, /^-----BEGIN CERTIFICATE-----/);
+        });
+
+        it("the offline render equals the deployed objects, both ways", function () {
+            const problems: string[] = [];
+            for (const o of renderedObjects(path.join(work, "render"))) {
+                const ns = o.metadata?.namespace;
+                const deployed = cluster.get([o.kind.toLowerCase(), o.metadata.name, ...(ns ? ["-n", ns] : [])]);
+                for (const p of compareObject(o, deployed)) problems.push(`${o.kind} ${ns ? `${ns}/` : ""}${o.metadata.name}${p}`);
+            }
+            assert.deepEqual(problems, []);
+        });
+
+        it("a second pulumi preview --expect-no-changes exits 0", function () {
+            const r = ws.previewNoChanges();
+            assert.equal(r.status, 0, r.stdout + r.stderr);
+        });
+    });
+}

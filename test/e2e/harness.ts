@@ -1,0 +1,177 @@
+/**
+ * The end-to-end harness: the local cluster (tools/cluster.sh: etcd, kube-apiserver, controller
+ * manager, scheduler, kwok) and the real Pulumi CLI on a file backend, driven as a user drives
+ * them. Each suite gets its own cluster directory, ports, workspace and stack state, so two suites
+ * run side by side. Nothing here emulates the engine or the API server.
+ */
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
+
+import { PROJECT } from "../../core/config";
+import { tmpDir } from "../helpers/sys";
+
+export const ROOT = path.join(__dirname, "..", "..");
+
+export interface Result {
+    status: number;
+    stdout: string;
+    stderr: string;
+}
+
+function exec(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number; input?: string }): Result {
+    const r = spawnSync(cmd, args, { encoding: "utf8", env: opts.env, cwd: opts.cwd, timeout: opts.timeout ?? 600000, input: opts.input, maxBuffer: 64 * 1024 * 1024 });
+    if (r.error) throw new Error(`${cmd} ${args.join(" ")}: ${r.error.message}`);
+    return { status: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
+}
+
+/** A running local cluster and the environment its `up` printed. */
+export class Cluster {
+    readonly dir: string;
+    readonly env: NodeJS.ProcessEnv;
+
+    private constructor(dir: string, env: NodeJS.ProcessEnv) {
+        this.dir = dir;
+        this.env = env;
+    }
+
+    /** `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the cache lacks it. */
+    static up(): Cluster {
+        const dir = path.join(tmpDir("e2e"), "cluster");
+        const r = exec("bash", [path.join(ROOT, "tools", "cluster.sh"), "up", dir], { env: process.env, timeout: 60 * 60 * 1000 });
+        if (r.status !== 0) throw new Error(`cluster up failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+        const env: NodeJS.ProcessEnv = { ...process.env };
+        for (const line of r.stdout.trim().split("\n")) {
+            const m = /^export ([A-Z_]+)=(.*)$/.exec(line);
+            if (!m) throw new Error(`cluster up printed a line that is not an export: ${JSON.stringify(line)}`);
+            env[m[1]] = m[2].replace(/\$PATH$/, process.env.PATH ?? "");
+        }
+        return new Cluster(dir, env);
+    }
+
+    down(): void {
+        exec("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", this.dir], { env: process.env, timeout: 120000 });
+        fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
+    }
+
+    kubectl(args: string[], opts: { allowFail?: boolean; input?: string } = {}): Result {
+        const r = exec("kubectl", args, { env: this.env, timeout: 120000, input: opts.input });
+        if (!opts.allowFail && r.status !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
+        return r;
+    }
+
+    /** `kubectl get -o json`: the object, or its items for a list. */
+    get<T = any>(args: string[]): T {
+        return JSON.parse(this.kubectl(["get", ...args, "-o", "json", "--show-managed-fields"]).stdout) as T;
+    }
+
+    /** Pods of a namespace matching a label selector. */
+    pods(namespace: string, selector: string): any[] {
+        return this.get<{ items: any[] }>(["pods", "-n", namespace, "-l", selector]).items;
+    }
+}
+
+/** Files of the project a Pulumi workspace needs; linked, so the workspace runs this checkout. */
+const PROJECT_FILES = ["index.ts", "components", "core", "assets", "node_modules", "package.json", "tsconfig.json"];
+
+/**
+ * A Pulumi project directory of its own (the checkout's program, linked) holding one stack, so
+ * the stack file the CLI writes never lands in the checkout and parallel suites never share one.
+ */
+export class Workspace {
+    readonly dir: string;
+    readonly stack: string;
+    readonly cluster: Cluster;
+
+    constructor(cluster: Cluster, stack: string) {
+        this.cluster = cluster;
+        this.stack = stack;
+        this.dir = path.join(path.dirname(cluster.dir), `ws-${stack}`);
+        fs.mkdirSync(this.dir, { recursive: true });
+        fs.mkdirSync(this.tmp, { recursive: true });
+        fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(this.dir, "Pulumi.yaml"));
+        for (const f of PROJECT_FILES) {
+            const link = path.join(this.dir, f);
+            if (!fs.existsSync(link)) fs.symlinkSync(path.join(ROOT, f), link);
+        }
+        this.pulumi(["stack", "init"]);
+    }
+
+    get tmp(): string {
+        return path.join(path.dirname(this.cluster.dir), "tmp");
+    }
+
+    get stackFile(): string {
+        return path.join(this.dir, `Pulumi.${this.stack}.yaml`);
+    }
+
+    pulumi(args: string[], opts: { allowFail?: boolean; timeout?: number; env?: NodeJS.ProcessEnv } = {}): Result {
+        // The Kubernetes provider leaves a temporary kubeconfig per run in TMPDIR: keep them in the suite's directory.
+        const env = { ...this.cluster.env, TMPDIR: this.tmp, ...(opts.env ?? {}) };
+        const r = exec("pulumi", [...args, "--non-interactive", "--stack", this.stack], { env, cwd: this.dir, timeout: opts.timeout ?? 900000 });
+        if (!opts.allowFail && r.status !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${r.status}:\n${(r.stdout + r.stderr).slice(-6000)}`);
+        return r;
+    }
+
+    /** `pulumi config set` each key of an example stack file, as a user would type it (see configCommands). */
+    configure(exampleFile: string, extra: string[][] = []): void {
+        for (const args of [...configCommands(fs.readFileSync(exampleFile, "utf8")), ...extra]) this.pulumi(["config", "set", ...args]);
+    }
+
+    up(extra: string[] = []): Result {
+        return this.pulumi(["up", "--yes", "--skip-preview", ...extra]);
+    }
+
+    /** `pulumi preview --expect-no-changes`: exit 0 only when nothing would change. */
+    previewNoChanges(): Result {
+        return this.pulumi(["preview", "--expect-no-changes", "--diff"], { allowFail: true });
+    }
+
+    outputs(): Record<string, any> {
+        return JSON.parse(this.pulumi(["stack", "output", "--json", "--show-secrets"]).stdout);
+    }
+}
+
+/** `a.b["c.d"][0]`: a --path key, quoting segments that are not plain words. */
+function pathOf(key: string, segs: (string | number)[]): string {
+    let out = `${PROJECT}:${key}`;
+    for (const s of segs) out += typeof s === "number" ? `[${s}]` : /^[A-Za-z_][A-Za-z0-9_-]*$/.test(s) ? `.${s}` : `[${JSON.stringify(s)}]`;
+    return out;
+}
+
+/**
+ * The `pulumi config set` argument lists that reproduce an example stack file: top-level scalars
+ * without --path (the CLI stores them as strings), every leaf of an object with --path (the CLI
+ * turns digits into integers and true/false into booleans). What the CLI writes is what the
+ * program and `npm run plan` are tested with.
+ */
+export function configCommands(yamlText: string): string[][] {
+    const config = (YAML.parse(yamlText)?.config ?? {}) as Record<string, unknown>;
+    const cmds: string[][] = [];
+    for (const [full, value] of Object.entries(config)) {
+        if (!full.startsWith(`${PROJECT}:`)) continue;
+        const key = full.slice(PROJECT.length + 1);
+        if (value === null || typeof value !== "object") {
+            cmds.push([`${PROJECT}:${key}`, String(value)]);
+            continue;
+        }
+        const walk = (v: unknown, segs: (string | number)[]) => {
+            if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...segs, i]));
+            else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...segs, k]);
+            else cmds.push(["--path", pathOf(key, segs), String(v)]);
+        };
+        walk(value, []);
+    }
+    return cmds;
+}
+
+/**
+ * Count each e2e test's outcome in $E2E_TALLY_FILE (set by .ci/run, which prints the e2e tally):
+ * call from an afterEach of every e2e suite.
+ */
+export function tallyOutcome(test: Mocha.Test | undefined): void {
+    const file = process.env.E2E_TALLY_FILE;
+    if (!file || !test || (test.state !== "passed" && test.state !== "failed")) return;
+    fs.appendFileSync(file, `${test.state === "passed" ? "pass" : "fail"} ${test.fullTitle()}\n`);
+}

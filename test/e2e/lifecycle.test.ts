@@ -1,0 +1,127 @@
+/**
+ * Day-2 on a real cluster with the real Pulumi CLI (the ha example, MariaDB and schema Jobs):
+ * an Ironic image bump (the schema upgrade Job completes before the rollout, the online
+ * migrations run after it), a topology switch multi → single → multi (no pod left Pending on a
+ * host-port conflict, the API Service and the database claim kept), and `pulumi destroy` (refused
+ * on protected resources until unprotected; the claim and namespace survive) followed by a
+ * re-created stack that adopts the kept claim in its first update, with no extra step.
+ */
+import { strict as assert } from "assert";
+import * as path from "path";
+
+import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
+import { requireToolchain } from "./toolchain";
+
+const NS = "metal3";
+const NEW_IMAGE = "quay.io/metal3-io/ironic:release-39.0";
+const CONDUCTORS: [string, string][] = [
+    ["cp-0", "172.22.0.2"],
+    ["cp-1", "172.22.0.3"],
+    ["cp-2", "172.22.0.4"],
+];
+
+const time = (t: string) => Date.parse(t);
+
+describe("e2e: image bump, topology switch, destroy and re-create (ha example, real Pulumi CLI, local cluster)", function () {
+    this.timeout(40 * 60 * 1000);
+    let cluster: Cluster;
+    let ws: Workspace;
+
+    const claimUid = () => cluster.get(["pvc", "-n", NS, "ironic-mariadb-data"]).metadata.uid as string;
+    const serviceUid = () => cluster.get(["service", "-n", NS, "ironic"]).metadata.uid as string;
+    const jobs = () => cluster.get<{ items: any[] }>(["jobs", "-n", NS]).items;
+    const workloadPods = (kind: string) =>
+        cluster.get<{ items: any[] }>(["pods", "-n", NS]).items.filter((p) => !p.metadata.deletionTimestamp && (p.metadata.ownerReferences ?? []).some((o: any) => o.kind === kind));
+    const pending = () => cluster.get<{ items: any[] }>(["pods", "-A", "--field-selector", "status.phase=Pending"]).items.map((p) => `${p.metadata.namespace}/${p.metadata.name}`);
+    const quiet = () => {
+        const r = ws.previewNoChanges();
+        assert.equal(r.status, 0, r.stdout + r.stderr);
+    };
+
+    before(function () {
+        requireToolchain(this);
+        cluster = Cluster.up();
+        ws = new Workspace(cluster, "ha");
+        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
+        ws.up();
+    });
+    afterEach(function () {
+        tallyOutcome(this.currentTest);
+    });
+    after(function () {
+        cluster?.down();
+    });
+
+    it("an images.ironic bump: the schema upgrade completes before the rollout, the migrations run after it", function () {
+        const before = new Set(jobs().map((j) => j.metadata.name));
+        ws.pulumi(["config", "set", "--path", "metal3-ironic:images.ironic", NEW_IMAGE]);
+        ws.up();
+        const fresh = jobs().filter((j) => !before.has(j.metadata.name));
+        const upgrade = fresh.find((j) => /dbsync|upgrade/.test(j.metadata.name) && !/migrat/.test(j.metadata.name));
+        const migrate = fresh.find((j) => /migrat/.test(j.metadata.name));
+        assert.ok(upgrade && migrate, `a new upgrade and a new migration Job for the new image (new Jobs: ${fresh.map((j) => j.metadata.name).join(", ")})`);
+        assert.ok(upgrade.status.succeeded >= 1 && migrate.status.succeeded >= 1, "both Jobs completed");
+        for (const j of [upgrade, migrate]) assert.equal(j.spec.template.spec.containers[0].image, NEW_IMAGE);
+        const pods = workloadPods("DaemonSet");
+        assert.equal(pods.length, 3);
+        for (const p of pods) {
+            assert.equal(p.spec.containers.find((c: any) => c.name === "ironic").image, NEW_IMAGE, `${p.metadata.name} runs the new image`);
+            assert.ok(time(p.metadata.creationTimestamp) >= time(upgrade.status.completionTime), `${p.metadata.name} started after the schema upgrade completed`);
+            assert.ok(time(migrate.metadata.creationTimestamp) >= time(p.metadata.creationTimestamp), `the migrations started after ${p.metadata.name}`);
+        }
+        quiet();
+    });
+
+    it("switches multi → single: one Deployment pod, no conductor pod, nothing Pending; the Service and the claim are kept", function () {
+        const [claim, service] = [claimUid(), serviceUid()];
+        ws.pulumi(["config", "rm", "metal3-ironic:conductors"]);
+        ws.pulumi(["config", "set", "--path", "metal3-ironic:provisioning.ip", "172.22.0.2"]);
+        ws.pulumi(["config", "set", "metal3-ironic:topology", "single"]);
+        ws.up();
+        assert.equal(workloadPods("DaemonSet").length, 0);
+        assert.equal(workloadPods("ReplicaSet").filter((p) => p.metadata.name.startsWith("ironic-") && !p.metadata.name.startsWith("ironic-ipa-cache")).length, 1);
+        assert.deepEqual(pending(), []);
+        assert.equal(claimUid(), claim, "the database claim is the same object");
+        assert.equal(serviceUid(), service, "the API Service kept its identity");
+        quiet();
+    });
+
+    it("switches back single → multi: a conductor pod on each node, nothing Pending; the Service and the claim are kept", function () {
+        const [claim, service] = [claimUid(), serviceUid()];
+        ws.pulumi(["config", "rm", "--path", "metal3-ironic:provisioning.ip"]);
+        CONDUCTORS.forEach(([node, ip], i) => {
+            ws.pulumi(["config", "set", "--path", `metal3-ironic:conductors[${i}].name`, node]);
+            ws.pulumi(["config", "set", "--path", `metal3-ironic:conductors[${i}].ip`, ip]);
+        });
+        ws.pulumi(["config", "set", "metal3-ironic:topology", "multi"]);
+        ws.up();
+        assert.deepEqual(workloadPods("DaemonSet").map((p) => p.spec.nodeName).sort(), ["cp-0", "cp-1", "cp-2"]);
+        assert.deepEqual(pending(), []);
+        assert.equal(claimUid(), claim);
+        assert.equal(serviceUid(), service);
+        quiet();
+    });
+
+    it("pulumi destroy is refused while resources are protected; unprotected, it keeps the claim and the namespace", function () {
+        const claim = claimUid();
+        const refused = ws.pulumi(["destroy", "--yes", "--skip-preview"], { allowFail: true });
+        assert.notEqual(refused.status, 0);
+        assert.match(refused.stdout + refused.stderr, /protected/);
+        assert.equal(claimUid(), claim, "nothing deleted by the refused destroy");
+        ws.pulumi(["state", "unprotect", "--all", "--yes"]);
+        ws.pulumi(["destroy", "--yes", "--skip-preview"]);
+        assert.equal(claimUid(), claim, "the claim survives the destroy");
+        assert.equal(cluster.get(["namespace", NS]).status.phase, "Active", "the namespace survives the destroy");
+        assert.equal(workloadPods("DaemonSet").length, 0);
+        assert.equal(cluster.kubectl(["get", "secrets", "-n", NS, "-o", "name"]).stdout.trim(), "", "the stack's Secrets are gone");
+    });
+
+    it("a re-created stack adopts the kept claim and namespace in its first pulumi up (server-side apply)", function () {
+        const claim = claimUid();
+        ws.up();
+        assert.equal(claimUid(), claim, "the stack opened the kept claim");
+        assert.equal(cluster.get(["pvc", "-n", NS, "ironic-mariadb-data"]).status.phase, "Bound");
+        assert.deepEqual(workloadPods("DaemonSet").map((p) => p.spec.nodeName).sort(), ["cp-0", "cp-1", "cp-2"]);
+        quiet();
+    });
+});

@@ -1,0 +1,42 @@
+/**
+ * The e2e tier needs the toolchain tools/toolchain/build.sh builds (etcd, Kubernetes, kwok, the
+ * Pulumi CLI and plugins). In CI its absence fails the tier, naming what is missing (.ci/run builds
+ * it first); on a developer's machine the tier is reported pending with the command to run.
+ */
+import { createHash } from "crypto";
+import * as fs from "fs";
+import * as path from "path";
+
+import { requireOrSkip } from "../helpers/sys";
+import { ROOT } from "./harness";
+
+export const TOOLCHAIN_BINARIES = [
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kubectl",
+    "kwok",
+    "pulumi",
+    "pulumi-language-nodejs",
+    "pulumi-resource-kubernetes",
+    "pulumi-resource-tls",
+    "pulumi-resource-random",
+];
+
+/** The bin directory of the toolchain for the current versions.env (it may not exist yet). */
+export function toolchainBin(): string {
+    const cache = process.env.METAL3_TOOLCHAIN_CACHE ?? "/var/cache/metal3-ironic-toolchain";
+    const key = createHash("sha256").update(fs.readFileSync(path.join(ROOT, "tools", "toolchain", "versions.env"))).digest("hex").slice(0, 16);
+    return path.join(cache, key, "bin");
+}
+
+export function missingBinaries(): string[] {
+    const bin = toolchainBin();
+    return TOOLCHAIN_BINARIES.filter((b) => !fs.existsSync(path.join(bin, b)));
+}
+
+export function requireToolchain(ctx: Mocha.Context): void {
+    const missing = missingBinaries();
+    requireOrSkip(ctx, missing.length === 0, `the e2e toolchain lacks ${missing.join(", ")} in ${toolchainBin()}: build it with tools/toolchain/build.sh`);
+}

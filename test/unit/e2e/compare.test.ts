@@ -1,0 +1,71 @@
+/** The render-vs-deployed comparison of the e2e tier (test/e2e/compare.ts) finds differences both ways. */
+import { strict as assert } from "assert";
+
+import { compareObject } from "../../e2e/compare";
+import { REDACTED } from "../../../tools/offline";
+
+const render = {
+    apiVersion: "v1",
+    kind: "ConfigMap",
+    metadata: { name: "x", namespace: "ns", labels: { a: "1" } },
+    data: { "k.conf": "port=1\n" },
+};
+
+function deployedFrom(r: Record<string, any>, fields: Record<string, any>, extra: Record<string, any> = {}) {
+    return {
+        ...JSON.parse(JSON.stringify(r)),
+        ...extra,
+        metadata: { ...r.metadata, uid: "u", resourceVersion: "1", managedFields: [{ manager: "pulumi-kubernetes-abc", operation: "Apply", fieldsV1: fields }] },
+    };
+}
+const FIELDS = { "f:data": { "f:k.conf": {} }, "f:metadata": { "f:labels": { "f:a": {} } } };
+
+describe("e2e comparison of the offline render with deployed objects", function () {
+    it("accepts an object deployed as rendered, with server-added fields", function () {
+        assert.deepEqual(compareObject(render, deployedFrom(render, FIELDS, { immutable: false })), []);
+    });
+
+    it("finds a value deployed differently", function () {
+        const d = deployedFrom(render, FIELDS);
+        d.data["k.conf"] = "port=2\n";
+        assert.deepEqual(compareObject(render, d), ['.data.k.conf: render "port=1\\n", deployed "port=2\\n"']);
+    });
+
+    it("finds a field the engine applied that the render does not show", function () {
+        const d = deployedFrom(render, { ...FIELDS, "f:data": { "f:k.conf": {}, "f:other": {} } });
+        d.data.other = "y";
+        assert.deepEqual(compareObject(render, d), [".data.other: applied by pulumi-kubernetes-abc, missing from the render"]);
+    });
+
+    it("finds list elements by their keys, and an object no Pulumi manager applied", function () {
+        const pod = { apiVersion: "v1", kind: "Pod", metadata: { name: "p" }, spec: { containers: [{ name: "a", image: "i" }] } };
+        const fields = { "f:spec": { "f:containers": { 'k:{"name":"a"}': { ".": {}, "f:image": {}, "f:name": {} }, 'k:{"name":"b"}': { "f:name": {} } } } };
+        const d = deployedFrom(pod, fields);
+        assert.deepEqual(compareObject(pod, d), ['.spec.containers[k:{"name":"b"}]: applied by pulumi-kubernetes-abc, missing from the render']);
+        const kubectl = { ...d, metadata: { ...d.metadata, managedFields: [{ manager: "kubectl", operation: "Apply", fieldsV1: fields }] } };
+        assert.match(compareObject(pod, kubectl).join("\n"), /no server-side-apply entry/);
+    });
+
+    it("compares a Secret's rendered stringData with the data the server keeps, by key", function () {
+        const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: "s" }, stringData: { "tls.key": REDACTED } };
+        const d = deployedFrom({ ...secret, stringData: undefined, data: { "tls.key": "a2V5" } }, { "f:data": { "f:tls.key": {} } });
+        assert.deepEqual(compareObject(secret, d), []);
+        const other = deployedFrom({ ...secret, stringData: undefined, data: { "tls.crt": "Y3J0" } }, { "f:data": { "f:tls.crt": {} } });
+        assert.equal(compareObject(secret, other).length, 2);
+    });
+});
+
+describe("e2e comparison: hashes of generated certificates", function () {
+    it("compares the certificate-hash annotations by presence only, and nothing else that way", function () {
+        const dep = (hash: string, other: string) => ({
+            apiVersion: "apps/v1",
+            kind: "Deployment",
+            metadata: { name: "d" },
+            spec: { template: { metadata: { annotations: { "metal3-ironic.metal3.io/tls-cert-hash": hash, "metal3-ironic.metal3.io/config-hash": other } } } },
+        });
+        const fields = { "f:spec": { "f:template": { "f:metadata": { "f:annotations": { "f:metal3-ironic.metal3.io/tls-cert-hash": {}, "f:metal3-ironic.metal3.io/config-hash": {} } } } } };
+        const withManager = (o: any) => ({ ...o, metadata: { ...o.metadata, managedFields: [{ manager: "pulumi-kubernetes-1", operation: "Apply", fieldsV1: fields }] } });
+        assert.deepEqual(compareObject(dep("aaa", "c1"), withManager(dep("bbb", "c1"))), []);
+        assert.equal(compareObject(dep("aaa", "c1"), withManager(dep("aaa", "c2"))).length, 1);
+    });
+});
