@@ -34,9 +34,16 @@ export function secretConfigKeys(raw: RawConfig): string[] {
     return Object.keys(raw).filter((k) => isSecret(`${PROJECT}:${k}`));
 }
 
-/** The string values of secret keys, as they appear inside JSON (escaped). */
+/**
+ * The string values of secret keys, as they appear inside JSON (escaped). A string the config
+ * also states in clear under a key that is not secret (`ironic.apiUsername: metal3` beside
+ * `namespace: metal3`) is public already: masking every object that names it would hide the
+ * namespace of every object in a preview and protect nothing.
+ */
 export function secretNeedles(raw: RawConfig, keys: string[]): string[] {
-    const values = keys.flatMap((k) => stringLeaves(raw[k])).filter((s) => s.length >= MIN_SECRET_LENGTH);
+    const secret = new Set(keys);
+    const stated = new Set(Object.keys(raw).filter((k) => !secret.has(k)).flatMap((k) => stringLeaves(raw[k])));
+    const values = keys.flatMap((k) => stringLeaves(raw[k])).filter((s) => s.length >= MIN_SECRET_LENGTH && !stated.has(s));
     return [...new Set(values)].map((s) => JSON.stringify(s).slice(1, -1));
 }
 

@@ -52,10 +52,18 @@ describe("config set with --secret stays secret", function () {
         assert.equal((await valueOf(r.outputs.topology) as { namespace: string }).namespace, "ironic-secret-ns");
     });
 
-    it("secrecy is per top-level key: every string under it counts, so a plain value beside the secret is masked too", async function () {
+    it("secrecy is per top-level key: every string under it counts, so a plain value beside the secret is a needle too", function () {
+        const needles = secretNeedles({ ...raw, ironic: { ...(raw.ironic as object), apiUsername: "bmo-operator" } }, ["ironic"]);
+        assert.deepEqual([...needles].sort(), ["bmo-operator", SECRET].sort());
+    });
+
+    it("a string the config states in clear under a key that is not secret is no needle (the namespace beside ironic.apiUsername)", async function () {
+        assert.deepEqual(secretNeedles({ namespace: "metal3", ironic: { apiUsername: "metal3", config: { "x.y": SECRET } } }, ["ironic"]), [SECRET]);
         const r = await renderOffline({ ...raw, ironic: { ...(raw.ironic as object), apiUsername: "metal3" } }, "dev", { secretKeys: ["ironic"] });
         const ns = r.resources.find((x) => x.type === "kubernetes:core/v1:Namespace")!;
-        assert.equal(containsSecret(ns.rawInputs.metadata), true, "the namespace metal3 equals ironic.apiUsername: masked (safe, noisier previews; README says so)");
+        assert.equal(containsSecret(ns.rawInputs.metadata), false, "namespace: metal3 is stated in clear: every object's metadata stays readable");
+        const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment" && JSON.stringify(unwrapSecrets(x.rawInputs.metadata)).includes('"name":"ironic"'))!;
+        assert.equal(containsSecret(dep.rawInputs.spec), true, "the spec carries the secret: masked");
     });
 
     it("needles: string leaves of secret keys only, long enough not to match by accident, JSON-escaped", function () {
