@@ -16,7 +16,7 @@ function seconds<T>(f: () => T): [T, number] {
 }
 
 const [, warm] = seconds(() => spawnSync("bash", [path.join(ROOT, "tools", "toolchain", "build.sh")], { stdio: ["ignore", "ignore", "ignore"] }));
-const lines = [`toolchain build, warm cache: ${warm.toFixed(1)} s`];
+const lines = [`toolchain build, warm cache: ${warm.toFixed(2)} s`];
 for (const stack of ["dev", "ha"]) {
     const [cluster, up] = seconds(() => Cluster.up());
     try {
