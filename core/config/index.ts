@@ -23,4 +23,3 @@ export { MAX_DHCP_SLOTS, TOP_LEVEL_KEYS } from "./schema";
 export type { ConductorConfig, DhcpConfig, StackConfig } from "./types";
 export { formatIssues, validateConfig, validateReadable } from "./validate";
 export type { ConfigIssue, UnreadablePath } from "./validate";
-export { parseAsCliWrote } from "./cli";

@@ -27,7 +27,7 @@ export function formatIssues(issues: ConfigIssue[]): string {
  * `section.a[0].b`. A map key that is not a plain word is written `["..."]` (as `--path` takes
  * it), JSON-escaped and shortened, so a hostile key never reaches the terminal raw.
  */
-export function pathKey(section: string, path: PropertyKey[]): string {
+function pathKey(section: string, path: PropertyKey[]): string {
     let key = section;
     for (const p of path) key += typeof p === "number" ? `[${p}]` : plainKey(String(p)) ? `.${String(p)}` : quotedKey(String(p));
     return key;
@@ -101,12 +101,12 @@ export function validateReadable(
 ): { result: ReturnType<typeof validateConfig>; skipped: string[]; checked: RawConfig } {
     const first = validateConfig(raw);
     if (first.ok || unreadable.length === 0) return { result: first, skipped: [], checked: raw };
-    const keyOf = (p: UnreadablePath) => pathKey(p[0], p.slice(1));
-    const tripped = unreadable.filter((p) => first.issues.some((i) => i.key === keyOf(p) || i.key.startsWith(`${keyOf(p)}.`) || i.key.startsWith(`${keyOf(p)}[`)));
+    const under = (issue: string, key: string) => issue === key || issue.startsWith(`${key}.`) || issue.startsWith(`${key}[`);
+    const tripped = unreadable.map((p) => ({ path: p, key: pathKey(p[0], p.slice(1)) })).filter((u) => first.issues.some((i) => under(i.key, u.key)));
     if (tripped.length === 0) return { result: first, skipped: [], checked: raw };
     let pruned: RawConfig = raw;
-    for (const p of tripped) pruned = withoutPath(pruned, p);
-    return { result: validateConfig(pruned), skipped: tripped.map(keyOf), checked: pruned };
+    for (const u of tripped) pruned = withoutPath(pruned, u.path);
+    return { result: validateConfig(pruned), skipped: tripped.map((u) => u.key), checked: pruned };
 }
 
 function withoutPath(root: RawConfig, path: UnreadablePath): RawConfig {

@@ -8,8 +8,8 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
-import * as YAML from "yaml";
 
+import { readRender } from "../../tools/diff";
 import { compareObject } from "./compare";
 import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
 import { requireToolchain } from "./toolchain";
@@ -52,17 +52,7 @@ function plan(file: string, out: string, previous?: string) {
     return run("npx", ["ts-node", "--transpile-only", path.join(ROOT, "tools", "plan.ts"), "--file", file, "--out", out, ...(previous ? ["--previous", previous] : [])], { allowFail: true, timeout: 180000 });
 }
 
-function renderedObjects(dir: string): Record<string, any>[] {
-    const out: Record<string, any>[] = [];
-    const walk = (d: string) => {
-        for (const e of fs.readdirSync(d, { withFileTypes: true })) {
-            if (e.isDirectory()) walk(path.join(d, e.name));
-            else out.push(YAML.parse(fs.readFileSync(path.join(d, e.name), "utf8")));
-        }
-    };
-    walk(dir);
-    return out;
-}
+const renderedObjects = (dir: string) => [...readRender(dir).values()] as Record<string, any>[];
 
 for (const ex of EXAMPLES) {
     describe(`e2e: example stack ${ex.stack} with the real Pulumi CLI on the local cluster`, function () {

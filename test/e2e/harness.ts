@@ -4,27 +4,16 @@
  * them. Each suite gets its own cluster directory, ports, workspace and stack state, so two suites
  * run side by side. Nothing here emulates the engine or the API server.
  */
-import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 
 import { PROJECT } from "../../core/config";
-import { tmpDir } from "../helpers/sys";
+import { run, tmpDir } from "../helpers/sys";
 
 export const ROOT = path.join(__dirname, "..", "..");
 
-export interface Result {
-    status: number;
-    stdout: string;
-    stderr: string;
-}
-
-function exec(cmd: string, args: string[], opts: { env?: NodeJS.ProcessEnv; cwd?: string; timeout?: number; input?: string }): Result {
-    const r = spawnSync(cmd, args, { encoding: "utf8", env: opts.env, cwd: opts.cwd, timeout: opts.timeout ?? 600000, input: opts.input, maxBuffer: 64 * 1024 * 1024 });
-    if (r.error) throw new Error(`${cmd} ${args.join(" ")}: ${r.error.message}`);
-    return { status: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
-}
+export type Result = ReturnType<typeof run>;
 
 /** A running local cluster and the environment its `up` printed. */
 export class Cluster {
@@ -39,7 +28,7 @@ export class Cluster {
     /** `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the cache lacks it. */
     static up(): Cluster {
         const dir = path.join(tmpDir("e2e"), "cluster");
-        const r = exec("bash", [path.join(ROOT, "tools", "cluster.sh"), "up", dir], { env: process.env, timeout: 60 * 60 * 1000 });
+        const r = run("bash", [path.join(ROOT, "tools", "cluster.sh"), "up", dir], { allowFail: true, timeout: 60 * 60 * 1000 });
         if (r.status !== 0) throw new Error(`cluster up failed (${r.status}):\n${r.stderr.slice(-4000)}`);
         const env: NodeJS.ProcessEnv = { ...process.env };
         for (const line of r.stdout.trim().split("\n")) {
@@ -51,14 +40,12 @@ export class Cluster {
     }
 
     down(): void {
-        exec("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", this.dir], { env: process.env, timeout: 120000 });
+        run("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", this.dir], { allowFail: true, timeout: 120000 });
         fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
     }
 
     kubectl(args: string[], opts: { allowFail?: boolean; input?: string } = {}): Result {
-        const r = exec("kubectl", args, { env: this.env, timeout: 120000, input: opts.input });
-        if (!opts.allowFail && r.status !== 0) throw new Error(`kubectl ${args.join(" ")} exited ${r.status}: ${r.stderr}`);
-        return r;
+        return run("kubectl", args, { env: this.env, timeout: 120000, ...opts });
     }
 
     /** `kubectl get -o json`: the object, or its items for a list. */
@@ -109,7 +96,7 @@ export class Workspace {
     pulumi(args: string[], opts: { allowFail?: boolean; timeout?: number; env?: NodeJS.ProcessEnv } = {}): Result {
         // The Kubernetes provider leaves a temporary kubeconfig per run in TMPDIR: keep them in the suite's directory.
         const env = { ...this.cluster.env, TMPDIR: this.tmp, ...(opts.env ?? {}) };
-        const r = exec("pulumi", [...args, "--non-interactive", "--stack", this.stack], { env, cwd: this.dir, timeout: opts.timeout ?? 900000 });
+        const r = run("pulumi", [...args, "--non-interactive", "--stack", this.stack], { env, cwd: this.dir, timeout: opts.timeout ?? 900000, allowFail: true });
         if (!opts.allowFail && r.status !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${r.status}:\n${(r.stdout + r.stderr).slice(-6000)}`);
         return r;
     }

@@ -28,8 +28,8 @@ export function tmpDir(prefix: string): string {
     return fs.mkdtempSync(path.join(os.tmpdir(), `m3i-${prefix}-`));
 }
 
-export function run(cmd: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; allowFail?: boolean; timeout?: number } = {}) {
-    const r = spawnSync(cmd, args, { encoding: "utf8", input: opts.input, env: opts.env ?? process.env, timeout: opts.timeout ?? 60000 });
+export function run(cmd: string, args: string[], opts: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string; allowFail?: boolean; timeout?: number } = {}) {
+    const r = spawnSync(cmd, args, { encoding: "utf8", input: opts.input, env: opts.env ?? process.env, cwd: opts.cwd, timeout: opts.timeout ?? 60000, maxBuffer: 64 * 1024 * 1024 });
     if (!opts.allowFail && r.status !== 0) {
         throw new Error(`${cmd} ${args.join(" ")} exited ${r.status}: ${r.stderr || r.stdout}`);
     }
