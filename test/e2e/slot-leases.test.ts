@@ -12,7 +12,7 @@ import * as path from "path";
 
 import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
-import { Daemon, run, tmpDir } from "../helpers/sys";
+import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from "../helpers/sys";
 import { Cluster, ROOT, tallyOutcome } from "./harness";
 import { requireToolchain } from "./toolchain";
 
@@ -337,6 +337,52 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         startAgent("pin-", "p2", 3, { node: "n2", preferences: prefs });
         await waitFor("n1 and n2", () => status("pin-", "p1") === "slot 1" && status("pin-", "p2") === "slot 2");
         assert.deepEqual(holders("pin-"), { 0: "fresh", 1: "p1", 2: "p2" });
+    });
+
+    it("from a node's network namespace, with only the kubelet's variables and token path, the agent reaches the API at its ClusterIP", async function () {
+        requireOrSkip(this, isRoot(), "root (network namespaces)");
+        const lab = new NetnsLab();
+        let bridge: ApiBridge | undefined;
+        try {
+            const sw = lab.addNamespace("ssw");
+            const br = lab.addBridge(sw, "sbr");
+            const apiNs = lab.addNamespace("sapi");
+            const apiIf = lab.plug(apiNs, "sap", sw, br, { cidr: "172.22.9.252/24" });
+            lab.addAddress(apiNs, apiIf, "10.96.0.1/32");
+            const node = lab.addNamespace("snd");
+            const nodeIf = lab.plug(node, "snd", sw, br, { cidr: "172.22.9.10/24" });
+            lab.routeOnLink(node, "10.96.0.1/32", nodeIf);
+            bridge = new ApiBridge(apiNs, "10.96.0.1", 443, Number(api.port || 443), path.join(dir, "bridge.log"));
+            // What the kubelet gives a pod: KUBERNETES_SERVICE_HOST/PORT and the token files (here at a
+            // scratch path; in the pod at /var/run/secrets/kubernetes.io/serviceaccount, the agent's default).
+            const env: NodeJS.ProcessEnv = {
+                PATH: process.env.PATH,
+                CHILD_LOG: path.join(dir, "ns-children.log"),
+                KUBERNETES_SERVICE_HOST: "10.96.0.1",
+                KUBERNETES_SERVICE_PORT: "443",
+                [SLOT_AGENT_ENV.tokenFile]: path.join(dir, "token"),
+                [SLOT_AGENT_ENV.caFile]: path.join(cluster.dir, "pki", "ca.crt"),
+                [SLOT_AGENT_ENV.namespace]: NS,
+                [SLOT_AGENT_ENV.leasePrefix]: "pin-",
+                [SLOT_AGENT_ENV.count]: "3",
+                [SLOT_AGENT_ENV.identity]: "in-netns",
+                [SLOT_AGENT_ENV.node]: "snd",
+                [SLOT_AGENT_ENV.statusFile]: path.join(dir, "ns.status"),
+            };
+            cluster.kubectl(["delete", "leases", "-n", NS, "pin-0", "pin-1", "pin-2", "--ignore-not-found"]);
+            const d = new Daemon("ip", ["netns", "exec", node, "python3", AGENT, "bash", path.join(dir, "child.sh")], path.join(dir, "ns-agent.log"), env);
+            agents.push(d);
+            await waitFor("the agent in the namespace to hold a slot", () => fs.existsSync(path.join(dir, "ns.status")) && fs.readFileSync(path.join(dir, "ns.status"), "utf8").startsWith("slot 0"), 20000);
+            assert.equal(cluster.get(["lease", "pin-0", "-n", NS]).spec.holderIdentity, "in-netns");
+            await d.stop();
+            assert.equal(cluster.kubectl(["get", "lease", "pin-0", "-n", NS], { allowFail: true }).status, 1, "released on stop");
+        } catch (e) {
+            for (const f of ["ns-agent.log", "bridge.log"]) if (fs.existsSync(path.join(dir, f))) console.log(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), "utf8").slice(-3000)}`);
+            throw e;
+        } finally {
+            await bridge?.stop();
+            lab.destroy();
+        }
     });
 
     it("refuses timings that break the fencing inequality, naming the variables", function () {

@@ -57,7 +57,17 @@ export interface PodRunnerOptions {
     podIP: string;
     /** /etc/hosts entries of the pod (cluster DNS stand-in), name → IP. */
     hosts?: Record<string, string>;
+    /**
+     * The kubelet's part of a pod that uses its ServiceAccount: KUBERNETES_SERVICE_HOST/PORT in
+     * every container and, unless the pod sets automountServiceAccountToken: false, the token, the
+     * cluster CA and the namespace at /var/run/secrets/kubernetes.io/serviceaccount (read-only).
+     * A pod that mounts a token with none given here fails to start.
+     */
+    serviceAccount?: { apiHost: string; apiPort: number; token: string; caCrt: string };
 }
+
+/** Where the kubelet mounts a pod's ServiceAccount token. */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface ContainerRun {
     name: string;
@@ -166,6 +176,21 @@ export class PodRunner {
         this.applyFsGroup(dir, false, true);
     }
 
+    /** The host directory of the projected ServiceAccount token, or undefined when the pod opts out. */
+    private serviceAccountDir(c: any): string | undefined {
+        if (this.o.spec.automountServiceAccountToken === false) return undefined;
+        const sa = this.o.serviceAccount;
+        if (!sa) throw new Error(`container ${c.name}: the pod mounts its ServiceAccount token (automountServiceAccountToken is not false) but the runner was given no API (serviceAccount option)`);
+        const dir = path.join(this.dir, "serviceaccount");
+        if (!fs.existsSync(dir)) {
+            fs.mkdirSync(dir, { recursive: true });
+            // The kubelet's projected volume: world-readable files unless fsGroup says otherwise.
+            for (const [f, v] of [["token", sa.token], ["ca.crt", sa.caCrt], ["namespace", this.o.namespace]]) fs.writeFileSync(path.join(dir, f), v, { mode: 0o644 });
+            this.applyFsGroup(dir, false, true);
+        }
+        return dir;
+    }
+
     /** fsGroup: group ownership, setgid dirs, and g+rw (read-write volumes) or g+r (read-only ones). */
     private applyFsGroup(p: string, rw: boolean, recursive: boolean) {
         const g = this.fsGroup;
@@ -195,6 +220,8 @@ export class PodRunner {
     env(c: any): Record<string, string> {
         const img = imageOf(this.o.images, c.image);
         const env: Record<string, string> = { PATH: DEFAULT_PATH, ...(img.env ?? {}), HOSTNAME: this.o.spec.hostNetwork ? this.o.nodeName : this.o.name, HOME: "/" };
+        const sa = this.o.serviceAccount;
+        if (sa) Object.assign(env, { KUBERNETES_SERVICE_HOST: sa.apiHost, KUBERNETES_SERVICE_PORT: String(sa.apiPort) });
         const field = (p: string): string => {
             const m: Record<string, string> = {
                 "spec.nodeName": this.o.nodeName,
@@ -322,6 +349,8 @@ export class PodRunner {
             lines.push(`mount --bind ${q(src)} ${target}`);
             if (m.readOnly) lines.push(`mount -o remount,bind,ro ${target}`);
         }
+        const token = this.serviceAccountDir(c);
+        if (token) lines.push(`mkdir -p "$R"${q(SERVICE_ACCOUNT_DIR)}`, `mount --bind ${q(token)} "$R"${q(SERVICE_ACCOUNT_DIR)}`, `mount -o remount,bind,ro "$R"${q(SERVICE_ACCOUNT_DIR)}`);
         if (readOnlyRoot) lines.push('mount -o remount,bind,ro "$R"');
         const envArgs = Object.keys(env)
             .sort()

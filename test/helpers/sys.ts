@@ -131,6 +131,16 @@ export class NetnsLab {
         return ifname;
     }
 
+    /** An extra address on an interface inside `ns` (e.g. a ClusterIP the namespace answers for). */
+    addAddress(ns: string, ifname: string, cidr: string): void {
+        execFileSync("ip", ["-n", ns, "addr", "add", cidr, "dev", ifname]);
+    }
+
+    /** A host route inside `ns`: `dest` is reached on the link `ifname` (answered by ARP on the bridge). */
+    routeOnLink(ns: string, dest: string, ifname: string): void {
+        execFileSync("ip", ["-n", ns, "route", "add", dest, "dev", ifname]);
+    }
+
     destroy(): void {
         for (const ns of this.namespaces.reverse()) spawnSync("ip", ["netns", "del", ns]);
         this.namespaces.length = 0;
@@ -165,4 +175,31 @@ export function dhcpClient(ns: string, ifname: string, workdir: string, sendOpti
         if (m) lease[m[1]] = m[2];
     }
     return lease;
+}
+
+/**
+ * The local cluster's API as pods on a test network reach it: a listener at `ip:port` inside
+ * network namespace `ns`, each connection carried by socat (entering this process's network
+ * namespace through nsenter) to the API server on this machine's loopback. Use 10.96.0.1:443:
+ * that address is in the local cluster's serving certificate, as KUBERNETES_SERVICE_HOST's
+ * ClusterIP is in a real one. Stopped by its process group.
+ */
+export class ApiBridge {
+    private readonly daemon: Daemon;
+
+    constructor(ns: string, ip: string, port: number, apiPort: number, logFile: string) {
+        // socat splits its own address arguments on ':' and ',': the upstream command lives in a script.
+        const upstream = `${logFile}.upstream.sh`;
+        fs.writeFileSync(upstream, `#!/bin/sh\nexec nsenter --net=/proc/${process.pid}/ns/net socat STDIO TCP:127.0.0.1:${apiPort}\n`, { mode: 0o755 });
+        this.daemon = new Daemon("ip", ["netns", "exec", ns, "socat", `TCP-LISTEN:${port},bind=${ip},reuseaddr,fork`, `EXEC:${upstream}`], logFile);
+    }
+
+    async stop(): Promise<void> {
+        try {
+            process.kill(-this.daemon.pid, "SIGTERM");
+        } catch {
+            /* gone */
+        }
+        await this.daemon.stop();
+    }
 }
