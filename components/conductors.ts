@@ -11,6 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "../core/plan/names";
 import { Credentials } from "./credentials";
 import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
+import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
 import { nodeCertificateSans } from "../core/plan/certificates";
@@ -81,10 +82,20 @@ export class Conductors extends pulumi.ComponentResource {
             { parent: this },
         );
 
+        // With DHCP: the slot agents' ServiceAccount and a Role reaching only this stack's slot Leases.
+        const access = slotLeaseAccess(plan);
+        const slotRbac: pulumi.Resource[] = [];
+        if (access) {
+            const sa = new k8s.core.v1.ServiceAccount(`${name}-dhcp-slots`, inNamespace(slotServiceAccount(access), namespace), { parent: this });
+            const role = new k8s.rbac.v1.Role(`${name}-dhcp-slots`, inNamespace(slotRole(access), namespace), { parent: this });
+            const binding = new k8s.rbac.v1.RoleBinding(`${name}-dhcp-slots`, inNamespace(slotRoleBinding(access), namespace), { parent: this, dependsOn: [sa, role] });
+            slotRbac.push(sa, role, binding);
+        }
+
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}${WORKLOAD_IDENTITY.multi.workload}`,
             inNamespace(conductorDaemonSet(plan), namespace),
-            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels], ...fromSingle.workload },
+            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels, ...slotRbac], ...fromSingle.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });

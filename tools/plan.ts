@@ -121,6 +121,10 @@ function dhcpLines(plan: IronicPlan): string[] {
         const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
         const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: conductors + 1" }[slots.slotsFrom];
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
+        lines.push(
+            `  The slots above are each node's preferred slot. Holders are decided in the cluster: each pod's slot agent claims a slot as the Lease ${plan.names.slotLeasePrefix}<k> ` +
+                `(its preferred one when free, else the lowest free one); see them with npm run -s slots -- --namespace ${plan.namespace} --name ${plan.name}`,
+        );
     }
     return lines;
 }

@@ -4,11 +4,15 @@
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
 import { renderConductorWrapper } from "../plan/conductor";
-import { nodeKeys } from "../plan/names";
+import { slotDnsmasqConfs } from "../plan/conductors";
+import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
+import { readAsset } from "../render/assets";
 import { renderPrunerScript } from "../render/pruner";
+import { SLOT_AGENT_SCRIPT } from "../slot-agent";
 import { contentHash } from "./meta";
+import { slotPreferences } from "./slots";
 
 /** Single: the dnsmasq ConfigMap data, the rendered config and the container's start script (none without DHCP). */
 export function dnsmasqConfigMapData(plan: IronicPlan): Record<string, string> | undefined {
@@ -24,7 +28,11 @@ export function dnsmasqConfigHash(plan: IronicPlan): string | undefined {
     return data ? contentHash(data) : undefined;
 }
 
-/** Multi: per-node entries (environment, dnsmasq config), looked up by node name at start. */
+/**
+ * Multi: per-node entries (environment, dnsmasq config), looked up by node name at start, and the
+ * slot agents' preferences. Read at start (the preferences at each claim): a change here restarts
+ * no pod but the containers of the node whose entry changed (the wrapper's watch).
+ */
 export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> {
     const data: Record<string, string> = {};
     for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
@@ -32,15 +40,22 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
         data[keys.env] = renderEnvFile(c.env ?? {});
         if (c.dnsmasqConf) data[keys.dnsmasqConf] = c.dnsmasqConf;
     }
+    if (plan.dhcpSlots) data[SLOT_PREFERENCES_KEY] = slotPreferences(plan);
     return data;
 }
 
-/** Multi: scripts shared by every node (the pod template's only per-content annotation). */
+/**
+ * Multi: what every node runs the same (the pod template's only per-content annotation): the
+ * scripts and, with DHCP, each slot's slice of the range. A re-slice changes the slot files and so
+ * rolls every pod, as it must.
+ */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
     const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper() };
     if (plan.dhcpEnabled) {
         data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
         data[PRUNER_SCRIPT] = renderPrunerScript();
+        data[SLOT_AGENT_SCRIPT] = readAsset(SLOT_AGENT_SCRIPT);
+        Object.assign(data, slotDnsmasqConfs(plan));
     }
     return data;
 }

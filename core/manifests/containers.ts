@@ -9,6 +9,7 @@ import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
+import { slotAgentCommand, slotAgentEnv } from "./slots";
 import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR } from "./volumes";
 import type { VolumeMount } from "./volumes";
@@ -88,13 +89,23 @@ export function dhcpDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[])
     };
 }
 
-/** dnsmasq on our rendered config, started by `startScript` (a path inside its mounts). */
+/** Multi: the slot agent's state (waiting / slot k / lost slot k / stopped), on dnsmasq's own /tmp volume. */
+export const SLOT_STATUS_FILE = `${PATHS.tmp}/dhcp-slot.status`;
+
+const LISTENS = "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '";
+
+/**
+ * dnsmasq on our rendered config, started by `startScript` (a path inside its mounts). Multi with
+ * DHCP: under the slot agent, which claims a DHCP slot first and runs dnsmasq only while it holds it.
+ */
 export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], startScript: string, topology: PodTopology): Container {
-    const env = topology.wrapperEnv([]);
+    const slots = plan.config.topology === "multi" && plan.dhcpSlots !== undefined;
+    const env = [...topology.wrapperEnv([]), ...(slots ? slotAgentEnv(plan, SLOT_STATUS_FILE) : [])];
+    const start = [COMMANDS.shell, startScript];
     return {
         name: "dnsmasq",
         image: plan.config.images.ironic,
-        command: topology.command([COMMANDS.shell, startScript]),
+        command: topology.command(slots ? slotAgentCommand(start) : start),
         ...(env.length > 0 ? { env } : {}),
         securityContext: {
             // The image's dnsmasq binary carries file capabilities; they only apply with
@@ -105,8 +116,9 @@ export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], 
             capabilities: { drop: ["ALL"], add: [...DNSMASQ_CAPABILITIES] },
         },
         volumeMounts,
+        // Alive when dnsmasq listens, or (multi) while the agent waits for a free slot.
         livenessProbe: {
-            exec: { command: [COMMANDS.shell, "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '"] },
+            exec: { command: [COMMANDS.shell, "-c", slots ? `${LISTENS} || grep -qx waiting ${SLOT_STATUS_FILE}` : LISTENS] },
             initialDelaySeconds: 30,
             periodSeconds: 30,
             timeoutSeconds: 10,

@@ -41,6 +41,8 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
         ...podBase(plan, IRONIC_UID, IRONIC_GID, topology.nodeSelector),
+        // Multi with DHCP: the slot agents' identity (only the dnsmasq container mounts its token).
+        ...(plan.config.topology === "multi" && plan.dhcpSlots ? { serviceAccountName: plan.names.slotAccount } : {}),
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
         volumes: [...volumes, ...(cache?.volumes ?? [])],

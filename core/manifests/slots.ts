@@ -1,6 +1,7 @@
 /**
  * Least privilege for the DHCP slot agents of a multi-conductor stack: a ServiceAccount for the
- * conductor pods and a Role in the stack's namespace that reaches only this stack's slot Leases.
+ * conductor pods and a Role in the stack's namespace that reaches only this stack's slot Leases;
+ * and the agent's place in the pod (its command, environment and token volume, dnsmasq only).
  *
  * Kubernetes RBAC cannot limit `create` by name (the name is not known when a create is
  * authorized), so creating Leases is allowed in this namespace; reading, renewing and deleting are
@@ -8,6 +9,14 @@
  * other kind of object.
  */
 import type * as k8s from "@pulumi/kubernetes";
+
+import { COMMANDS, CONDUCTOR_PATHS } from "../contract";
+import { sortedEnv } from "../plan/env";
+import { SLOT_PREFERENCES_KEY } from "../plan/names";
+import { SLOT_TIMINGS } from "../plan/timings";
+import type { IronicPlan } from "../plan/types";
+import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../slot-agent";
+import type { EnvVar } from "./meta";
 
 export interface SlotLeaseAccess {
     namespace: string;
@@ -28,8 +37,8 @@ export function slotServiceAccount(a: SlotLeaseAccess): k8s.types.input.core.v1.
         apiVersion: "v1",
         kind: "ServiceAccount",
         metadata: { name: a.name, namespace: a.namespace, labels: a.labels },
-        // The agent reads its token from the projected volume; nothing else in the pod uses the API.
-        automountServiceAccountToken: true,
+        // Only the dnsmasq container mounts a token (slotApiVolume); the pod's automount stays off.
+        automountServiceAccountToken: false,
     };
 }
 
@@ -58,4 +67,90 @@ export function slotRoleBinding(a: SlotLeaseAccess): k8s.types.input.rbac.v1.Rol
 /** The three objects, in the order they must exist. */
 export function slotLeaseRbac(a: SlotLeaseAccess): [k8s.types.input.core.v1.ServiceAccount, k8s.types.input.rbac.v1.Role, k8s.types.input.rbac.v1.RoleBinding] {
     return [slotServiceAccount(a), slotRole(a), slotRoleBinding(a)];
+}
+
+/** Where the kubelet puts a pod's API token, CA and namespace (the agent's defaults read from here). */
+export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
+
+/** The API token volume of the Ironic pod's dnsmasq container: the files the kubelet would automount, for that container only. */
+export const SLOT_API_VOLUME = "slot-api";
+
+/**
+ * What the kubelet mounts for `automountServiceAccountToken: true`, as an explicit projected volume:
+ * the pod keeps automount off so that only the dnsmasq container (its slot agent) gets a token.
+ */
+export function slotApiVolume(): k8s.types.input.core.v1.Volume {
+    return {
+        name: SLOT_API_VOLUME,
+        projected: {
+            sources: [
+                { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
+                { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+                { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
+            ],
+        },
+    };
+}
+
+/** Labels the agents put on their Leases (`npm run slots` and `kubectl get leases -l` select them). */
+export function slotLeaseLabels(plan: IronicPlan): Record<string, string> {
+    return {
+        "app.kubernetes.io/component": "dhcp-slot",
+        "app.kubernetes.io/instance": plan.name,
+        "app.kubernetes.io/part-of": "metal3",
+        // Written by the pods at run time, not by Pulumi: no stack state tracks them.
+        "app.kubernetes.io/managed-by": "dhcp-slot-agent",
+    };
+}
+
+/** The slot agent's command line in front of `command` (dnsmasq's start script). */
+export function slotAgentCommand(command: string[]): string[] {
+    return [COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${SLOT_AGENT_SCRIPT}`, ...command];
+}
+
+/** The agent's environment; the timings are SLOT_TIMINGS, stated so that a preview shows them. */
+export function slotAgentEnv(plan: IronicPlan, statusFile: string): EnvVar[] {
+    const slots = plan.dhcpSlots?.slots ?? 0;
+    const labels = slotLeaseLabels(plan);
+    return [
+        { name: SLOT_AGENT_ENV.identity, valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+        { name: SLOT_AGENT_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+        ...sortedEnv({
+            [SLOT_AGENT_ENV.namespace]: plan.namespace,
+            [SLOT_AGENT_ENV.leasePrefix]: plan.names.slotLeasePrefix,
+            [SLOT_AGENT_ENV.count]: String(slots),
+            [SLOT_AGENT_ENV.preferencesFile]: `${CONDUCTOR_PATHS.nodeData}/${SLOT_PREFERENCES_KEY}`,
+            [SLOT_AGENT_ENV.leaseLabels]: Object.keys(labels)
+                .sort()
+                .map((k) => `${k}=${labels[k]}`)
+                .join(","),
+            [SLOT_AGENT_ENV.statusFile]: statusFile,
+            [SLOT_AGENT_ENV.leaseDuration]: String(SLOT_TIMINGS.leaseDuration),
+            [SLOT_AGENT_ENV.renewDeadline]: String(SLOT_TIMINGS.renewDeadline),
+            [SLOT_AGENT_ENV.retryPeriod]: String(SLOT_TIMINGS.retryPeriod),
+            [SLOT_AGENT_ENV.claimMargin]: String(SLOT_TIMINGS.claimMargin),
+            [SLOT_AGENT_ENV.stopGrace]: String(SLOT_TIMINGS.stopGrace),
+        }),
+    ];
+}
+
+/** The RBAC objects' parameters for a multi stack with DHCP (undefined otherwise). */
+export function slotLeaseAccess(plan: IronicPlan): SlotLeaseAccess | undefined {
+    if (!plan.dhcpSlots) return undefined;
+    return { namespace: plan.namespace, name: plan.names.slotAccount, leaseNames: slotLeaseNames(plan.names.slotLeasePrefix, plan.dhcpSlots.slots), labels: plan.labels };
+}
+
+/**
+ * The slot agents' preferences (the per-node ConfigMap's SLOT_PREFERENCES_KEY): pinned slots
+ * (`conductors[i].slot`), and the slot this plan allocated to every other node (the previous
+ * run's, or first-fit), so that the first run with Leases keeps every slice where it was.
+ */
+export function slotPreferences(plan: IronicPlan): string {
+    const pinned: Record<string, number> = {};
+    const remembered: Record<string, number> = {};
+    for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
+        if (c.slot === undefined) continue;
+        (c.slotSource === "pinned" ? pinned : remembered)[c.node] = c.slot;
+    }
+    return JSON.stringify({ pinned, remembered }, null, 2) + "\n";
 }

@@ -7,6 +7,7 @@ import type * as k8s from "@pulumi/kubernetes";
 
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, PATHS } from "../contract";
 import type { IronicPlan } from "../plan/types";
+import { SERVICE_ACCOUNT_DIR, SLOT_API_VOLUME, slotApiVolume } from "./slots";
 
 export type Volume = k8s.types.input.core.v1.Volume;
 export type VolumeMount = k8s.types.input.core.v1.VolumeMount;
@@ -104,10 +105,11 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
     if (plan.config.topology === "multi") {
         const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
         return {
-            // The pruner reads node ownership from the API with the API credentials.
-            volumes: [...data, fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] })],
+            // The pruner reads node ownership from the API with the API credentials; the slot
+            // agent in front of dnsmasq claims its slot from the Kubernetes API with the token.
+            volumes: [...data, fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume()],
             mounts: {
-                dnsmasq: { mounts: [...own, ...scripts], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
+                dnsmasq: { mounts: [...own, ...scripts, readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
                 dhcpDirs: [mount("shared", PATHS.shared)],
                 dhcpPruner: [mount("shared", PATHS.shared), readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
             },

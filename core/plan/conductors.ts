@@ -9,10 +9,11 @@ import * as ipaddr from "ipaddr.js";
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV } from "../contract";
 import { ipToNumber } from "../ip";
-import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqStartScript } from "../render/dnsmasq";
-import { NODE_DNSMASQ_CONF_SHELL } from "./names";
+import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
+import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
+import { sliceBounds } from "./slices";
 import { type DhcpSlotPlan, planDhcpSlots } from "./slots";
-import type { ConductorPlan, EnvMap } from "./types";
+import type { ConductorPlan, EnvMap, IronicPlan } from "./types";
 
 export function cidrParts(cidr: string): { network: string; prefixLength: number } {
     const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
@@ -38,8 +39,31 @@ export function dnsmasqStartScript(config: StackConfig): string {
         case "single":
             return renderDnsmasqStartScript(`${DNSMASQ_CONFIG_DIR}/${DNSMASQ_CONFIG_FILE}`);
         case "multi":
-            return renderDnsmasqStartScript(NODE_DNSMASQ_CONF_SHELL, { leaseFile: DHCP_PROVIDER_PATHS.leaseFile });
+            return renderDnsmasqStartScript(NODE_DNSMASQ_CONF_SHELL, { leaseFile: DHCP_PROVIDER_PATHS.leaseFile, slotConf: SLOT_DNSMASQ_CONF_SHELL });
     }
+}
+
+/** Multi: the claimed slot's file names it; the node's own file carries every other DHCP line. */
+const RANGE_FROM_SLOT = `in ${slotConfKey("<k>")} of the DHCP slot k this pod holds (a Lease, claimed at start by dhcp-slot-agent.py)`;
+
+/**
+ * Multi with DHCP: one dnsmasq file per slot of the layout, keyed by slotConfKey: its slice of the
+ * range. Every pod gets all of them; dnsmasq reads the one of the slot its agent holds.
+ */
+export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
+    const sp = plan.dhcpSlots;
+    const dhcp = plan.config.provisioning.dhcp;
+    if (!sp || !dhcp) return {};
+    const { prefixLength } = cidrParts(plan.config.provisioning.cidr);
+    const out: Record<string, string> = {};
+    for (let k = 0; k < sp.slots; k++) {
+        const b = sliceBounds(sp.rangeStart, sp.rangeEnd, sp.slots, k);
+        out[slotConfKey(k)] = renderDnsmasqSlotConf(
+            { start: b.start, end: b.end, prefixLength, leaseTime: dhcp.leaseTime },
+            `DHCP slot ${k} of ${sp.slots} of ${plan.namespace}/${plan.name}: ${b.size} addresses`,
+        );
+    }
+    return out;
 }
 
 function singleConductor(config: StackConfig): ConductorPlan {
@@ -84,11 +108,12 @@ function multiConductors(config: StackConfig, slices: DhcpSlotPlan | undefined):
         const range = slice && dhcp ? { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } : undefined;
         const opts: DnsmasqOptions | undefined = range
             ? {
-                  header: `dnsmasq for conductor ${c.name} of ${namespace}/${name} (slot ${slice!.slot} of ${slices!.slots})`,
+                  header: `dnsmasq for conductor ${c.name} of ${namespace}/${name}`,
                   interface: iface,
                   serverIp: c.ip,
                   httpUrl: `http://${c.ip}:${ports.http}`,
                   range,
+                  rangeFromSlot: RANGE_FROM_SLOT,
                   gateway: dhcp?.gateway,
                   dns: dhcp?.dns,
                   knownHostsOnly: { hostsDir: DHCP_PROVIDER_PATHS.hostsDir, optsDir: DHCP_PROVIDER_PATHS.optsDir },

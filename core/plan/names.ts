@@ -3,7 +3,8 @@
  * ConfigMap and Secret (and the same rule in the shell form the pod's scripts resolve at start),
  * and the label that selects the conductor nodes.
  */
-import { WRAPPER_ENV } from "../contract";
+import { CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { SLOT_AGENT_ENV } from "../slot-agent";
 
 /** Key of a node's entry in the per-node ConfigMap / Secret. */
 export const nodeKeys = (node: string) => ({
@@ -26,3 +27,12 @@ export function conductorLabelValue(namespace: string, name: string): string {
     const v = `${namespace}.${name}`;
     return v.length <= 63 ? v : `${name}.${namespace}`.slice(0, 63).replace(/[-.]+$/, "");
 }
+
+/** Multi: key of DHCP slot k's dnsmasq file (its slice of the range) in the scripts ConfigMap. */
+export const slotConfKey = (slot: number | string) => `slot-${slot}.dnsmasq.conf`;
+
+/** The held slot's dnsmasq file as a shell word, resolved in the pod from DHCP_SLOT (set by the slot agent). */
+export const SLOT_DNSMASQ_CONF_SHELL = `"${CONDUCTOR_PATHS.scripts}/${slotConfKey(`$${SLOT_AGENT_ENV.slot}`)}"`;
+
+/** Multi: key of the slot agents' preferences (pins, remembered slots) in the per-node ConfigMap. */
+export const SLOT_PREFERENCES_KEY = "slot-preferences.json";

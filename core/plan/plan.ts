@@ -74,5 +74,7 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         nodeDataConfigMap: `${name}-conductors`,
         nodeCertsSecret: `${name}-conductor-tls`,
         scriptsConfigMap: `${name}-scripts`,
+        slotAccount: `${name}-dhcp-slots`,
+        slotLeasePrefix: `${name}-dhcp-slot-`,
     };
 }

@@ -51,3 +51,20 @@ export const SCHEMA_JOB_TIMINGS = {
     backoffLimit: 3,
     providerMarginSeconds: 120,
 } as const;
+
+/**
+ * The DHCP slot agent (assets/dhcp-slot-agent.py; the fencing argument is in its header), in
+ * seconds: a holder renews every `retryPeriod`, stops dnsmasq when its last renewal is
+ * `renewDeadline` old (killed `stopGrace` later), and a claimer takes a slot over only after its
+ * Lease stayed unchanged for `leaseDuration` + `claimMargin`. Safe while
+ * renewDeadline + stopGrace < leaseDuration + claimMargin (12 < 17: any clock-rate drift below 17 %).
+ * Slot takeover does not bound failover: a dead conductor's hosts are answered by their new owners
+ * from the new owners' own slices (FAILOVER_SETTINGS); only a new conductor waits for a free slot.
+ */
+export const SLOT_TIMINGS = {
+    leaseDuration: 15,
+    renewDeadline: 10,
+    retryPeriod: 2,
+    claimMargin: 2,
+    stopGrace: 2,
+} as const;

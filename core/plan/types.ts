@@ -48,6 +48,10 @@ export interface IronicPlan {
         nodeDataConfigMap: string;
         nodeCertsSecret: string;
         scriptsConfigMap: string;
+        /** Multi with DHCP: the slot agents' ServiceAccount, Role and RoleBinding. */
+        slotAccount: string;
+        /** Multi with DHCP: slot k is the Lease `<slotLeasePrefix>k`. */
+        slotLeasePrefix: string;
     };
     /** In-cluster DNS names of the API Service, shortest first. */
     serviceDnsNames: string[];

@@ -1,7 +1,7 @@
 /**
  * The scripts that run in the pods, kept as real files under assets/ (so shellcheck and
  * py_compile can lint them, see test/unit/lint.test.ts) and shipped byte for byte in the scripts
- * ConfigMap under their file names (the dnsmasq start script with three words filled in, see
+ * ConfigMap under their file names (the dnsmasq start script with four words filled in, see
  * core/render/dnsmasq.ts); and the live readiness check, which runs where `pulumi up` runs
  * (core/plan/readiness.ts).
  *
@@ -14,6 +14,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
+import { SLOT_AGENT_SCRIPT } from "../slot-agent";
 
 export const ASSETS_DIR = path.join(__dirname, "..", "..", "assets");
 
@@ -24,14 +25,14 @@ export const ASSETS_DIR = path.join(__dirname, "..", "..", "assets");
 export const READINESS_SCRIPT = "ironic-readiness.py";
 
 /** The pod scripts; their names are also their keys in the scripts ConfigMap. */
-export type PodAssetName = typeof CONDUCTOR_PATHS.wrapper | typeof PRUNER_SCRIPT | typeof DNSMASQ_START_SCRIPT;
+export type PodAssetName = typeof CONDUCTOR_PATHS.wrapper | typeof PRUNER_SCRIPT | typeof DNSMASQ_START_SCRIPT | typeof SLOT_AGENT_SCRIPT;
 
 /** The IPA image cache's scripts (core/plan/image-cache.ts IPA_CACHE_SCRIPTS), in their own ConfigMaps. */
 export type IpaCacheAssetName = "ipa-cache-sync.sh" | "ipa-cache-server.py" | "ipa-cache-client.sh";
 
 export type AssetName = PodAssetName | typeof READINESS_SCRIPT | IpaCacheAssetName;
 
-export const ASSET_NAMES: readonly PodAssetName[] = [CONDUCTOR_PATHS.wrapper, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT];
+export const ASSET_NAMES: readonly PodAssetName[] = [CONDUCTOR_PATHS.wrapper, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT, SLOT_AGENT_SCRIPT];
 
 /** The exact content of `assets/<name>`. */
 export function readAsset(name: AssetName): string {

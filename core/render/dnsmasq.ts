@@ -27,6 +27,12 @@ export interface DnsmasqOptions {
     httpUrl: string;
     /** DHCP range (absent: TFTP only, no DHCP). */
     range?: DhcpRange;
+    /**
+     * Multi: the `dhcp-range` line is not in this file but in the slot file of the DHCP slot the
+     * conductor holds at run time (renderDnsmasqSlotConf, given to dnsmasq as a second
+     * --conf-file); this text says so in its place. `range` still gives the other DHCP lines.
+     */
+    rangeFromSlot?: string;
     gateway?: string;
     dns?: string;
     /**
@@ -67,7 +73,7 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
     if (o.range) {
         const r = o.range;
         lines.push("log-dhcp");
-        lines.push(`dhcp-range=${r.start},${r.end},${netmaskOf(r.prefixLength)},${r.leaseTime}`);
+        lines.push(o.rangeFromSlot ? `# dhcp-range: ${o.rangeFromSlot}` : dhcpRangeLine(r));
         // An empty option suppresses it: without a gateway hosts get no default route, and
         // without a DNS server no resolver (dnsmasq would otherwise offer itself).
         lines.push(o.gateway ? `dhcp-option=option:router,${o.gateway}` : "dhcp-option=option:router");
@@ -92,18 +98,29 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
     return lines.join("\n") + "\n";
 }
 
+function dhcpRangeLine(r: DhcpRange): string {
+    return `dhcp-range=${r.start},${r.end},${netmaskOf(r.prefixLength)},${r.leaseTime}`;
+}
+
+/** Multi: the file of one DHCP slot, only its slice of the range (read after the node's own file). */
+export function renderDnsmasqSlotConf(range: DhcpRange, header: string): string {
+    return [`# ${header}`, "# Rendered by metal3-ironic. Change the stack configuration, not this file.", dhcpRangeLine(range)].join("\n") + "\n";
+}
+
 /**
  * The dnsmasq container's start script, assets/start-dnsmasq.sh (a real file, linted with the
  * other assets). It prepares what the image's own /bin/rundnsmasq prepares (TFTP root with the
  * iPXE binaries, HTTP root, lease file) and then runs dnsmasq on exactly our rendered file.
  *
- * Three words of the file are filled in here: `configFile`, a shell word — a fixed path (single)
- * or an expression resolved at start from the node name (multi) —, the lease file and its directory.
+ * Four words of the file are filled in here: `configFile`, a shell word — a fixed path (single)
+ * or an expression resolved at start from the node name (multi) —, `slotConf`, the shell word of
+ * the held slot's file (multi: resolved from DHCP_SLOT, which the slot agent sets; single: none),
+ * the lease file and its directory.
  */
-export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string } = {}): string {
+export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string; slotConf?: string } = {}): string {
     const leaseFile = opts.leaseFile ?? PATHS.dnsmasqLeaseFile;
-    const words: Record<string, string> = { __CONF__: configFile, __LEASE_DIR__: dirname(leaseFile), __LEASE_FILE__: leaseFile };
-    return readAsset(DNSMASQ_START_SCRIPT).replace(/__(CONF|LEASE_DIR|LEASE_FILE)__/g, (w) => words[w]);
+    const words: Record<string, string> = { __CONF__: configFile, __SLOT_CONF__: opts.slotConf ?? '""', __LEASE_DIR__: dirname(leaseFile), __LEASE_FILE__: leaseFile };
+    return readAsset(DNSMASQ_START_SCRIPT).replace(/__(CONF|SLOT_CONF|LEASE_DIR|LEASE_FILE)__/g, (w) => words[w]);
 }
 
 function dirname(p: string): string {

@@ -38,7 +38,7 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: a new pod starts on cp-3 (node added); no other pod restarts"]);
         const changes = diffRenders(base, after);
         assert.deepEqual(changes.find((c) => c.id === "Node/cp-3"), { id: "Node/cp-3", change: "added", fields: [] });
-        assert.deepEqual(changes.find((c) => c.id === "ConfigMap/metal3/ironic-conductors")!.fields, ['+ data["cp-3.dnsmasq.conf"]', '+ data["cp-3.env"]']);
+        assert.deepEqual(changes.find((c) => c.id === "ConfigMap/metal3/ironic-conductors")!.fields, ['+ data["cp-3.dnsmasq.conf"]', '+ data["cp-3.env"]', '~ data["slot-preferences.json"]']);
         assert.equal(changes.find((c) => c.id === "DaemonSet/metal3/ironic"), undefined, "the pod template is untouched");
     });
 

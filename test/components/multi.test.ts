@@ -4,6 +4,7 @@ import * as path from "path";
 
 import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
 import { buildPlan } from "../../core/plan";
+import { slotDnsmasqConfs } from "../../core/plan/conductors";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
@@ -60,16 +61,20 @@ describe("multi-conductor resources (pulumi mocks)", function () {
 
     it("keeps the DaemonSet pod template byte-identical when nodes are added, removed or replaced", async function () {
         const base = haRaw.conductors as any[];
+        // Each variant is the next run of the deployed base (its slot layout remembered).
+        const first = await renderOffline(haRaw, "ha");
+        const previousOutputs = { state: await new Promise<any>((res) => (first.outputs as any).state.apply(res)) };
         const variants = [
             base,
-            [...base, { name: "cp-3", ip: "172.22.0.5", slot: 1 }],
+            [...base, { name: "cp-3", ip: "172.22.0.5", slot: 3 }],
             base.slice(1),
             [{ name: "cp-0-new", ip: "172.22.0.6", slot: 3 }, ...base.slice(1)],
             base.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.7" } : c)),
         ];
         const templates = [];
-        for (const v of variants) templates.push(await daemonSetTemplate(withConductors(v)));
+        for (const v of variants) templates.push(JSON.stringify((await renderOffline(withConductors(v), "ha", { previousOutputs })).objects.find((o) => o.kind === "DaemonSet")!.spec.template));
         for (const t of templates.slice(1)) assert.equal(t, templates[0]);
+        assert.equal(await daemonSetTemplate(haRaw), templates[0], "the first run's template too");
     });
 
     it("changing one node changes only that node's entries", async function () {
@@ -169,11 +174,12 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         // A previous run whose allocation differs from a first run's (e.g. nodes added one by one).
         const previousOutputs = { state: { topology: "multi", database: { kind: "mariadb", storageClass: "" }, dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 3, "cp-1": 0, "cp-2": 1 } } } };
         const before = await renderOffline(haRaw, "ha", { previousOutputs });
-        assert.match(conductorData(before)["cp-0.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.160,172\.22\.0\.209,/m, "cp-0 keeps slot 3, not the first run's 0");
+        const prefs = (r: Rendered) => JSON.parse(conductorData(r)["slot-preferences.json"]);
+        assert.deepEqual(prefs(before), { pinned: {}, remembered: { "cp-0": 3, "cp-1": 0, "cp-2": 1 } }, "cp-0 keeps slot 3, not the first run's 0");
         const replaced = withConductors((haRaw.conductors as any[]).map((c) => (c.name === "cp-1" ? { name: "cp-9", ip: "172.22.0.9" } : c)));
         const after = await renderOffline(replaced, "ha", { previousOutputs: { state: await stateOf(before) } });
         for (const key of ["cp-0.dnsmasq.conf", "cp-2.dnsmasq.conf", "cp-0.env", "cp-2.env"]) assert.equal(conductorData(after)[key], conductorData(before)[key], key);
-        assert.match(conductorData(after)["cp-9.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.10,172\.22\.0\.59,/m, "the newcomer takes the lowest free slot: cp-1's");
+        assert.deepEqual(prefs(after), { pinned: {}, remembered: { "cp-0": 3, "cp-2": 1, "cp-9": 0 } }, "the newcomer takes the lowest free slot: cp-1's");
         assert.deepEqual((await stateOf(after)).dhcpSlots.nodes, { "cp-0": 3, "cp-2": 1, "cp-9": 0 });
     });
 
@@ -199,15 +205,19 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.equal(registered, 0, "no managed resource was registered");
         assert.match(err!.message, /- provisioning\.dhcp\.slots: was 4 in the previous run, now 8; re-slicing .* set provisioning\.dhcp\.reslice: true, run pulumi up, then remove the flag/);
         const resliced = await renderOffline(eight(true), "ha", { previousOutputs });
-        assert.match(conductorData(resliced)["cp-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.84,/m, "slot 2 of 8 slices of 25");
+        const scripts = resliced.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-scripts")!.data;
+        assert.match(scripts["slot-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.84,/m, "slot 2 of 8 slices of 25");
+        assert.ok("slot-7.dnsmasq.conf" in scripts && !("slot-8.dnsmasq.conf" in scripts));
         assert.equal((await stateOf(resliced)).dhcpSlots.slots, 8);
     });
 
-    it("the per-node dnsmasq config answers only known hosts, from the node's slice, pointing at the node", function () {
+    it("the per-node dnsmasq config answers only known hosts, pointing at the node; the range is the held slot's file", function () {
         const r = validateConfig(haRaw);
         assert.ok(r.ok);
-        const cp1 = buildPlan(r.config).conductors.find((c) => c.node === "cp-1")!;
-        assert.match(cp1.dnsmasqConf!, /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
+        const plan = buildPlan(r.config);
+        const cp1 = plan.conductors.find((c) => c.node === "cp-1")!;
+        assert.doesNotMatch(cp1.dnsmasqConf!, /^dhcp-range=/m);
+        assert.match(slotDnsmasqConfs(plan)["slot-1.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.3:6180\/boot\.ipxe$/m);

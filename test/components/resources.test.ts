@@ -151,7 +151,8 @@ describe("resource graph (pulumi mocks)", function () {
         assert.match(cm.data["dnsmasq.conf"], /^interface=eth1$/m);
         assert.match(cm.data["dnsmasq.conf"], /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.2:6180\/boot\.ipxe$/m);
         assert.match(cm.data["start-dnsmasq.sh"], /^conf=\/etc\/metal3-ironic\/dnsmasq\/dnsmasq\.conf$/m);
-        assert.match(cm.data["start-dnsmasq.sh"], /^exec \/usr\/sbin\/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=\$conf"$/m);
+        assert.match(cm.data["start-dnsmasq.sh"], /^slot_conf=""$/m);
+        assert.match(cm.data["start-dnsmasq.sh"], /^exec \/usr\/sbin\/dnsmasq --keep-in-foreground --log-facility=- "\$\{confs\[@\]\}"$/m);
         const ann = obj(r, "Deployment", "ironic").spec.template.metadata.annotations;
         assert.match(ann["metal3-ironic.metal3.io/dnsmasq-config-hash"], /^[0-9a-f]{64}$/);
         assert.match(ann["metal3-ironic.metal3.io/tls-cert-hash"], /^[0-9a-f]{64}$/);

@@ -10,7 +10,8 @@
  *    `readOnlyRootFilesystem` the root is mounted read-only: only declared volumes are writable;
  *  - every declared volumeMount at its mountPath (readOnly, subPath): emptyDirs shared by the
  *    pod's containers, ConfigMap and Secret keys as files in the kubelet's atomic-writer layout
- *    (`..data` symlink, `items`, `defaultMode`, group ownership and g+r for `fsGroup`);
+ *    (`..data` symlink, `items`, `defaultMode`, group ownership and g+r for `fsGroup`), projected
+ *    volumes (ServiceAccount token, ConfigMap items, downward API);
  *  - the declared env (`value`, downward API `fieldRef`, `secretKeyRef`, `configMapKeyRef`,
  *    `envFrom`, `$(VAR)` expansion) and nothing from the test's environment;
  *  - the declared uid/gid (pod securityContext, overridden per container), fsGroup and
@@ -142,6 +143,8 @@ export class PodRunner {
                 const defaultMode: number = src.defaultMode ?? 0o644;
                 const items: { key: string; path: string; mode?: number }[] = src.items ?? Object.keys(data).sort().map((key) => ({ key, path: key }));
                 this.writeAtomic(dir, objName, data, items, defaultMode);
+            } else if (v.projected) {
+                this.writeProjected(v, dir);
             } else if (v.persistentVolumeClaim) {
                 // Stand-in for a bound volume: a directory that outlives the pod (kept under work/).
                 const pv = path.join(this.o.work, "pv", v.persistentVolumeClaim.claimName);
@@ -174,6 +177,52 @@ export class PodRunner {
         fs.symlinkSync(ts, path.join(dir, "..data"));
         for (const t of tops) fs.symlinkSync(path.join("..data", t), path.join(dir, t));
         this.applyFsGroup(dir, false, true);
+    }
+
+    /**
+     * A projected volume: ServiceAccount token (the runner's serviceAccount option), ConfigMap
+     * items (`kube-root-ca.crt`, published in every namespace by the controller manager, is the
+     * runner's CA) and downward API fields, in one atomic-writer directory.
+     */
+    private writeProjected(v: any, dir: string) {
+        const data: Record<string, string> = {};
+        const items: { key: string; path: string; mode?: number }[] = [];
+        const add = (p: string, value: string, mode?: number) => {
+            data[p] = value;
+            items.push({ key: p, path: p, ...(mode !== undefined ? { mode } : {}) });
+        };
+        for (const src of v.projected.sources ?? []) {
+            if (src.serviceAccountToken) {
+                const sa = this.o.serviceAccount;
+                if (!sa) throw new Error(`volume ${v.name}: a serviceAccountToken source needs the runner's serviceAccount option (the API the token is for)`);
+                add(src.serviceAccountToken.path, sa.token);
+            } else if (src.configMap) {
+                const cm = src.configMap.name === "kube-root-ca.crt" && this.o.serviceAccount ? { "ca.crt": this.o.serviceAccount.caCrt } : this.o.cluster.configMaps[src.configMap.name];
+                if (!cm) throw new Error(`volume ${v.name}: ConfigMap ${this.o.namespace}/${src.configMap.name} not found (the pod would stay in ContainerCreating)`);
+                for (const it of src.configMap.items ?? Object.keys(cm).map((key) => ({ key, path: key }))) {
+                    if (!(it.key in cm)) throw new Error(`volume ${v.name}: key ${it.key} of ConfigMap ${src.configMap.name} not found`);
+                    add(it.path, cm[it.key], it.mode);
+                }
+            } else if (src.downwardAPI) {
+                for (const it of src.downwardAPI.items ?? []) add(it.path, this.fieldValue(it.fieldRef.fieldPath), it.mode);
+            } else {
+                throw new Error(`volume ${v.name}: projected source not supported by the pod runner: ${JSON.stringify(src)}`);
+            }
+        }
+        this.writeAtomic(dir, v.name, data, items, v.projected.defaultMode ?? 0o644);
+    }
+
+    /** A downward API field of this pod. */
+    private fieldValue(fieldPath: string): string {
+        const m: Record<string, string> = {
+            "spec.nodeName": this.o.nodeName,
+            "status.hostIP": this.o.hostIP,
+            "status.podIP": this.o.podIP,
+            "metadata.name": this.o.name,
+            "metadata.namespace": this.o.namespace,
+        };
+        if (!(fieldPath in m)) throw new Error(`downward API field ${fieldPath} not supported by the pod runner`);
+        return m[fieldPath];
     }
 
     /** The host directory of the projected ServiceAccount token, or undefined when the pod opts out. */
@@ -223,15 +272,11 @@ export class PodRunner {
         const sa = this.o.serviceAccount;
         if (sa) Object.assign(env, { KUBERNETES_SERVICE_HOST: sa.apiHost, KUBERNETES_SERVICE_PORT: String(sa.apiPort) });
         const field = (p: string): string => {
-            const m: Record<string, string> = {
-                "spec.nodeName": this.o.nodeName,
-                "status.hostIP": this.o.hostIP,
-                "status.podIP": this.o.podIP,
-                "metadata.name": this.o.name,
-                "metadata.namespace": this.o.namespace,
-            };
-            if (!(p in m)) throw new Error(`container ${c.name}: fieldRef ${p} not supported by the pod runner`);
-            return m[p];
+            try {
+                return this.fieldValue(p);
+            } catch (e) {
+                throw new Error(`container ${c.name}: ${(e as Error).message}`);
+            }
         };
         const lookup = (kind: "secrets" | "configMaps", name: string, key: string, optional?: boolean): string | undefined => {
             const d = this.o.cluster[kind][name];
@@ -479,32 +524,39 @@ export class PodRunner {
         }
     }
 
+    /** Stop one container as the kubelet does (SIGTERM to its PID 1, SIGKILL after the grace period). */
+    async stopContainer(name: string, graceMs = 5000): Promise<void> {
+        const runs = this.running.filter((r) => r.name === name);
+        await Promise.all(runs.map((r) => this.stopRun(r, graceMs)));
+        for (const r of runs) this.running.splice(this.running.indexOf(r), 1);
+    }
+
     /** Stop every container: SIGTERM to its PID 1, SIGKILL after a grace period, by PID. */
     async stop(graceMs = 5000): Promise<void> {
-        await Promise.all(
-            this.running.map(async (r) => {
-                if (r.proc.exitCode !== null || r.proc.signalCode !== null) return;
-                const done = new Promise<void>((res) => r.proc.once("exit", () => res()));
-                const init = childOf(r.proc.pid!);
+        await Promise.all(this.running.map((r) => this.stopRun(r, graceMs)));
+        this.running.length = 0;
+    }
+
+    private async stopRun(r: ContainerRun, graceMs: number): Promise<void> {
+        if (r.proc.exitCode !== null || r.proc.signalCode !== null) return;
+        const done = new Promise<void>((res) => r.proc.once("exit", () => res()));
+        const init = childOf(r.proc.pid!);
+        try {
+            process.kill(init ?? r.proc.pid!, "SIGTERM");
+        } catch {
+            /* gone */
+        }
+        const timer = setTimeout(() => {
+            for (const pid of [init, r.proc.pid]) {
                 try {
-                    process.kill(init ?? r.proc.pid!, "SIGTERM");
+                    if (pid) process.kill(pid, "SIGKILL");
                 } catch {
                     /* gone */
                 }
-                const timer = setTimeout(() => {
-                    for (const pid of [init, r.proc.pid]) {
-                        try {
-                            if (pid) process.kill(pid, "SIGKILL");
-                        } catch {
-                            /* gone */
-                        }
-                    }
-                }, graceMs);
-                await done;
-                clearTimeout(timer);
-            }),
-        );
-        this.running.length = 0;
+            }
+        }, graceMs);
+        await done;
+        clearTimeout(timer);
     }
 }
 

@@ -19,6 +19,8 @@ import { IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan } from "../../core/plan";
+import { slotDnsmasqConfs } from "../../core/plan/conductors";
+import { slotConfKey } from "../../core/plan/names";
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
 import { renderOffline, readStackConfig } from "../../tools/render";
@@ -215,7 +217,9 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 knownHostsOnly: { hostsDir: remap(o.knownHostsOnly!.hostsDir, dir), optsDir: remap(o.knownHostsOnly!.optsDir, dir) },
             });
             fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
+            // The range: the file of the slot the conductor holds (its preferred one, as on a first run).
+            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(m.plan.slot!)]);
+            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
         });
         clientNs = net.addNamespace("bm");
         clientIf = net.plug(clientNs, "bm", sw, br, { mac: macOf(1) });

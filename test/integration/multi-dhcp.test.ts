@@ -1,6 +1,8 @@
 /**
  * Multi-conductor DHCP with real dnsmasq: three control-plane nodes on one bridge, each running
- * dnsmasq on its rendered per-node config, and bare-metal hosts as DHCP clients. Host entries are
+ * dnsmasq on its rendered per-node config plus the rendered file of the slot it holds (here the
+ * plan's preferred slot; the Lease claim itself: test/e2e/slot-leases.test.ts and the pod runner's
+ * ha tier), and bare-metal hosts as DHCP clients. Host entries are
  * written in the exact format Ironic's dnsmasq provider writes. All inside namespaces this test
  * creates and deletes.
  */
@@ -12,6 +14,8 @@ import { validateConfig } from "../../core/config";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan } from "../../core/plan";
+import { slotDnsmasqConfs } from "../../core/plan/conductors";
+import { slotConfKey } from "../../core/plan/names";
 import { readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
 import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
@@ -82,7 +86,8 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
                 knownHostsOnly: { hostsDir: path.join(dir, "hostsdir"), optsDir: path.join(dir, "optsdir") },
             });
             fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`], { allowFail: true });
+            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(c.slot!)]);
+            const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`], { allowFail: true });
             assert.equal(t.status, 0, t.stderr);
             nodes.push({ plan: c, ns, dir });
         });
@@ -94,7 +99,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
         for (const n of nodes) {
             n.daemon = new Daemon(
                 "ip",
-                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(n.dir, "dnsmasq.pid")}`, `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
+                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, `--conf-file=${path.join(n.dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(n.dir, "dnsmasq.pid")}`, `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
                 path.join(n.dir, "dnsmasq.out"),
             );
         }

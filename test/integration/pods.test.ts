@@ -14,10 +14,13 @@ import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
+import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
-import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { ApiBridge, canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { Cluster } from "../e2e/harness";
+import { requireToolchain } from "../e2e/toolchain";
 
 interface Stack {
     raw: RawConfig;
@@ -172,11 +175,35 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     });
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
     const macOf = (i: number) => `52:54:00:00:03:0${i}`;
+    // The slot agents claim their DHCP slots from the local cluster's real API server, reached
+    // from the node namespaces at the kubernetes Service's ClusterIP (in its serving certificate).
+    let kube: Cluster | undefined;
+    let apiBridge: ApiBridge | undefined;
+    const API_IP = "172.22.0.249";
+    const CLUSTER_IP = "10.96.0.1";
+    /** slot → [holder identity, node annotation], from the API (admin credentials). */
+    const slotHolders = (): Record<number, [string, string]> => {
+        const out: Record<number, [string, string]> = {};
+        for (const l of kube!.get<{ items: any[] }>(["leases", "-n", s.plan.namespace, "-l", "app.kubernetes.io/component=dhcp-slot"]).items) {
+            out[Number(l.metadata.name.slice(s.plan.names.slotLeasePrefix.length))] = [l.spec.holderIdentity, l.metadata.annotations["metal3-ironic.metal3.io/node"]];
+        }
+        return out;
+    };
 
     before(async function () {
         podRunnerPrerequisites(this);
+        requireToolchain(this);
         work = tmpDir("pods-ha");
         s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha");
+        kube = Cluster.up();
+        kube.kubectl(["create", "namespace", s.plan.namespace]);
+        // The rendered ServiceAccount, Role and RoleBinding of the slot agents, as the program creates them.
+        const rbac = s.rendered.objects.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind));
+        assert.deepEqual(rbac.map((o) => o.kind).sort(), ["Role", "RoleBinding", "ServiceAccount"]);
+        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
+        const token = kube.kubectl(["create", "token", s.plan.names.slotAccount, "-n", s.plan.namespace, "--duration", "2h"]).stdout.trim();
+        const server = new URL(kube.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
+        const serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
         caFile = path.join(work, "ca.crt");
         fs.writeFileSync(caFile, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         images = prepareImages(work);
@@ -184,10 +211,16 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         sw = net.addNamespace("sw");
         br = net.addBridge(sw, "br");
         const prefix = s.plan.config.provisioning.cidr.split("/")[1];
+        const apiNs = net.addNamespace("hapi");
+        const apiIf = net.plug(apiNs, "hapi", sw, br, { cidr: `${API_IP}/${prefix}` });
+        net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
+        apiBridge = new ApiBridge(apiNs, CLUSTER_IP, 443, Number(server.port), path.join(work, "api-bridge.log"));
         const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
         s.plan.conductors.forEach((c, i) => {
             const ns = net.addNamespace(`h${i}`);
-            net.plug(ns, `h${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
+            const ifname = net.plug(ns, `h${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
+            // The node reaches the kubernetes Service (kube-proxy's part) on the provisioning link.
+            net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
             const pod = new PodRunner({
                 name: `ironic-${c.node}`,
                 namespace: s.plan.namespace,
@@ -202,6 +235,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 // Cluster DNS stand-in: the API Service resolves to this node's conductor, the
                 // MariaDB Service to the MariaDB pod.
                 hosts: serviceHosts(c.ip),
+                serviceAccount,
             });
             pods.push({ node: c, pod, ns });
         });
@@ -227,6 +261,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         for (const { pod } of pods) await pod.stop();
         for (const p of others.reverse()) await p.stop();
         await cache?.stop();
+        await apiBridge?.stop();
+        kube?.down();
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
@@ -242,12 +278,17 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("every node's dnsmasq starts through the start wrapper, from its own mounted slice", async function () {
+    it("every node's dnsmasq starts through the start wrapper under its slot agent: each claims its preferred slot as a Lease and serves that slice", async function () {
         for (const { node, pod } of pods) {
             pod.startContainers(["dnsmasq"]);
             await pod.waitReady("dnsmasq");
+            // Alive while the agent waits for a slot too: wait for dnsmasq's own start line.
+            await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${node.node}'s dnsmasq serving DHCP`, 250);
+            assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot} held: started`), `${node.node}'s agent holds its preferred slot`);
             assert.match(pod.logs("dnsmasq"), new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`), `${node.node} serves its slice`);
         }
+        // The slot table in the API: one Lease per conductor, held by its pod, annotated with its node.
+        assert.deepEqual(slotHolders(), Object.fromEntries(pods.map(({ node, pod }) => [node.slot!, [pod.o.name, node.node]])));
     });
 
     it("each node's dnsmasq answers only the MACs its conductor owns, from its slice, pointing at itself", async function () {
@@ -275,6 +316,19 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
         run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(9)]);
         assert.deepEqual(dhcpClient(clientNs, clientIf, work), {}, "a MAC no conductor owns gets no answer");
+    });
+
+    it("a dnsmasq container stopped cleanly deletes its Lease at once; started again, its agent claims the same slot and serves the same slice", async function () {
+        const { node, pod } = pods[1];
+        const count = (re: RegExp) => (pod.logs("dnsmasq").match(re) ?? []).length;
+        const served = count(/DHCP, IP range/g);
+        await pod.stopContainer("dnsmasq");
+        assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot} released`));
+        assert.ok(!(node.slot! in slotHolders()), "no Lease left: the slot is free at once, not after expiry");
+        pod.startContainer("dnsmasq");
+        await until(() => slotHolders()[node.slot!]?.[0] === pod.o.name, 20000, `${node.node} to hold slot ${node.slot} again`, 250);
+        await until(() => count(/DHCP, IP range/g) > served, 20000, `${node.node}'s dnsmasq serving again`, 250);
+        assert.match(pod.logs("dnsmasq").split("slot " + node.slot + " released").pop()!, new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`));
     });
 
     it("every node's dhcp-pruner starts through the wrapper with its declared mounts and watches its own directories", async function () {

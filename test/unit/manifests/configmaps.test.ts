@@ -38,9 +38,12 @@ describe("manifests/configmaps", function () {
     });
 
     describe("nodeDataConfigMapData (multi)", function () {
-        it("per node, sorted by node: its env file and, with DHCP, its dnsmasq config", function () {
+        it("per node, sorted by node: its env file and, with DHCP, its dnsmasq config; the slot agents' preferences", function () {
             const data = nodeDataConfigMapData(ha);
-            assert.deepEqual(Object.keys(data), ["cp-0.env", "cp-0.dnsmasq.conf", "cp-1.env", "cp-1.dnsmasq.conf", "cp-2.env", "cp-2.dnsmasq.conf"]);
+            assert.deepEqual(Object.keys(data), ["cp-0.env", "cp-0.dnsmasq.conf", "cp-1.env", "cp-1.dnsmasq.conf", "cp-2.env", "cp-2.dnsmasq.conf", "slot-preferences.json"]);
+            // A first run: every node's slot from first-fit, remembered so Leases keep them; no pins.
+            assert.deepEqual(JSON.parse(data["slot-preferences.json"]), { pinned: {}, remembered: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } });
+            assert.doesNotMatch(data["cp-2.dnsmasq.conf"], /^dhcp-range=/m, "the range is the held slot's, not the node's");
             assert.match(data["cp-0.env"], /^PROVISIONING_IP='172\.22\.0\.2'$/m);
             assert.equal(data["cp-2.dnsmasq.conf"], ha.conductors.find((c) => c.node === "cp-2")!.dnsmasqConf);
             const reversed = { ...ha, conductors: [...ha.conductors].reverse() };
@@ -55,9 +58,13 @@ describe("manifests/configmaps", function () {
     describe("scripts (multi)", function () {
         it("the start wrapper always; with DHCP also the dnsmasq start script and the pruner, byte for byte", function () {
             const data = scriptsConfigMapData(ha);
-            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "start-dnsmasq.sh", "dhcp-pruner.py"]);
+            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "start-dnsmasq.sh", "dhcp-pruner.py", "dhcp-slot-agent.py", "slot-0.dnsmasq.conf", "slot-1.dnsmasq.conf", "slot-2.dnsmasq.conf", "slot-3.dnsmasq.conf"]);
             assert.equal(data["conductor-start.sh"], readAsset("conductor-start.sh"));
             assert.equal(data["dhcp-pruner.py"], readAsset("dhcp-pruner.py"));
+            assert.equal(data["dhcp-slot-agent.py"], readAsset("dhcp-slot-agent.py"));
+            // 172.22.0.10-209 in 4 slots of 50: each slot file holds only its slice.
+            assert.match(data["slot-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.110,172\.22\.0\.159,255\.255\.255\.0,1h$/m);
+            assert.equal(data["slot-2.dnsmasq.conf"].split("\n").filter((l) => l && !l.startsWith("#")).length, 1, "one dhcp-range line, nothing else");
             assert.equal(data["start-dnsmasq.sh"], ha.dnsmasqStartScript);
             assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh"]);
         });

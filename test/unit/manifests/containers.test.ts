@@ -125,11 +125,29 @@ describe("manifests/containers", function () {
             });
         });
 
-        it("multi: the start script through the wrapper, with the wrapper env and no certificate dirs", function () {
+        it("multi: the start script under the slot agent, through the wrapper, with the wrapper and agent env and no certificate dirs", function () {
             const c = dnsmasqContainer(ha, MOUNTS, "/etc/metal3-ironic/scripts/start-dnsmasq.sh", multiTopology(ha));
             assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "volumeMounts", "livenessProbe", "resources"]);
-            assert.deepEqual(c.command, [...WRAPPER, "/bin/bash", "/etc/metal3-ironic/scripts/start-dnsmasq.sh"]);
-            assert.deepEqual(envNames(c.env), WRAPPER_NAMES);
+            assert.deepEqual(c.command, [...WRAPPER, "python3.12", "/etc/metal3-ironic/scripts/dhcp-slot-agent.py", "/bin/bash", "/etc/metal3-ironic/scripts/start-dnsmasq.sh"]);
+            const env = c.env as EnvVar[];
+            assert.deepEqual(envNames(env.slice(0, WRAPPER_NAMES.length)), WRAPPER_NAMES);
+            assert.deepEqual(env.slice(WRAPPER_NAMES.length), [
+                { name: "SLOT_IDENTITY", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+                { name: "SLOT_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
+                { name: "SLOT_CLAIM_MARGIN", value: "2" },
+                { name: "SLOT_COUNT", value: "4" },
+                { name: "SLOT_LEASE_DURATION", value: "15" },
+                { name: "SLOT_LEASE_LABELS", value: "app.kubernetes.io/component=dhcp-slot,app.kubernetes.io/instance=ironic,app.kubernetes.io/managed-by=dhcp-slot-agent,app.kubernetes.io/part-of=metal3" },
+                { name: "SLOT_LEASE_PREFIX", value: "ironic-dhcp-slot-" },
+                { name: "SLOT_NAMESPACE", value: "metal3" },
+                { name: "SLOT_PREFERENCES_FILE", value: "/etc/metal3-ironic/conductors/slot-preferences.json" },
+                { name: "SLOT_RENEW_DEADLINE", value: "10" },
+                { name: "SLOT_RETRY_PERIOD", value: "2" },
+                { name: "SLOT_STATUS_FILE", value: "/tmp/dhcp-slot.status" },
+                { name: "SLOT_STOP_GRACE", value: "2" },
+            ]);
+            // Waiting for a free slot (more conductors than slots) is alive: no restart loop.
+            assert.deepEqual((c.livenessProbe as any).exec.command, ["/bin/bash", "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 ' || grep -qx waiting /tmp/dhcp-slot.status"]);
             assert.deepEqual(c.securityContext, DNSMASQ_SECURITY);
         });
     });

@@ -71,7 +71,7 @@ describe("manifests/volumes", function () {
     describe("podVolumes: multi", function () {
         it("ha (DHCP, MariaDB): node certificates in emptyDirs, the stack CA, RPC credentials, node data and scripts; the pruner's credentials", function () {
             const { volumes, mounts } = podVolumes(ha);
-            assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca", "dnsmasq-data", "dnsmasq-tmp", "pruner-auth"]);
+            assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca", "dnsmasq-data", "dnsmasq-tmp", "pruner-auth", "slot-api"]);
             const byName = (n: string) => volumes.find((v) => v.name === n);
             assert.deepEqual(byName("ironic-certs"), { name: "ironic-certs", emptyDir: {} });
             assert.deepEqual(byName("ca"), { name: "ca", secret: { secretName: "ironic-cacert", items: [{ key: "tls.crt", path: "tls.crt" }] } });
@@ -83,7 +83,14 @@ describe("manifests/volumes", function () {
 
             assert.deepEqual(m(mounts.ironic), [...IRONIC_OWN, "ironic-certs:/certs/ironic", "ironic-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "rpc-auth:/auth/ironic-rpc ro", ...NODE_DATA, ...DB]);
             assert.deepEqual(m(mounts.httpd), [...HTTPD_OWN, "httpd-certs:/certs/ironic", "httpd-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", ...NODE_DATA]);
-            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro"]);
+            // The kubelet's automount files, for the dnsmasq container (its slot agent) only.
+            assert.deepEqual(plain(byName("slot-api")).projected.sources, [
+                { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
+                { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
+                { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
+            ]);
+            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
+            for (const c of ["ironic", "httpd", "ramdiskLogs", "dhcpPruner"] as const) assert.ok(!(m(mounts[c]) ?? []).some((x) => x.startsWith("slot-api")), `${c} has no API token`);
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/scripts/start-dnsmasq.sh");
             assert.deepEqual(m(mounts.dhcpDirs), ["shared:/shared"]);
             assert.deepEqual(m(mounts.dhcpPruner), ["shared:/shared", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro"]);

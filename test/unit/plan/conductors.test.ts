@@ -71,19 +71,21 @@ describe("plan/conductors: multi", function () {
         assert.deepEqual(cp0.env, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
     });
 
-    it("dnsmasq answers known hosts only, from the provider's dirs, and names its slot in the header", function () {
+    it("dnsmasq answers known hosts only, from the provider's dirs; its range is the held slot's file", function () {
         const cp2 = planConductors(configOf(haRaw)).find((c) => c.node === "cp-2")!;
         assert.deepEqual(cp2.dnsmasqOptions, {
-            header: "dnsmasq for conductor cp-2 of metal3/ironic (slot 2 of 4)",
+            header: "dnsmasq for conductor cp-2 of metal3/ironic",
             interface: "eth1",
             serverIp: "172.22.0.4",
             httpUrl: "http://172.22.0.4:6180",
             range: { start: "172.22.0.110", end: "172.22.0.159", prefixLength: 24, leaseTime: "1h", size: 50 },
+            rangeFromSlot: "in slot-<k>.dnsmasq.conf of the DHCP slot k this pod holds (a Lease, claimed at start by dhcp-slot-agent.py)",
             gateway: "172.22.0.1",
             dns: undefined,
             ...HA_PROVIDER,
         });
-        assert.match(cp2.dnsmasqConf!, /^dhcp-range=172\.22\.0\.110,172\.22\.0\.159,/m);
+        assert.doesNotMatch(cp2.dnsmasqConf!, /^dhcp-range=/m);
+        assert.match(cp2.dnsmasqConf!, /^# dhcp-range: in slot-<k>\.dnsmasq\.conf of the DHCP slot k this pod holds/m);
         assert.match(cp2.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
         assert.match(cp2.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
     });

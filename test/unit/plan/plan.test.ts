@@ -33,6 +33,8 @@ describe("plan/plan: buildPlan", function () {
             nodeDataConfigMap: "ironic-conductors",
             nodeCertsSecret: "ironic-conductor-tls",
             scriptsConfigMap: "ironic-scripts",
+            slotAccount: "ironic-dhcp-slots",
+            slotLeasePrefix: "ironic-dhcp-slot-",
         });
         assert.deepEqual(p.serviceDnsNames, ["ironic", "ironic.metal3", "ironic.metal3.svc", "ironic.metal3.svc.cluster.local"]);
         assert.deepEqual(p.urls, {

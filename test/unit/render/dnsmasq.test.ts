@@ -6,7 +6,7 @@ import { strict as assert } from "assert";
 
 import { IPXE_FILES, PATHS } from "../../../core/contract";
 import { readAsset } from "../../../core/render/assets";
-import { DnsmasqOptions, netmaskOf, renderDnsmasqConf, renderDnsmasqStartScript } from "../../../core/render/dnsmasq";
+import { DnsmasqOptions, netmaskOf, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../../../core/render/dnsmasq";
 
 const base: DnsmasqOptions = {
     serverIp: "172.22.0.2",
@@ -45,11 +45,29 @@ describe("core/render/dnsmasq", function () {
         assert.match(conf, /^enable-tftp$/m);
     });
 
-    it("the start script refuses a missing config and runs dnsmasq on exactly the given file", function () {
+    it("the start script refuses a missing config and runs dnsmasq on exactly the given file (single: no slot file)", function () {
         const s = renderDnsmasqStartScript("/etc/x/dnsmasq.conf");
         assert.match(s, /^conf=\/etc\/x\/dnsmasq\.conf$/m);
+        assert.match(s, /^slot_conf=""$/m);
         assert.match(s, /FATAL: dnsmasq configuration \$conf not found/);
-        assert.match(s, /exec \/usr\/sbin\/dnsmasq --keep-in-foreground --log-facility=- "--conf-file=\$conf"$/m);
+        assert.match(s, /^confs=\("--conf-file=\$conf"\)$/m);
+        assert.match(s, /exec \/usr\/sbin\/dnsmasq --keep-in-foreground --log-facility=- "\$\{confs\[@\]\}"$/m);
+    });
+
+    it("multi: the start script adds the held slot's file, named by DHCP_SLOT, and refuses to run without a slot", function () {
+        const s = renderDnsmasqStartScript("/etc/x/node.conf", { slotConf: '"/etc/s/slot-$DHCP_SLOT.dnsmasq.conf"' });
+        assert.match(s, /^slot_conf="\/etc\/s\/slot-\$DHCP_SLOT\.dnsmasq\.conf"$/m);
+        assert.match(s, /FATAL: DHCP_SLOT is empty/);
+        assert.match(s, /confs\+=\("--conf-file=\$slot_conf"\)/);
+    });
+
+    it("a slot file is one dhcp-range line of its slice; the node file of multi names it instead of a range", function () {
+        const range = { start: "172.22.0.60", end: "172.22.0.109", prefixLength: 24, leaseTime: "1h" };
+        assert.equal(renderDnsmasqSlotConf(range, "slot 1"), "# slot 1\n# Rendered by metal3-ironic. Change the stack configuration, not this file.\ndhcp-range=172.22.0.60,172.22.0.109,255.255.255.0,1h\n");
+        const node = renderDnsmasqConf({ ...base, rangeFromSlot: "in the slot file" });
+        assert.doesNotMatch(node, /^dhcp-range=/m);
+        assert.match(node, /^# dhcp-range: in the slot file$/m);
+        assert.match(node, /^dhcp-boot=tag:ipxe,/m, "every other DHCP line stays");
     });
 
     it("the start script file (assets/start-dnsmasq.sh) names the image's paths and firmware as the contract does, and every blank is filled", function () {
