@@ -12,6 +12,7 @@ import { RawConfig, validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
+import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
@@ -155,7 +156,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     const net = new NetnsLab();
     let work = "";
     let s: Stack;
-    const pods: { node: ConductorPlan; pod: PodRunner; ns: string }[] = [];
+    const pods: { node: ConductorPlan; pod: PodRunner; ns: string; ifname: string }[] = [];
     let clientNs = "";
     let clientIf = "";
     const DB_IP = "172.22.0.250";
@@ -237,7 +238,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 hosts: serviceHosts(c.ip),
                 serviceAccount,
             });
-            pods.push({ node: c, pod, ns });
+            pods.push({ node: c, pod, ns, ifname });
         });
         clientNs = net.addNamespace("hc");
         clientIf = net.plug(clientNs, "hc", sw, br, { mac: macOf(9) });
@@ -329,6 +330,25 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await until(() => slotHolders()[node.slot!]?.[0] === pod.o.name, 20000, `${node.node} to hold slot ${node.slot} again`, 250);
         await until(() => count(/DHCP, IP range/g) > served, 20000, `${node.node}'s dnsmasq serving again`, 250);
         assert.match(pod.logs("dnsmasq").split("slot " + node.slot + " released").pop()!, new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`));
+    });
+
+    it("a conductor cut off from the API server stops its dnsmasq within the renew deadline, before its Lease could be taken; reconnected, it serves its slice again", async function () {
+        const { node, pod, ns, ifname } = pods[2];
+        assert.ok(dhcpListener(ns), `${node.node}'s dnsmasq listens before the cut`);
+        const mark = pod.logs("dnsmasq").length;
+        const t0 = Date.now();
+        run("ip", ["-n", ns, "route", "del", `${CLUSTER_IP}/32`]);
+        await until(() => !dhcpListener(ns), 30000, `${node.node}'s dnsmasq to stop`, 100);
+        const stopped = (Date.now() - t0) / 1000;
+        const bound = SLOT_TIMINGS.renewDeadline + SLOT_TIMINGS.stopGrace;
+        console.log(`      cut off: dnsmasq stopped after ${stopped.toFixed(1)} s (renew deadline ${SLOT_TIMINGS.renewDeadline} s + grace ${SLOT_TIMINGS.stopGrace} s; others may take the slot only after ${SLOT_TIMINGS.leaseDuration + SLOT_TIMINGS.claimMargin} s)`);
+        assert.ok(stopped <= bound, `stopped after ${stopped} s, bound ${bound} s`);
+        assert.ok(stopped < SLOT_TIMINGS.leaseDuration + SLOT_TIMINGS.claimMargin, "before anyone else may take the slot");
+        assert.match(pod.logs("dnsmasq").slice(mark), /no renewal for 10\.0s \(renew deadline\)/);
+        net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
+        await until(() => !!dhcpListener(ns), 60000, `${node.node}'s dnsmasq to serve again`, 250);
+        assert.equal(slotHolders()[node.slot!][0], pod.o.name, "its own slot, taken back");
+        assert.match(pod.logs("dnsmasq").slice(mark), new RegExp(`slot ${node.slot} held: started[\\s\\S]*DHCP, IP range ${node.range!.start} -- ${node.range!.end}`));
     });
 
     it("every node's dhcp-pruner starts through the wrapper with its declared mounts and watches its own directories", async function () {
