@@ -92,10 +92,14 @@ def preferences():
     """(pinned slot or None, preferred slot or None, slots other nodes are remembered in)."""
     if not PREFERENCES or not os.path.exists(PREFERENCES):
         return None, None, set()
-    with open(PREFERENCES) as f:
-        data = json.load(f)
-    pins = data.get("pinned", {})
-    kept = data.get("remembered", {})
+    try:
+        with open(PREFERENCES) as f:
+            data = json.load(f)
+        pins = {n: int(v) for n, v in data.get("pinned", {}).items()}
+        kept = {n: int(v) for n, v in data.get("remembered", {}).items()}
+    except (OSError, ValueError, TypeError, AttributeError) as e:
+        log("preferences %s unreadable (%s): claiming the lowest free slot" % (PREFERENCES, e))
+        return None, None, set()
     others = {s for n, s in kept.items() if n != NODE} | {s for n, s in pins.items() if n != NODE}
     return pins.get(NODE), kept.get(NODE), others
 
@@ -124,6 +128,8 @@ def request(method, path, body=None, timeout=5.0):
             return json.load(resp)
     except urllib.error.HTTPError as e:
         raise ApiError(e.code, e.read().decode(errors="replace")[:300]) from None
+    except ValueError as e:  # a body that is not JSON (a proxy's error page, a cut-off answer)
+        raise OSError("unreadable answer from the API server: %s" % e) from None
 
 
 def lease_path(slot=None):
@@ -341,7 +347,13 @@ class Agent:
 def main():
     if len(sys.argv) < 2:
         fatal("usage: dhcp-slot-agent.py <command> [args...]")
-    sys.exit(Agent(sys.argv[1:]).run())
+    agent = Agent(sys.argv[1:])
+    try:
+        code = agent.run()
+    finally:
+        # Whatever ends the agent (even a bug), the command never outlives the slot it held.
+        agent.stop_child("the agent is exiting")
+    sys.exit(code)
 
 
 if __name__ == "__main__":
