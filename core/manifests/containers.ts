@@ -9,7 +9,7 @@ import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
-import { slotAgentCommand, slotAgentEnv } from "./slots";
+import { slotAgentCommand, slotAgentEnv, usesSlotAgents } from "./slots";
 import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR } from "./volumes";
 import type { VolumeMount } from "./volumes";
@@ -99,7 +99,7 @@ const LISTENS = "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '";
  * DHCP: under the slot agent, which claims a DHCP slot first and runs dnsmasq only while it holds it.
  */
 export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], startScript: string, topology: PodTopology): Container {
-    const slots = plan.config.topology === "multi" && plan.dhcpSlots !== undefined;
+    const slots = usesSlotAgents(plan);
     const env = [...topology.wrapperEnv([]), ...(slots ? slotAgentEnv(plan, SLOT_STATUS_FILE) : [])];
     const start = [COMMANDS.shell, startScript];
     return {

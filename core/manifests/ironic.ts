@@ -21,6 +21,7 @@ import {
 import { imageCacheClient } from "./image-cache";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
+import { usesSlotAgents } from "./slots";
 import { podTopology } from "./topology";
 import { podVolumes } from "./volumes";
 
@@ -42,7 +43,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         dnsPolicy: "ClusterFirstWithHostNet",
         ...podBase(plan, IRONIC_UID, IRONIC_GID, topology.nodeSelector),
         // Multi with DHCP: the slot agents' identity (only the dnsmasq container mounts its token).
-        ...(plan.config.topology === "multi" && plan.dhcpSlots ? { serviceAccountName: plan.names.slotAccount } : {}),
+        ...(usesSlotAgents(plan) ? { serviceAccountName: plan.names.slotAccount } : {}),
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
         volumes: [...volumes, ...(cache?.volumes ?? [])],

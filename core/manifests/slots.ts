@@ -134,6 +134,11 @@ export function slotAgentEnv(plan: IronicPlan, statusFile: string): EnvVar[] {
     ];
 }
 
+/** Whether the pods run slot agents: multi with DHCP (the only plans that have a slot layout). */
+export function usesSlotAgents(plan: IronicPlan): boolean {
+    return plan.dhcpSlots !== undefined;
+}
+
 /** The RBAC objects' parameters for a multi stack with DHCP (undefined otherwise). */
 export function slotLeaseAccess(plan: IronicPlan): SlotLeaseAccess | undefined {
     if (!plan.dhcpSlots) return undefined;

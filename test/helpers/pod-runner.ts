@@ -26,6 +26,8 @@ import { ChildProcess, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
+import { SERVICE_ACCOUNT_DIR } from "../../core/manifests/slots";
+
 /** A container image as the runner knows it: a stand-in layer and the image's ENTRYPOINT/CMD. */
 export interface StandinImage {
     /** Directory whose usr/ and etc/ are overlaid on the host's, and whose other top-level dirs are the image's. */
@@ -67,8 +69,6 @@ export interface PodRunnerOptions {
     serviceAccount?: { apiHost: string; apiPort: number; token: string; caCrt: string };
 }
 
-/** Where the kubelet mounts a pod's ServiceAccount token. */
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
 export interface ContainerRun {
     name: string;
