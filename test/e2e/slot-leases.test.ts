@@ -103,6 +103,9 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             });
     }
 
+    /** The first time the agent `id` started its command, once the command has logged it. */
+    const startOf = (prefix: string, id: string): Event | undefined => events(prefix).find((e) => e.kind === "start" && e.id === id);
+
     /** Every slot's run intervals never overlap between two holders. */
     function assertNeverTwoHolders(prefix: string): void {
         const evs = events(prefix);
@@ -241,7 +244,9 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             const ds = ids.map((id) => startAgent("race-", id, 3));
             const held = await waitFor("three holders and three waiting agents", () => {
                 const st = ids.map((id) => status("race-", id));
-                return st.filter((s) => s.startsWith("slot ")).length === 3 && st.filter((s) => s === "waiting").length === 3 && st;
+                // The status file is written just before the command starts: wait for its log line too.
+                const started = events("race-").filter((e) => e.kind === "start" && ids.includes(e.id)).length;
+                return st.filter((s) => s.startsWith("slot ")).length === 3 && st.filter((s) => s === "waiting").length === 3 && started === 3 && st;
             });
             const bySlot = held.filter((s) => s.startsWith("slot ")).map((s) => Number(s.split(" ")[1]));
             assert.deepEqual([...bySlot].sort(), [0, 1, 2]);
@@ -269,8 +274,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         killGroup(ds[victim], "kill-", victim, 1);
         const killedAt = Date.now() / 1000;
         const waiter = ids.find((id) => status("kill-", id) === "waiting")!;
-        await waitFor("the waiting agent to take slot 1", () => status("kill-", waiter) === "slot 1", 20000);
-        const takeover = events("kill-").find((e) => e.kind === "start" && e.id === waiter)!;
+        const takeover = await waitFor("the waiting agent to take slot 1 and start its command", () => status("kill-", waiter) === "slot 1" && startOf("kill-", waiter), 20000);
         const waited = takeover.t - killedAt;
         // The last renewal was at most one retry period before the kill.
         assert.ok(waited >= TIMING.leaseDuration + TIMING.claimMargin - TIMING.retryPeriod - 0.2, `slot 1 taken ${waited.toFixed(2)}s after the kill, before its Lease could expire`);
@@ -293,12 +297,10 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             await waitFor("c1 to wait", () => status("cut-", "c1") === "waiting");
             proxy.sever();
             const cutAt = Date.now() / 1000;
-            await waitFor("c1 to take slot 0", () => status("cut-", "c1") === "slot 0", 30000);
-            const evs = events("cut-");
-            const stopped = evs.find((e) => e.kind === "stop" && e.id === "c0");
-            const started = evs.find((e) => e.kind === "start" && e.id === "c1");
+            // The status file is written just before the command starts: wait for its log line too.
+            const started = await waitFor("c1 to take slot 0 and start its command", () => status("cut-", "c1") === "slot 0" && startOf("cut-", "c1"), 30000);
+            const stopped = events("cut-").find((e) => e.kind === "stop" && e.id === "c0");
             assert.ok(stopped, "c0 stopped its command");
-            assert.ok(started);
             const bound = TIMING.renewDeadline + TIMING.stopGrace + TIMING.retryPeriod;
             assert.ok(stopped.t - cutAt <= bound + 0.5, `c0 stopped ${(stopped.t - cutAt).toFixed(2)}s after the cut; bound ${bound}s`);
             assert.ok(started.t > stopped.t, "the new holder started after the cut-off one stopped");

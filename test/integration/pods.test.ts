@@ -414,6 +414,20 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     it("API calls reach the owning conductors over JSON-RPC with TLS, node certificates and the RPC credentials", async function () {
         // Creating nodes goes from the API (in cp-0's process) to the conductor the hash ring
         // picks for each, often another pod: JSON-RPC over TLS verified with the stack CA.
+        // The ring the API hashes on is built from the conductors that registered the driver and
+        // heartbeat within heartbeat_timeout (GET /v1/drivers lists them); wait for all three, then
+        // one hash_ring_reset_interval (3 s) so no ring cached before is still in use.
+        const t0 = Date.now();
+        let hosts: string[] = [];
+        for (;;) {
+            const r = api(s.plan.conductors[0].ip, "/v1/drivers");
+            const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
+            hosts = fake ? [...fake.hosts].sort() : [];
+            if (hosts.length === 3) break;
+            if (Date.now() - t0 > 60000) assert.fail(`fake-hardware registered by: ${JSON.stringify(hosts)} (${r.code} ${r.body})`);
+            await new Promise((res) => setTimeout(res, 1000));
+        }
+        await new Promise((res) => setTimeout(res, 4000));
         const owners = new Set<string>();
         for (let i = 0; i < 6; i++) {
             const r = api(s.plan.conductors[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, driver: "fake-hardware" })]);
@@ -421,7 +435,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
         const nodes = JSON.parse(api(s.plan.conductors[0].ip, "/v1/nodes?detail=true").body).nodes;
         for (const n of nodes) owners.add(n.conductor);
-        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}`);
+        // 6 nodes on a ring of 3 all hash to one conductor with probability 3 × (1/3)^6 ≈ 0.4 %.
+        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}; conductors: ${api(s.plan.conductors[0].ip, "/v1/conductors").body}`);
         for (const n of nodes) {
             // A call that the API hands to the node's conductor over JSON-RPC.
             const r = api(s.plan.conductors[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
