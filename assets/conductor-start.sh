@@ -4,7 +4,8 @@
 set -euo pipefail
 node="${NODE_NAME:-}"
 data="${CONDUCTOR_DATA_DIR:-/etc/metal3-ironic/conductors}"
-certs="${CONDUCTOR_CERTS_DIR:-/etc/metal3-ironic/conductor-certs}"
+ca="${CONDUCTOR_CA_DIR:-/etc/metal3-ironic/conductor-ca}"
+scripts="${CONDUCTOR_SCRIPTS_DIR:-/etc/metal3-ironic/scripts}"
 if [[ -z "$node" ]]; then
   echo "FATAL: NODE_NAME is empty (it comes from the downward API, spec.nodeName)" >&2
   exit 1
@@ -24,19 +25,26 @@ set -a
 # shellcheck disable=SC1090
 . "$env_file"
 set +a
-for dir in ${CONDUCTOR_CERT_DIRS:-}; do
-  for ext in crt key; do
-    if [[ ! -r "$certs/$node.tls.$ext" ]]; then
-      echo "FATAL: no certificate for node $node ($certs/$node.tls.$ext); run pulumi up to issue it" >&2
-      exit 1
-    fi
-    cp "$certs/$node.tls.$ext" "$dir/tls.$ext"
+# The containers that serve TLS mint their certificate for this node's address from the conductor
+# CA (only they mount it) with conductor-cert.py from the scripts ConfigMap; every directory the
+# image reads gets the same pair.
+read -r -a cert_dirs <<<"${CONDUCTOR_CERT_DIRS:-}"
+if [[ ${#cert_dirs[@]} -gt 0 ]]; then
+  if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
+    echo "FATAL: node $node's entry sets no CONDUCTOR_NODE_IP; run pulumi up to render it" >&2
+    exit 1
+  fi
+  read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-}"
+  "${CONDUCTOR_PYTHON:-python3.12}" "$scripts/conductor-cert.py" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
+  for dir in "${cert_dirs[@]:1}"; do
+    cp "${cert_dirs[0]}/tls.crt" "${cert_dirs[0]}/tls.key" "$dir/"
   done
-done
-# Only what this container mounts: the dnsmasq and pruner containers have no node certificates.
+fi
+# Only what this container mounts: the dnsmasq and pruner containers have no conductor CA. A
+# re-issued conductor CA restarts the containers that minted from it.
 fingerprint() {
   local f
-  for f in "$data/$node".* "$certs/$node".*; do
+  for f in "$data/$node".* "$ca/tls.crt" "$ca/tls.key"; do
     if [[ -r "$f" ]]; then cat "$f"; fi
   done | sha256sum
 }
@@ -49,7 +57,7 @@ while kill -0 "$child" 2>/dev/null; do
   sleep "${CONDUCTOR_WATCH_INTERVAL:-15}" &
   wait $!
   if [[ "$(fingerprint)" != "$started" ]] && kill -0 "$child" 2>/dev/null; then
-    echo "per-node data of $node changed: restarting this container to apply it"
+    echo "per-node data of $node or the conductor CA changed: restarting this container to apply it"
     kill -TERM "$child"
     wait "$child"
     exit 0

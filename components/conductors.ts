@@ -1,26 +1,26 @@
 /**
  * The multi-conductor workload: one Ironic (+ httpd, dnsmasq) per configured control-plane node.
  *
- * Per-node data (environment, dnsmasq slice config, certificate) lives in per-node entries of
- * one ConfigMap and one Secret; the DaemonSet's pod template is the same for every node. Adding
- * a node adds entries, a node label and a certificate; nothing of another node changes.
+ * Per-node data (environment, dnsmasq slice config) lives in per-node entries of one ConfigMap;
+ * the DaemonSet's pod template is the same for every node. Each conductor mints its certificate at
+ * start from the conductor CA. Adding a node adds entries and a node label; nothing of another node
+ * changes.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { CONDUCTOR_NODE_LABEL, conductorLabelValue, nodeKeys } from "../core/plan/names";
+import { CONDUCTOR_NODE_LABEL, conductorLabelValue } from "../core/plan/names";
 import { Credentials } from "./credentials";
 import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
-import { nodeCertificateSans } from "../core/plan/certificates";
 import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
 
 export interface ConductorsArgs {
     plan: IronicPlan;
     namespace: pulumi.Input<string>;
-    /** Signs one certificate per node (API on the node IP and JSON-RPC). */
+    /** Signs the conductor CA, from which each conductor mints its certificate (API on its IP, JSON-RPC). */
     pki: StackPki;
     /** Objects the pods mount; the DaemonSet waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
@@ -54,21 +54,12 @@ export class Conductors extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const certData: Record<string, pulumi.Output<string>> = {};
-        for (const cd of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
-            const sans = nodeCertificateSans(plan, cd.node, cd.ip);
-            const cert = pki.issue(
-                `${name}-node-${cd.node}`,
-                { commonName: cd.node, ...sans },
-                pki,
-            );
-            const keys = nodeKeys(cd.node);
-            certData[keys.tlsCrt] = cert.certPem;
-            certData[keys.tlsKey] = cert.keyPem;
-        }
-        const nodeCerts = new k8s.core.v1.Secret(
-            `${name}-conductor-tls`,
-            { metadata: { name: plan.names.nodeCertsSecret, namespace, labels: plan.labels }, stringData: certData },
+        // The conductor CA: each conductor mints its own certificate from it at start (for an
+        // address no one needs to configure); only the ironic and httpd containers mount its key.
+        const conductorCa = pki.issueIntermediate(`${name}-conductor-ca`, { commonName: `${plan.namespace}/${plan.name} conductor CA` }, this);
+        const caSecret = new k8s.core.v1.Secret(
+            `${name}-conductor-ca`,
+            { metadata: { name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": conductorCa.certPem, "tls.key": conductorCa.keyPem } },
             { parent: this },
         );
         const nodeData = new k8s.core.v1.ConfigMap(
@@ -95,7 +86,7 @@ export class Conductors extends pulumi.ComponentResource {
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}${WORKLOAD_IDENTITY.multi.workload}`,
             inNamespace(conductorDaemonSet(plan), namespace),
-            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, nodeCerts, nodeData, scripts, ...nodeLabels, ...slotRbac], ...fromSingle.workload },
+            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, caSecret, nodeData, scripts, ...nodeLabels, ...slotRbac], ...fromSingle.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });

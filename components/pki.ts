@@ -83,6 +83,34 @@ export class StackPki extends pulumi.ComponentResource {
         );
         return { certPem: cert.certPem, keyPem: pulumi.secret(key.privateKeyPem), request: csr };
     }
+
+    /**
+     * Issue an intermediate CA signed by this CA that may sign only end-entity certificates (path
+     * length 0), with the validity and early renewal of the certificates this CA issues.
+     */
+    issueIntermediate(name: string, args: { commonName: pulumi.Input<string> }, parent: pulumi.Resource): IssuedCertificate {
+        const key = new tls.PrivateKey(`${name}-key`, KEY, { parent });
+        const csr = new tls.CertRequest(
+            `${name}-csr`,
+            { privateKeyPem: key.privateKeyPem, subject: { commonName: args.commonName, organization: "metal3-ironic" } },
+            { parent },
+        );
+        const cert = new tls.LocallySignedCert(
+            `${name}-cert`,
+            {
+                certRequestPem: csr.certRequestPem,
+                caCertPem: this.caCert.certPem,
+                caPrivateKeyPem: this.caKey.privateKeyPem,
+                ...this.lifetime,
+                isCaCertificate: true,
+                maxPathLength: 0,
+                setSubjectKeyId: true,
+                allowedUses: ["cert_signing", "crl_signing", "digital_signature"],
+            },
+            { parent },
+        );
+        return { certPem: cert.certPem, keyPem: pulumi.secret(key.privateKeyPem), request: csr };
+    }
 }
 
 export interface IssuedCertificate {

@@ -88,15 +88,23 @@ export const DHCP_PROVIDER_PATHS = {
     leaseFile: "/shared/dnsmasq/dnsmasq.leases",
 } as const;
 
-/** Multi-conductor: per-node data (ConfigMap) and per-node certificates (Secret), and the start wrapper. */
+/**
+ * Multi-conductor: per-node data (ConfigMap), the start wrapper, and the conductor CA (an
+ * intermediate of the stack CA, mounted only where the wrapper mints a certificate with certMinter).
+ */
 export const CONDUCTOR_PATHS = {
     nodeData: "/etc/metal3-ironic/conductors",
-    nodeCerts: "/etc/metal3-ironic/conductor-certs",
+    conductorCa: "/etc/metal3-ironic/conductor-ca",
     scripts: "/etc/metal3-ironic/scripts",
     wrapper: "conductor-start.sh",
+    certMinter: "conductor-cert.py",
 } as const;
 
-/** Multi: the start wrapper (conductor-start.sh) reads these, set in the pod template (identical on every node). */
+/**
+ * Multi: the start wrapper (conductor-start.sh) reads these, set in the pod template (identical on
+ * every node) but nodeIp (the node's env file: the address its certificate names). certSans: the
+ * SANs every conductor shares, as DNS:<name> / IP:<address> words; python runs the minter.
+ */
 export const WRAPPER_ENV = {
     node: "NODE_NAME",
     namespace: "CONDUCTOR_NAMESPACE",
@@ -104,27 +112,15 @@ export const WRAPPER_ENV = {
     certDirs: "CONDUCTOR_CERT_DIRS",
     watchInterval: "CONDUCTOR_WATCH_INTERVAL",
     dataDir: "CONDUCTOR_DATA_DIR",
-    certsDir: "CONDUCTOR_CERTS_DIR",
+    caDir: "CONDUCTOR_CA_DIR",
+    scriptsDir: "CONDUCTOR_SCRIPTS_DIR",
+    python: "CONDUCTOR_PYTHON",
+    nodeIp: "CONDUCTOR_NODE_IP",
+    certSans: "CONDUCTOR_CERT_SANS",
 } as const;
 
-/** The DHCP pruner sidecar (dhcp-pruner.py): the variables it reads and its file name. */
-export const PRUNER_ENV = {
-    apiUrl: "PRUNER_API_URL",
-    caFile: "PRUNER_CA_FILE",
-    authDir: "PRUNER_AUTH_DIR",
-    hostsDir: "PRUNER_HOSTSDIR",
-    optsDir: "PRUNER_OPTSDIR",
-    interval: "PRUNER_INTERVAL",
-    /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
-    conductorHost: "IRONIC_CONDUCTOR_HOST",
-    once: "PRUNER_ONCE",
-    grace: "PRUNER_GRACE",
-    rebalanceDelay: "PRUNER_REBALANCE_DELAY",
-    /** Touched on every poll; the container's liveness probe checks its age. */
-    heartbeatFile: "PRUNER_HEARTBEAT_FILE",
-} as const;
-
-export const PRUNER_SCRIPT = "dhcp-pruner.py";
+/** Our DHCP pruner sidecar's own contract (core/pruner.ts), re-exported for its importers. */
+export { PRUNER_ENV, PRUNER_SCRIPT } from "./pruner";
 
 /** Where our own rendered dnsmasq configuration is mounted in the dnsmasq container. */
 export const DNSMASQ_CONFIG_DIR = "/etc/metal3-ironic/dnsmasq";

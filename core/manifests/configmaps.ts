@@ -50,7 +50,7 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
  * rolls every pod, as it must.
  */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
-    const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper() };
+    const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper(), [CONDUCTOR_PATHS.certMinter]: readAsset(CONDUCTOR_PATHS.certMinter) };
     if (plan.dhcpEnabled) {
         data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
         data[PRUNER_SCRIPT] = renderPrunerScript();

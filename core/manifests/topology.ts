@@ -5,6 +5,7 @@
  * on the labelled conductor nodes.
  */
 import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { conductorCertSanWords } from "../plan/certificates";
 import { CONDUCTOR_NODE_LABEL, conductorLabelValue } from "../plan/names";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
@@ -12,7 +13,7 @@ import type { EnvVar } from "./meta";
 export interface PodTopology {
     /** The container command that runs `command` in this topology. */
     command(command: string[]): string[];
-    /** Environment the start wrapper reads; `certDirs` get the node certificate. Empty for single. */
+    /** Environment the start wrapper reads; `certDirs` get the certificate it mints. Empty for single. */
     wrapperEnv(certDirs: string[]): EnvVar[];
     /** Added to the configured node selector. */
     nodeSelector: Record<string, string>;
@@ -33,7 +34,15 @@ export function multiTopology(plan: IronicPlan): PodTopology {
             { name: WRAPPER_ENV.namespace, value: plan.namespace },
             { name: WRAPPER_ENV.configMap, value: plan.names.nodeDataConfigMap },
             { name: WRAPPER_ENV.dataDir, value: CONDUCTOR_PATHS.nodeData },
-            ...(certDirs.length > 0 ? [{ name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") }] : []),
+            ...(certDirs.length > 0
+                ? [
+                      { name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") },
+                      { name: WRAPPER_ENV.caDir, value: CONDUCTOR_PATHS.conductorCa },
+                      { name: WRAPPER_ENV.scriptsDir, value: CONDUCTOR_PATHS.scripts },
+                      { name: WRAPPER_ENV.python, value: COMMANDS.python },
+                      { name: WRAPPER_ENV.certSans, value: conductorCertSanWords(plan).join(" ") },
+                  ]
+                : []),
         ],
         nodeSelector: { [CONDUCTOR_NODE_LABEL]: conductorLabelValue(plan.namespace, plan.name) },
     };

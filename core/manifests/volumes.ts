@@ -69,16 +69,16 @@ export interface PodVolumes {
 function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[] } {
     const n = plan.names;
     if (plan.config.topology === "multi") {
-        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("node-certs", CONDUCTOR_PATHS.nodeCerts), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
+        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
         const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
         return {
             volumes: [
-                // Node certificates are copied by the wrapper from the per-node Secret into these.
+                // The wrapper mints each container's certificate from the conductor CA into these.
                 ...["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs"].map(fromEmptyDir),
                 fromSecret("ca", n.caSecret, { items: ["tls.crt"] }),
                 fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
                 fromConfigMap("node-data", n.nodeDataConfigMap),
-                fromSecret("node-certs", n.nodeCertsSecret, { defaultMode: 0o440 }),
+                fromSecret("conductor-ca", n.conductorCaSecret, { items: ["tls.crt", "tls.key"], defaultMode: 0o440 }),
                 fromConfigMap("scripts", n.scriptsConfigMap, { defaultMode: 0o555 }),
             ],
             // /certs/vmedia in the ironic container too: only then does the image hand BMCs the

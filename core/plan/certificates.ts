@@ -18,12 +18,20 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
     };
 }
 
-/** SANs of a node certificate: the node's IP and name, plus the API Service names. No other node. */
+/**
+ * SANs of the certificate a conductor mints at start (assets/conductor-cert.py): its node's IP and
+ * name, then the API Service names. No other node.
+ */
 export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string): { dnsNames: string[]; ipAddresses: string[] } {
     return {
         dnsNames: uniq([node, ...plan.certificate.dnsNames]),
         ipAddresses: uniq([ip, ...plan.certificate.ipAddresses]),
     };
+}
+
+/** The SANs every conductor's certificate shares, as the minter's DNS:<name> / IP:<address> words. */
+export function conductorCertSanWords(plan: IronicPlan): string[] {
+    return [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...plan.certificate.ipAddresses.map((ip) => `IP:${ip}`)];
 }
 
 function uniq<T>(xs: T[]): T[] {

@@ -7,7 +7,7 @@
 import * as ipaddr from "ipaddr.js";
 
 import type { StackConfig } from "../config";
-import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV } from "../contract";
+import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, WRAPPER_ENV } from "../contract";
 import { ipToNumber } from "../ip";
 import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
@@ -120,7 +120,7 @@ function multiConductors(config: StackConfig, slices: DhcpSlotPlan | undefined):
                   leaseFile: DHCP_PROVIDER_PATHS.leaseFile,
               }
             : undefined;
-        const env: EnvMap = { [ENV.provisioningIp]: c.ip, [ENV.conductorHost]: c.ip };
+        const env: EnvMap = { [ENV.provisioningIp]: c.ip, [ENV.conductorHost]: c.ip, [WRAPPER_ENV.nodeIp]: c.ip };
         if (iface) env[ENV.provisioningInterface] = iface;
         return {
             node: c.name,

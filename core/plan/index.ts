@@ -15,7 +15,7 @@ export { buildPlan } from "./plan";
 export type { ConductorPlan, EnvMap, IronicPlan, OsloSetting } from "./types";
 export { cidrParts, planConductors } from "./conductors";
 export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
-export { apiCertificate, nodeCertificateSans } from "./certificates";
+export { apiCertificate, conductorCertSanWords, nodeCertificateSans } from "./certificates";
 export { ownedSecretNames, userSecretIssues, userSecrets } from "./secrets";
 export type { UserSecret } from "./secrets";
 export { topologySummary } from "./summary";

@@ -6,12 +6,10 @@
 import { CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { SLOT_AGENT_ENV } from "../slot-agent";
 
-/** Key of a node's entry in the per-node ConfigMap / Secret. */
+/** Key of a node's entries in the per-node ConfigMap. */
 export const nodeKeys = (node: string) => ({
     env: `${node}.env`,
     dnsmasqConf: `${node}.dnsmasq.conf`,
-    tlsCrt: `${node}.tls.crt`,
-    tlsKey: `${node}.tls.key`,
 });
 
 /**

@@ -72,7 +72,7 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         bmoConfigMap: `${name}-bmo`,
         rpcCredentialsSecret: `${name}-rpc-credentials`,
         nodeDataConfigMap: `${name}-conductors`,
-        nodeCertsSecret: `${name}-conductor-tls`,
+        conductorCaSecret: `${name}-conductor-ca`,
         scriptsConfigMap: `${name}-scripts`,
         slotAccount: `${name}-dhcp-slots`,
         slotLeasePrefix: `${name}-dhcp-slot-`,

@@ -46,7 +46,8 @@ export interface IronicPlan {
         /** Multi only. */
         rpcCredentialsSecret: string;
         nodeDataConfigMap: string;
-        nodeCertsSecret: string;
+        /** Multi: the conductor CA (certificate and key) the conductors mint their certificates from. */
+        conductorCaSecret: string;
         scriptsConfigMap: string;
         /** Multi with DHCP: the slot agents' ServiceAccount, Role and RoleBinding. */
         slotAccount: string;

@@ -83,21 +83,26 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         const data = (r: typeof a) => r.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data;
         const changed = Object.keys(data(a)).filter((k) => data(a)[k] !== data(b)[k]);
         assert.deepEqual(changed.sort(), ["cp-1.dnsmasq.conf", "cp-1.env"]);
-        const certReq = (r: typeof a, node: string) => r.resources.find((x) => x.type === "tls:index/certRequest:CertRequest" && x.name === `ironic-conductors-node-${node}-csr`)!.inputs;
-        assert.deepEqual(certReq(a, "cp-0"), certReq(b, "cp-0"), "cp-0's certificate inputs are untouched");
-        assert.notDeepEqual(certReq(a, "cp-1"), certReq(b, "cp-1"));
+        // No certificate names a node: changing one touches no TLS resource.
+        const tlsInputs = (r: typeof a) => r.resources.filter((x) => x.type.startsWith("tls:")).map((x) => [x.name, x.inputs]);
+        assert.deepEqual(tlsInputs(a), tlsInputs(b));
     });
 
-    it("issues one certificate per node with that node's IP and name (and the API Service names), none listing other nodes", async function () {
+    it("issues one conductor CA (path length 0, signing only) that only the ironic and httpd containers mount; no certificate per node", async function () {
         const r = await renderOffline(haRaw, "ha");
-        const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest" && x.name.startsWith("ironic-conductors-node-"));
-        assert.equal(csrs.length, 3);
-        const byNode = Object.fromEntries(csrs.map((x) => [x.inputs.subject.commonName, x.inputs]));
-        assert.deepEqual(byNode["cp-0"].ipAddresses, ["172.22.0.2"]);
-        assert.deepEqual(byNode["cp-1"].ipAddresses, ["172.22.0.3"]);
-        assert.deepEqual(byNode["cp-2"].dnsNames, ["cp-2", "ironic", "ironic.metal3", "ironic.metal3.svc", "ironic.metal3.svc.cluster.local"]);
-        const certs = r.resources.filter((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert");
-        assert.ok(certs.every((x) => x.inputs.allowedUses.includes("server_auth") && x.inputs.allowedUses.includes("client_auth")));
+        const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest" && x.name.startsWith("ironic-conductors-"));
+        assert.deepEqual(csrs.map((x) => [x.name, x.inputs.subject.commonName, x.inputs.ipAddresses, x.inputs.dnsNames]), [["ironic-conductors-conductor-ca-csr", "metal3/ironic conductor CA", undefined, undefined]]);
+        const ca = r.resources.find((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert" && x.name === "ironic-conductors-conductor-ca-cert")!.inputs;
+        assert.equal(ca.isCaCertificate, true);
+        assert.equal(ca.maxPathLength, 0, "it can sign end-entity certificates only");
+        assert.deepEqual(ca.allowedUses, ["cert_signing", "crl_signing", "digital_signature"]);
+        assert.equal(r.resources.filter((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert" && x.name.startsWith("ironic-conductors-")).length, 1);
+        const secret = r.objects.find((o) => o.kind === "Secret" && o.metadata.name === "ironic-conductor-ca")!;
+        assert.deepEqual(Object.keys(secret.stringData ?? secret.data).sort(), ["tls.crt", "tls.key"]);
+        const pod = r.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
+        const mounting = pod.containers.filter((c: any) => c.volumeMounts.some((m: any) => m.name === "conductor-ca")).map((c: any) => c.name);
+        assert.deepEqual(mounting.sort(), ["httpd", "ironic"]);
+        assert.deepEqual((pod.initContainers ?? []).filter((c: any) => c.volumeMounts.some((m: any) => m.name === "conductor-ca")), []);
     });
 
     it("labels exactly the configured nodes and selects that label, tolerating control-plane taints", async function () {

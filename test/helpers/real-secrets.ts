@@ -81,7 +81,11 @@ export function realProviderState(type: string, name: string, rawInputs: Record<
                 fs.writeFileSync(path.join(d, "csr.pem"), inputs.certRequestPem);
                 fs.writeFileSync(path.join(d, "ca.pem"), inputs.caCertPem);
                 fs.writeFileSync(path.join(d, "ca.key"), inputs.caPrivateKeyPem);
-                fs.writeFileSync(path.join(d, "ext.cnf"), "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n");
+                // As the tls provider signs them: a CA (isCaCertificate, maxPathLength) or a server/client certificate.
+                const ext = inputs.isCaCertificate
+                    ? `basicConstraints=critical,CA:TRUE${inputs.maxPathLength !== undefined && inputs.maxPathLength >= 0 ? `,pathlen:${inputs.maxPathLength}` : ""}\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n`
+                    : "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n";
+                fs.writeFileSync(path.join(d, "ext.cnf"), ext);
                 const days = String(Math.max(1, Math.floor((inputs.validityPeriodHours ?? 24) / 24)));
                 const cert = openssl(["x509", "-req", "-in", path.join(d, "csr.pem"), "-CA", path.join(d, "ca.pem"), "-CAkey", path.join(d, "ca.key"), "-CAcreateserial", "-days", days, "-copy_extensions", "copy", "-extfile", path.join(d, "ext.cnf")]);
                 return { certPem: cert, readyForRenewal: false };

@@ -15,7 +15,8 @@ import * as path from "path";
 
 import { validateConfig } from "../../core/config";
 import { nodeCertificateSans } from "../../core/plan/certificates";
-import { IPXE_FILES, PATHS } from "../../core/contract";
+import { readAsset } from "../../core/render/assets";
+import { CONDUCTOR_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan } from "../../core/plan";
@@ -126,11 +127,16 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         assert.ok(osEnv.OS_CONDUCTOR__HEARTBEAT_TIMEOUT, "failover timing comes from the program");
         assert.equal(ironicEnv.IRONIC_EXPOSE_JSON_RPC, "true");
 
-        // JSON-RPC over TLS as the pod runs it: a stack CA (here a test CA made with openssl), one
-        // certificate per node with exactly the SANs the program issues, mounted where the image
+        // JSON-RPC over TLS as the pod runs it: a stack CA (here a test CA made with openssl), the
+        // conductor CA it signs, one certificate per node minted from it by conductor-cert.py with
+        // the SANs the rendered pod passes (CONDUCTOR_CERT_SANS), written where the image
         // reads them (/certs/ironic/tls.{crt,key} → [ssl]cert_file/key_file; /certs/ca/ironic/tls.crt
         // → [json_rpc]cafile; [json_rpc]use_ssl). The node's IP is played by its loopback alias.
         ca = new TestCa(path.join(work, "ca"));
+        const conductorCaDir = path.join(work, "conductor-ca");
+        ca.intermediate(conductorCaDir);
+        const minter = path.join(work, CONDUCTOR_PATHS.certMinter);
+        fs.writeFileSync(minter, readAsset(CONDUCTOR_PATHS.certMinter));
         const apiDir = path.join(work, "api");
         const apiTls = tlsFilesIn(apiDir);
         ca.issue("ironic-api", { dnsNames: [], ipAddresses: ["127.0.0.1"] }, apiTls.certFile, apiTls.keyFile);
@@ -155,7 +161,8 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             const dir = path.join(work, `c-${host}`);
             const env = Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, dir)]));
             const files = tlsFilesIn(dir);
-            ca.issue(c.node, nodeCertificateSans(plan, c.node, host), files.certFile, files.keyFile);
+            // Minted as the pod's wrapper mints it: conductor-cert.py, from the conductor CA, for this address.
+            run("/usr/bin/python3", [minter, conductorCaDir, path.dirname(files.certFile), c.node, host, ...ironicEnv.CONDUCTOR_CERT_SANS.split(" ")]);
             fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
             fs.copyFileSync(ca.certFile, files.caFile);
             const conductor = lab.addConductor(
@@ -348,7 +355,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         assert.match(outcome, /^error: /, `${what} must fail, got ${outcome}`);
     }
 
-    it("JSON-RPC and the API are TLS only: each conductor presents its own node certificate (the program's SANs), verified with the CA", async function () {
+    it("JSON-RPC and the API are TLS only: each conductor presents the certificate it minted (the program's SANs for its address) with the conductor CA, verified with the stack CA", async function () {
         const other = new TestCa(path.join(work, "other-ca"), "some other CA");
         for (const m of members) {
             const host = m.conductor.host;

@@ -411,7 +411,30 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("API calls reach the owning conductors over JSON-RPC with TLS, node certificates and the RPC credentials", async function () {
+    it("each conductor serves a certificate it minted at start for its own address from the conductor CA, which the stack CA verifies; none names another node", function () {
+        const conductorCa = s.cluster.secrets[s.plan.names.conductorCaSecret]["tls.crt"];
+        const others = (ip: string) => s.plan.conductors.map((c) => c.ip).filter((x) => x !== ip);
+        for (const { node } of pods) {
+            for (const port of [s.plan.config.ports.api, s.plan.config.ports.vmediaTls]) {
+                // The whole chain as served, checked the way IPA, BMO and the JSON-RPC peers check it: stack CA, this IP.
+                const r = run("ip", ["netns", "exec", adminNs, "openssl", "s_client", "-connect", `${node.ip}:${port}`, "-CAfile", caFile, "-verify_ip", node.ip, "-verify_return_error", "-showcerts"], { input: "", allowFail: true, timeout: 30000 });
+                assert.equal(r.status, 0, `${node.node}:${port}: ${r.stdout.slice(-600)} ${r.stderr.slice(-600)}`);
+                const chain = r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+                assert.equal(chain.length, 2, `${node.node}:${port} serves its certificate and the conductor CA`);
+                assert.equal(chain[1].trim(), conductorCa.trim(), "the second is the conductor CA");
+                const text = run("openssl", ["x509", "-noout", "-subject", "-ext", "subjectAltName,basicConstraints"], { input: chain[0] + "\n" }).stdout;
+                assert.match(text, new RegExp(`CN\\s*=\\s*${node.node}\\b`));
+                const ips = [...text.matchAll(/IP Address:([0-9a-fA-F.:]+)/g)].map((m) => m[1]);
+                assert.deepEqual(ips, [node.ip, ...s.plan.certificate.ipAddresses], `${node.node}'s certificate names its own address only (never ${others(node.ip).join(", ")})`);
+                assert.match(text, /DNS:ironic\.metal3\.svc\b/, "and the API Service names");
+                assert.match(text, /CA:FALSE/);
+            }
+        }
+        // The conductor CA may sign no other CA.
+        assert.match(run("openssl", ["x509", "-noout", "-ext", "basicConstraints"], { input: conductorCa }).stdout, /CA:TRUE, pathlen:0/);
+    });
+
+    it("API calls reach the owning conductors over JSON-RPC with TLS, minted certificates and the RPC credentials", async function () {
         // Creating nodes goes from the API (in cp-0's process) to the conductor the hash ring
         // picks for each, often another pod: JSON-RPC over TLS verified with the stack CA.
         // The ring the API hashes on is built from the conductors that registered the driver and

@@ -56,17 +56,18 @@ describe("manifests/configmaps", function () {
     });
 
     describe("scripts (multi)", function () {
-        it("the start wrapper always; with DHCP also the dnsmasq start script and the pruner, byte for byte", function () {
+        it("the start wrapper and the certificate minter always; with DHCP also the dnsmasq start script, the pruner and the slot agent, byte for byte", function () {
             const data = scriptsConfigMapData(ha);
-            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "start-dnsmasq.sh", "dhcp-pruner.py", "dhcp-slot-agent.py", "slot-0.dnsmasq.conf", "slot-1.dnsmasq.conf", "slot-2.dnsmasq.conf", "slot-3.dnsmasq.conf"]);
+            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "conductor-cert.py", "start-dnsmasq.sh", "dhcp-pruner.py", "dhcp-slot-agent.py", "slot-0.dnsmasq.conf", "slot-1.dnsmasq.conf", "slot-2.dnsmasq.conf", "slot-3.dnsmasq.conf"]);
             assert.equal(data["conductor-start.sh"], readAsset("conductor-start.sh"));
+            assert.equal(data["conductor-cert.py"], readAsset("conductor-cert.py"));
             assert.equal(data["dhcp-pruner.py"], readAsset("dhcp-pruner.py"));
             assert.equal(data["dhcp-slot-agent.py"], readAsset("dhcp-slot-agent.py"));
             // 172.22.0.10-209 in 4 slots of 50: each slot file holds only its slice.
             assert.match(data["slot-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.110,172\.22\.0\.159,255\.255\.255\.0,1h$/m);
             assert.equal(data["slot-2.dnsmasq.conf"].split("\n").filter((l) => l && !l.startsWith("#")).length, 1, "one dhcp-range line, nothing else");
             assert.equal(data["start-dnsmasq.sh"], ha.dnsmasqStartScript);
-            assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh"]);
+            assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh", "conductor-cert.py"]);
         });
 
         it("scriptsConfigHash is the content hash of the data, and changes with a script", function () {

@@ -43,13 +43,13 @@ describe("manifests/containers", function () {
             assert.deepEqual(c.resources, { requests: { cpu: "250m", memory: "512Mi" }, limits: { memory: "1Gi" } });
         });
 
-        it("multi: through the wrapper, the wrapper env first (node certificate into /certs/ironic and /certs/vmedia), then the sorted env", function () {
+        it("multi: through the wrapper, the wrapper env first (a certificate minted into /certs/ironic and /certs/vmedia), then the sorted env", function () {
             const c = ironicContainer(ha, MOUNTS, multiTopology(ha));
             assert.deepEqual(c.command, [...WRAPPER, "/bin/runironic"]);
             const names = envNames(c.env);
-            assert.deepEqual(names.slice(0, 5), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS"]);
+            assert.deepEqual(names.slice(0, 9), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_CERT_SANS"]);
             assert.equal(envValue(c.env, "CONDUCTOR_CERT_DIRS"), "/certs/ironic /certs/vmedia");
-            assert.ok(isSorted(names.slice(5)));
+            assert.ok(isSorted(names.slice(9)));
             assert.equal(envValue(c.env, "OS_DHCP__DHCP_PROVIDER"), "dnsmasq");
             assert.equal(envValue(c.env, "PROVISIONING_IP"), undefined, "each node's env file carries it");
         });
@@ -72,11 +72,11 @@ describe("manifests/containers", function () {
             assert.deepEqual(c.resources, { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } });
         });
 
-        it("multi: through the wrapper, with the node certificate", function () {
+        it("multi: through the wrapper, minting its certificate", function () {
             const c = httpdContainer(ha, MOUNTS, multiTopology(ha));
             assert.deepEqual(c.command, [...WRAPPER, "/bin/runhttpd"]);
-            assert.deepEqual(envNames(c.env).slice(0, 5), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS"]);
-            assert.deepEqual(envNames(c.env).slice(5), Object.keys(ha.commonEnv).sort());
+            assert.deepEqual(envNames(c.env).slice(0, 9), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_CERT_SANS"]);
+            assert.deepEqual(envNames(c.env).slice(9), Object.keys(ha.commonEnv).sort());
         });
     });
 

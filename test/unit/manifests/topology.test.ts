@@ -32,7 +32,15 @@ describe("manifests/topology", function () {
 
     it("multi: the node name from the downward API and the wrapper's settings; certificate dirs only when asked", function () {
         assert.deepEqual(multiTopology(ha).wrapperEnv([]), WRAPPER_ENV);
-        assert.deepEqual(multiTopology(ha).wrapperEnv(["/certs/ironic", "/certs/vmedia"]), [...WRAPPER_ENV, { name: "CONDUCTOR_CERT_DIRS", value: "/certs/ironic /certs/vmedia" }]);
+        // Certificate dirs: the minter's settings, and the SANs every conductor shares (the Service names).
+        assert.deepEqual(multiTopology(ha).wrapperEnv(["/certs/ironic", "/certs/vmedia"]), [
+            ...WRAPPER_ENV,
+            { name: "CONDUCTOR_CERT_DIRS", value: "/certs/ironic /certs/vmedia" },
+            { name: "CONDUCTOR_CA_DIR", value: "/etc/metal3-ironic/conductor-ca" },
+            { name: "CONDUCTOR_SCRIPTS_DIR", value: "/etc/metal3-ironic/scripts" },
+            { name: "CONDUCTOR_PYTHON", value: "python3.12" },
+            { name: "CONDUCTOR_CERT_SANS", value: "DNS:ironic DNS:ironic.metal3 DNS:ironic.metal3.svc DNS:ironic.metal3.svc.cluster.local" },
+        ]);
     });
 
     it("multi: runs only on the nodes labelled for this stack", function () {

@@ -11,10 +11,10 @@ const names = (vs: Volume[]) => vs.map((v) => v.name);
 const IRONIC_OWN = ["shared:/shared", "ironic-conf:/conf", "ironic-data:/data", "ironic-tmp:/tmp"];
 const HTTPD_OWN = ["shared:/shared", "httpd-conf:/conf", "httpd-data:/data", "httpd-tmp:/tmp"];
 const SINGLE_CERTS = ["tls:/certs/ironic ro", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "tls:/certs/vmedia ro"];
-const NODE_DATA = ["node-data:/etc/metal3-ironic/conductors ro", "node-certs:/etc/metal3-ironic/conductor-certs ro", "scripts:/etc/metal3-ironic/scripts ro"];
+const NODE_DATA = ["node-data:/etc/metal3-ironic/conductors ro", "conductor-ca:/etc/metal3-ironic/conductor-ca ro", "scripts:/etc/metal3-ironic/scripts ro"];
 const DB = ["db-auth:/auth/mariadb ro", "db-ca:/certs/ca/mariadb ro"];
 const BASE_VOLUMES = ["shared", "ironic-conf", "ironic-data", "ironic-tmp", "httpd-conf", "httpd-data", "httpd-tmp", "htpasswd"];
-const MULTI_VOLUMES = ["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs", "ca", "rpc-auth", "node-data", "node-certs", "scripts"];
+const MULTI_VOLUMES = ["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs", "ca", "rpc-auth", "node-data", "conductor-ca", "scripts"];
 
 describe("manifests/volumes", function () {
     describe("factories", function () {
@@ -77,7 +77,7 @@ describe("manifests/volumes", function () {
             assert.deepEqual(byName("ca"), { name: "ca", secret: { secretName: "ironic-cacert", items: [{ key: "tls.crt", path: "tls.crt" }] } });
             assert.deepEqual(plain(byName("rpc-auth")).secret.items, ["htpasswd", "password", "username"].map((k) => ({ key: k, path: k })));
             assert.deepEqual(byName("node-data"), { name: "node-data", configMap: { name: "ironic-conductors" } });
-            assert.deepEqual(byName("node-certs"), { name: "node-certs", secret: { secretName: "ironic-conductor-tls", defaultMode: 0o440 } });
+            assert.deepEqual(byName("conductor-ca"), { name: "conductor-ca", secret: { secretName: "ironic-conductor-ca", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }], defaultMode: 0o440 } });
             assert.deepEqual(byName("scripts"), { name: "scripts", configMap: { name: "ironic-scripts", defaultMode: 0o555 } });
             assert.deepEqual(byName("pruner-auth"), { name: "pruner-auth", secret: { secretName: "ironic-credentials", items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
 

@@ -68,7 +68,7 @@ describe("plan/conductors: multi", function () {
 
     it("each node's env: its provisioning IP, conductor host and interface", function () {
         const [cp0] = planConductors(configOf(haRaw));
-        assert.deepEqual(cp0.env, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
+        assert.deepEqual(cp0.env, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", CONDUCTOR_NODE_IP: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
     });
 
     it("dnsmasq answers known hosts only, from the provider's dirs; its range is the held slot's file", function () {
@@ -95,8 +95,8 @@ describe("plan/conductors: multi", function () {
         assert.deepEqual(
             cs.map((c) => [c.node, c.interface, c.slot, c.range, c.dnsmasqConf, c.env]),
             [
-                ["cp-0", "eth1", undefined, undefined, undefined, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" }],
-                ["cp-1", "eno2", undefined, undefined, undefined, { PROVISIONING_IP: "172.22.0.3", IRONIC_CONDUCTOR_HOST: "172.22.0.3", PROVISIONING_INTERFACE: "eno2" }],
+                ["cp-0", "eth1", undefined, undefined, undefined, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", CONDUCTOR_NODE_IP: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" }],
+                ["cp-1", "eno2", undefined, undefined, undefined, { PROVISIONING_IP: "172.22.0.3", IRONIC_CONDUCTOR_HOST: "172.22.0.3", CONDUCTOR_NODE_IP: "172.22.0.3", PROVISIONING_INTERFACE: "eno2" }],
             ],
         );
     });

@@ -7,7 +7,7 @@ import { CONDUCTOR_NODE_LABEL, conductorLabelValue, NODE_DNSMASQ_CONF_SHELL, nod
 
 describe("core/plan/names", function () {
     it("names a node's entries after the node", function () {
-        assert.deepEqual(nodeKeys("cp-0"), { env: "cp-0.env", dnsmasqConf: "cp-0.dnsmasq.conf", tlsCrt: "cp-0.tls.crt", tlsKey: "cp-0.tls.key" });
+        assert.deepEqual(nodeKeys("cp-0"), { env: "cp-0.env", dnsmasqConf: "cp-0.dnsmasq.conf" });
     });
 
     it("the shell form resolves, in bash, to the same file nodeKeys names", function () {

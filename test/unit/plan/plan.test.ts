@@ -31,7 +31,7 @@ describe("plan/plan: buildPlan", function () {
             bmoConfigMap: "ironic-bmo",
             rpcCredentialsSecret: "ironic-rpc-credentials",
             nodeDataConfigMap: "ironic-conductors",
-            nodeCertsSecret: "ironic-conductor-tls",
+            conductorCaSecret: "ironic-conductor-ca",
             scriptsConfigMap: "ironic-scripts",
             slotAccount: "ironic-dhcp-slots",
             slotLeasePrefix: "ironic-dhcp-slot-",

@@ -28,6 +28,7 @@ describe("plan/secrets: ownedSecretNames", function () {
             "ironic-cacert",
             "ironic-credentials",
             "ironic-rpc-credentials",
+            "ironic-conductor-ca",
             "ironic-conductor-tls",
             "ironic-mariadb-credentials",
             "ironic-mariadb-tls",

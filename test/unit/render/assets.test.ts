@@ -9,7 +9,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_ENV, PRUNER_SCRIPT, WRAPPER_ENV } from "../../../core/contract";
+import { COMMANDS, CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_ENV, PRUNER_SCRIPT, WRAPPER_ENV } from "../../../core/contract";
 import { scriptsConfigMapData } from "../../../core/manifests";
 import { renderConductorWrapper } from "../../../core/plan/conductor";
 import { ASSET_NAMES, ASSETS_DIR, READINESS_SCRIPT, readAsset } from "../../../core/render/assets";
@@ -38,7 +38,7 @@ function missing(expected: readonly string[], reads: Set<string>): string[] {
 }
 
 /** CONDUCTOR_PATHS values the wrapper must mention: the defaults it falls back to and its own name. */
-const WRAPPER_PATHS = [CONDUCTOR_PATHS.nodeData, CONDUCTOR_PATHS.nodeCerts, CONDUCTOR_PATHS.wrapper];
+const WRAPPER_PATHS = [CONDUCTOR_PATHS.nodeData, CONDUCTOR_PATHS.conductorCa, CONDUCTOR_PATHS.scripts, CONDUCTOR_PATHS.wrapper, CONDUCTOR_PATHS.certMinter];
 
 /** Paths the script does not contain as a whole (not as part of a longer path or name). */
 function missingPaths(script: string, paths: readonly string[]): string[] {
@@ -48,7 +48,7 @@ function missingPaths(script: string, paths: readonly string[]): string[] {
 describe("assets: the pod scripts as files (core/render/assets.ts)", function () {
     it("reads assets/<name> byte for byte, and the renderers return exactly that", function () {
         assert.equal(ASSETS_DIR, path.join(ROOT, "assets"));
-        assert.deepEqual([...ASSET_NAMES].sort(), [CONDUCTOR_PATHS.wrapper, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT, "dhcp-slot-agent.py"].sort());
+        assert.deepEqual([...ASSET_NAMES].sort(), [CONDUCTOR_PATHS.wrapper, "conductor-cert.py", DNSMASQ_START_SCRIPT, PRUNER_SCRIPT, "dhcp-slot-agent.py"].sort());
         for (const name of ASSET_NAMES) assert.equal(readAsset(name), raw(name), name);
         assert.equal(renderConductorWrapper(), raw("conductor-start.sh"));
         assert.equal(renderPrunerScript(), raw("dhcp-pruner.py"));
@@ -62,11 +62,13 @@ describe("assets: the pod scripts as files (core/render/assets.ts)", function ()
         assert.deepEqual(extra, [], "variables conductor-start.sh reads that WRAPPER_ENV (and so the pod template) does not set");
     });
 
-    it("conductor-start.sh falls back to the CONDUCTOR_PATHS node data and certificate paths, and names itself", function () {
+    it("conductor-start.sh falls back to the CONDUCTOR_PATHS node data, conductor CA and scripts paths and the image's python, and names itself and the minter", function () {
         const script = raw(CONDUCTOR_PATHS.wrapper);
         assert.deepEqual(missingPaths(script, WRAPPER_PATHS), []);
         assert.ok(script.includes(`\${${WRAPPER_ENV.dataDir}:-${CONDUCTOR_PATHS.nodeData}}`), "data dir default");
-        assert.ok(script.includes(`\${${WRAPPER_ENV.certsDir}:-${CONDUCTOR_PATHS.nodeCerts}}`), "certs dir default");
+        assert.ok(script.includes(`\${${WRAPPER_ENV.caDir}:-${CONDUCTOR_PATHS.conductorCa}}`), "conductor CA dir default");
+        assert.ok(script.includes(`\${${WRAPPER_ENV.scriptsDir}:-${CONDUCTOR_PATHS.scripts}}`), "scripts dir default");
+        assert.ok(script.includes(`\${${WRAPPER_ENV.python}:-${COMMANDS.python}}`), "python default");
     });
 
     it("dhcp-pruner.py reads every PRUNER_ENV variable, and no other", function () {
@@ -112,8 +114,8 @@ describe("assets: the pod scripts as files (core/render/assets.ts)", function ()
 
         it("a CONDUCTOR_PATHS path missing from the wrapper is reported (a longer path does not count)", function () {
             const script = raw(CONDUCTOR_PATHS.wrapper);
-            const longer = script.split(CONDUCTOR_PATHS.nodeCerts).join(`${CONDUCTOR_PATHS.nodeCerts}-v2`);
-            assert.deepEqual(missingPaths(longer, WRAPPER_PATHS), [CONDUCTOR_PATHS.nodeCerts]);
+            const longer = script.split(CONDUCTOR_PATHS.conductorCa).join(`${CONDUCTOR_PATHS.conductorCa}-v2`);
+            assert.deepEqual(missingPaths(longer, WRAPPER_PATHS), [CONDUCTOR_PATHS.conductorCa]);
             const moved = script.split(CONDUCTOR_PATHS.nodeData).join("/etc/metal3/conductors");
             assert.deepEqual(missingPaths(moved, WRAPPER_PATHS), [CONDUCTOR_PATHS.nodeData]);
         });

@@ -1,0 +1,22 @@
+/**
+ * The DHCP pruner sidecar (assets/dhcp-pruner.py, rendered by core/render/pruner.ts): the
+ * variables it reads and its file name. Ours, not the image's; core/contract.ts re-exports them.
+ */
+/** The DHCP pruner sidecar (dhcp-pruner.py): the variables it reads and its file name. */
+export const PRUNER_ENV = {
+    apiUrl: "PRUNER_API_URL",
+    caFile: "PRUNER_CA_FILE",
+    authDir: "PRUNER_AUTH_DIR",
+    hostsDir: "PRUNER_HOSTSDIR",
+    optsDir: "PRUNER_OPTSDIR",
+    interval: "PRUNER_INTERVAL",
+    /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
+    conductorHost: "IRONIC_CONDUCTOR_HOST",
+    once: "PRUNER_ONCE",
+    grace: "PRUNER_GRACE",
+    rebalanceDelay: "PRUNER_REBALANCE_DELAY",
+    /** Touched on every poll; the container's liveness probe checks its age. */
+    heartbeatFile: "PRUNER_HEARTBEAT_FILE",
+} as const;
+
+export const PRUNER_SCRIPT = "dhcp-pruner.py";
