@@ -1,15 +1,15 @@
 /**
- * The multi-conductor workload: one Ironic (+ httpd, dnsmasq) per configured control-plane node.
+ * The multi-conductor workload: one Ironic (+ httpd, dnsmasq) on every node the placement selects
+ * (by default the control-plane nodes); a node that joins gets one with no change here.
  *
  * Per-node data (environment, dnsmasq slice config) lives in per-node entries of one ConfigMap;
  * the DaemonSet's pod template is the same for every node. Each conductor mints its certificate at
- * start from the conductor CA. Adding a node adds entries and a node label; nothing of another node
- * changes.
+ * start from the conductor CA, and finds its address on the node unless its conductors[] entry
+ * names it. Listing a node only overrides; nothing of another node changes.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { CONDUCTOR_NODE_LABEL, conductorLabelValue } from "../core/plan/names";
 import { Credentials } from "./credentials";
 import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
@@ -35,18 +35,7 @@ export class Conductors extends pulumi.ComponentResource {
         // A switch from single keeps the Service and replaces the Deployment, deleting it first.
         const fromSingle = switchOptions(name, "multi", opts?.parent);
         const { plan, namespace, pki } = args;
-        const labelValue = conductorLabelValue(plan.namespace, plan.name);
-
-        // Label exactly the configured nodes (server-side apply: removed again on delete).
-        const nodeLabels = plan.conductors.map(
-            (cd) =>
-                new k8s.core.v1.NodePatch(
-                    `${name}-node-${cd.node}`,
-                    { metadata: { name: cd.node, labels: { [CONDUCTOR_NODE_LABEL]: labelValue } } },
-                    { parent: this },
-                ),
-        );
-
+        
         // JSON-RPC has its own credentials; the image reads username, password and htpasswd.
         const rpc = new Credentials(
             `${name}-rpc-credentials`,
@@ -86,7 +75,7 @@ export class Conductors extends pulumi.ComponentResource {
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}${WORKLOAD_IDENTITY.multi.workload}`,
             inNamespace(conductorDaemonSet(plan), namespace),
-            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, caSecret, nodeData, scripts, ...nodeLabels, ...slotRbac], ...fromSingle.workload },
+            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, caSecret, nodeData, scripts, ...slotRbac], ...fromSingle.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });

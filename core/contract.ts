@@ -88,36 +88,8 @@ export const DHCP_PROVIDER_PATHS = {
     leaseFile: "/shared/dnsmasq/dnsmasq.leases",
 } as const;
 
-/**
- * Multi-conductor: per-node data (ConfigMap), the start wrapper, and the conductor CA (an
- * intermediate of the stack CA, mounted only where the wrapper mints a certificate with certMinter).
- */
-export const CONDUCTOR_PATHS = {
-    nodeData: "/etc/metal3-ironic/conductors",
-    conductorCa: "/etc/metal3-ironic/conductor-ca",
-    scripts: "/etc/metal3-ironic/scripts",
-    wrapper: "conductor-start.sh",
-    certMinter: "conductor-cert.py",
-} as const;
-
-/**
- * Multi: the start wrapper (conductor-start.sh) reads these, set in the pod template (identical on
- * every node) but nodeIp (the node's env file: the address its certificate names). certSans: the
- * SANs every conductor shares, as DNS:<name> / IP:<address> words; python runs the minter.
- */
-export const WRAPPER_ENV = {
-    node: "NODE_NAME",
-    namespace: "CONDUCTOR_NAMESPACE",
-    configMap: "CONDUCTOR_CONFIGMAP",
-    certDirs: "CONDUCTOR_CERT_DIRS",
-    watchInterval: "CONDUCTOR_WATCH_INTERVAL",
-    dataDir: "CONDUCTOR_DATA_DIR",
-    caDir: "CONDUCTOR_CA_DIR",
-    scriptsDir: "CONDUCTOR_SCRIPTS_DIR",
-    python: "CONDUCTOR_PYTHON",
-    nodeIp: "CONDUCTOR_NODE_IP",
-    certSans: "CONDUCTOR_CERT_SANS",
-} as const;
+/** Our multi-conductor start wrapper's own contract (core/conductor-wrapper.ts), re-exported for its importers. */
+export { CONDUCTOR_PATHS, WRAPPER_ENV } from "./conductor-wrapper";
 
 /** Our DHCP pruner sidecar's own contract (core/pruner.ts), re-exported for its importers. */
 export { PRUNER_ENV, PRUNER_SCRIPT } from "./pruner";

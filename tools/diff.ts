@@ -110,13 +110,17 @@ export function diffRenders(before: Map<string, K8sObject>, after: Map<string, K
 
 const WORKLOADS = ["Deployment", "DaemonSet", "StatefulSet"];
 
-/** Nodes a DaemonSet runs on: the Node objects of the render whose labels match its node selector. */
-function daemonSetNodes(ds: K8sObject, objects: Map<string, K8sObject>): string[] {
+/** Where a DaemonSet's pods run: the nodes its node selector matches, in the cluster (not in the render). */
+function daemonSetPlacement(ds: K8sObject): string {
     const selector: Record<string, string> = ds.spec?.template?.spec?.nodeSelector ?? {};
-    return [...objects.values()]
-        .filter((o) => o.kind === "Node" && Object.entries(selector).every(([k, v]) => o.metadata?.labels?.[k] === v))
-        .map((o) => String(o.metadata.name))
-        .sort();
+    const terms = Object.entries(selector).map(([k, v]) => (v === "" ? k : `${k}=${v}`));
+    return terms.length > 0 ? `every node with ${terms.join(", ")}` : "every node";
+}
+
+/** Nodes that have an entry (`<node>.env`) in a per-node data object of either render. */
+function entryNodes(...objects: (K8sObject | undefined)[]): string[] {
+    const keys = objects.flatMap((o) => Object.keys(o?.data ?? o?.stringData ?? {}));
+    return [...new Set(keys.flatMap((k) => (k.endsWith(".env") ? [k.slice(0, -".env".length)] : [])))].sort();
 }
 
 /** Names of the ConfigMaps and Secrets a workload's pods mount. */
@@ -142,31 +146,28 @@ function nodeKeyChanges(a: K8sObject | undefined, b: K8sObject | undefined, node
 
 function workloadRestarts(id: string, a: K8sObject | undefined, b: K8sObject | undefined, before: Map<string, K8sObject>, after: Map<string, K8sObject>): string[] {
     const what = `${b?.kind ?? a?.kind} ${id.split("/").slice(1).join("/")}`;
-    if (!a) return [`${what}: new, its pods start${b!.kind === "DaemonSet" ? ` on ${daemonSetNodes(b!, after).join(", ") || "no node yet"}` : ""}`];
+    if (!a) return [`${what}: new, its pods start${b!.kind === "DaemonSet" ? ` on ${daemonSetPlacement(b!)}` : ""}`];
     if (!b) return [`${what}: removed, its pods stop`];
     const template = changedFields(a.spec?.template, b.spec?.template, "spec.template");
     if (b.kind !== "DaemonSet") return template.length > 0 ? [`${what}: its pod restarts (rolling update), because of ${short(template)}`] : [];
-    const nodesBefore = daemonSetNodes(a, before);
-    const nodesAfter = daemonSetNodes(b, after);
     if (template.length > 0) {
         const step = b.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1;
-        return [`${what}: every pod restarts, ${step === 1 ? "one node" : `${step} nodes`} at a time (${nodesAfter.join(", ")}), because of ${short(template)}`];
+        return [`${what}: every pod restarts, ${step === 1 ? "one node" : `${step} nodes`} at a time (${daemonSetPlacement(b)}), because of ${short(template)}`];
     }
-    const lines: string[] = [];
-    for (const n of nodesAfter.filter((x) => !nodesBefore.includes(x))) lines.push(`${what}: a new pod starts on ${n} (node added); no other pod restarts`);
-    for (const n of nodesBefore.filter((x) => !nodesAfter.includes(x))) lines.push(`${what}: the pod on ${n} stops (node removed); no other pod restarts`);
-    // The start wrapper restarts a node's containers when that node's own entries change.
-    const stay = nodesAfter.filter((x) => nodesBefore.includes(x));
+    // Pods follow the cluster's nodes, not the config. The start wrapper restarts a node's
+    // containers when that node's own entry changes (added, changed or removed).
     const m = mounted(b);
     const changed = new Map<string, string[]>();
     for (const [kind, names] of [["ConfigMap", m.configMaps], ["Secret", m.secrets]] as const) {
         for (const name of names) {
             const key = `${kind}/${b.metadata?.namespace}/${name}`;
-            for (const [node, keys] of nodeKeyChanges(before.get(key), after.get(key), stay)) changed.set(node, [...(changed.get(node) ?? []), ...keys.map((k) => `${name}[${k}]`)]);
+            const nodes = entryNodes(before.get(key), after.get(key));
+            for (const [node, keys] of nodeKeyChanges(before.get(key), after.get(key), nodes)) changed.set(node, [...(changed.get(node) ?? []), ...keys.map((k) => `${name}[${k}]`)]);
         }
     }
-    for (const [node, keys] of [...changed].sort()) lines.push(`${what}: only the containers on ${node} restart (its own entries changed: ${short(keys)}); pods on other nodes keep running`);
-    return lines;
+    return [...changed]
+        .sort()
+        .map(([node, keys]) => `${what}: only the containers on ${node} restart, if it runs a conductor (its own entry changed: ${short(keys)}); pods on other nodes keep running`);
 }
 
 /** Jobs new in this render, in the order they run. */

@@ -109,17 +109,22 @@ function dhcpLines(plan: IronicPlan): string[] {
     const lines: string[] = [];
     lines.push("DHCP per conductor:");
     const multi = plan.config.topology === "multi";
-    if (multi) lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
+    if (multi) {
+        const selector = Object.entries(plan.config.placement.nodeSelector);
+        const where = selector.length > 0 ? selector.map(([k, v]) => `${k}=${v}`).join(", ") : "node-role.kubernetes.io/control-plane";
+        lines.push(`  every node with ${where} runs a conductor; below, the nodes conductors[] lists (${plan.conductors.length}); the others find their address at start`);
+        lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
+    }
     for (const c of plan.conductors) {
         const where = c.node || "(single, any node)";
         const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot} (${c.slotSource})`}`.padEnd(11) + " " : "";
-        lines.push(`  ${where.padEnd(26)} ${c.ip.padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
+        lines.push(`  ${where.padEnd(26)} ${(c.ip ?? "(found at start)").padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
     }
     const slots = plan.dhcpSlots;
     if (slots) {
         const used = new Set(plan.conductors.map((c) => c.slot));
         const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
-        const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: conductors + 1" }[slots.slotsFrom];
+        const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: 4, or listed conductors + 1" }[slots.slotsFrom];
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
         lines.push(
             `  The slots above are each node's preferred slot. Holders are decided in the cluster: each pod's slot agent claims a slot as the Lease ${plan.names.slotLeasePrefix}<k> ` +

@@ -10,16 +10,22 @@ import type { StackConfig } from "./types";
 export const DEFAULT_MIN_DHCP_RANGE = 8;
 /**
  * Slot count of a multi-conductor range whose `provisioning.dhcp.slots` is unset, on the stack's
- * first run: one slice per conductor plus one, so three nodes use 75 % of the range and one
- * replacement still fits (at least 2, at most MAX_DHCP_SLOTS). Later runs keep the count they
+ * first run: 4, for a three-node control plane plus one node a rolling replacement adds before it
+ * removes one (any node the placement selects runs a conductor, listed or not); one more than the
+ * listed conductors when more are listed (at most MAX_DHCP_SLOTS). Later runs keep the count they
  * find in the previous run's state (core/plan/slots.ts).
  */
+export const DEFAULT_DHCP_SLOTS = 4;
+
 export function defaultDhcpSlots(conductors: number): number {
-    return Math.min(MAX_DHCP_SLOTS, Math.max(2, conductors + 1));
+    return Math.min(MAX_DHCP_SLOTS, Math.max(DEFAULT_DHCP_SLOTS, conductors + 1));
 }
 
 /** How long the live readiness check waits for every conductor unless `readiness.timeoutSeconds` says otherwise. */
 export const DEFAULT_READINESS_TIMEOUT = 600;
+
+/** The control-plane role label: multi runs a conductor on every node carrying it unless `placement.nodeSelector` says otherwise. */
+export const CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
 
 /** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
 export const CONTROL_PLANE_TOLERATIONS = [

@@ -204,7 +204,7 @@ export const sections = {
     conductors: z.array(
         strict({
             name: nodeName,
-            ip: ipv4,
+            ip: ipv4.optional(),
             interface: ifname.optional(),
             slot: z.number().int().min(0).optional(),
         }),

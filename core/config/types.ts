@@ -20,9 +20,10 @@ export interface DhcpConfig {
     reslice: boolean;
 }
 
+/** A per-node override of topology multi: the node's address (else found at start), interface, slot pin. */
 export interface ConductorConfig {
     name: string;
-    ip: string;
+    ip?: string;
     interface?: string;
     slot?: number;
 }

@@ -4,7 +4,7 @@
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
 import { renderConductorWrapper } from "../plan/conductor";
-import { slotDnsmasqConfs } from "../plan/conductors";
+import { nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
 import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
@@ -29,16 +29,15 @@ export function dnsmasqConfigHash(plan: IronicPlan): string | undefined {
 }
 
 /**
- * Multi: per-node entries (environment, dnsmasq config), looked up by node name at start, and the
- * slot agents' preferences. Read at start (the preferences at each claim): a change here restarts
- * no pod but the containers of the node whose entry changed (the wrapper's watch).
+ * Multi: per-node entries (a conductors[] entry's address and interface), looked up by node name at
+ * start, and the slot agents' preferences. Read at start (the preferences at each claim): a change
+ * here restarts no pod but the containers of the node whose entry changed (the wrapper's watch).
+ * A node without an entry, or whose entry only pins a slot, finds its address itself.
  */
 export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> {
     const data: Record<string, string> = {};
     for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
-        const keys = nodeKeys(c.node);
-        data[keys.env] = renderEnvFile(c.env ?? {});
-        if (c.dnsmasqConf) data[keys.dnsmasqConf] = c.dnsmasqConf;
+        if (c.env && Object.keys(c.env).length > 0) data[nodeKeys(c.node).env] = renderEnvFile(c.env);
     }
     if (plan.dhcpSlots) data[SLOT_PREFERENCES_KEY] = slotPreferences(plan);
     return data;
@@ -50,7 +49,14 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
  * rolls every pod, as it must.
  */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
-    const data: Record<string, string> = { [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper(), [CONDUCTOR_PATHS.certMinter]: readAsset(CONDUCTOR_PATHS.certMinter) };
+    const templates = nodeTemplates(plan.config);
+    const data: Record<string, string> = {
+        [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper(),
+        [CONDUCTOR_PATHS.certMinter]: readAsset(CONDUCTOR_PATHS.certMinter),
+        [CONDUCTOR_PATHS.addressFinder]: readAsset(CONDUCTOR_PATHS.addressFinder),
+        [CONDUCTOR_PATHS.nodeEnvTemplate]: templates.env,
+        ...(templates.dnsmasqConf ? { [CONDUCTOR_PATHS.nodeDnsmasqTemplate]: templates.dnsmasqConf } : {}),
+    };
     if (plan.dhcpEnabled) {
         data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
         data[PRUNER_SCRIPT] = renderPrunerScript();

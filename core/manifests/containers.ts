@@ -25,7 +25,7 @@ export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], t
         name: "ironic",
         image: plan.config.images.ironic,
         command: topology.command([COMMANDS.ironic]),
-        env: [...topology.wrapperEnv(NODE_CERT_DIRS), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
+        env: [...topology.wrapperEnv("ironic", NODE_CERT_DIRS), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
         // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
@@ -42,7 +42,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
         name: "httpd",
         image: plan.config.images.ironic,
         command: topology.command([COMMANDS.httpd]),
-        env: [...topology.wrapperEnv(NODE_CERT_DIRS), ...sortedEnv(plan.commonEnv)],
+        env: [...topology.wrapperEnv("httpd", NODE_CERT_DIRS), ...sortedEnv(plan.commonEnv)],
         securityContext: restrictedSecurityContext(),
         ports: [
             { name: "ironic-api", containerPort: p.api, hostPort: p.api, protocol: "TCP" },
@@ -100,7 +100,7 @@ const LISTENS = "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '";
  */
 export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], startScript: string, topology: PodTopology): Container {
     const slots = usesSlotAgents(plan);
-    const env = [...topology.wrapperEnv([]), ...(slots ? slotAgentEnv(plan, SLOT_STATUS_FILE) : [])];
+    const env = [...topology.wrapperEnv("dnsmasq"), ...(slots ? slotAgentEnv(plan, SLOT_STATUS_FILE) : [])];
     const start = [COMMANDS.shell, startScript];
     return {
         name: "dnsmasq",
@@ -138,7 +138,7 @@ export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[
         image: plan.config.images.ironic,
         command: topology.command([COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${PRUNER_SCRIPT}`]),
         env: [
-            ...topology.wrapperEnv([]),
+            ...topology.wrapperEnv("dhcp-pruner"),
             ...sortedEnv({
                 [PRUNER_ENV.apiUrl]: plan.urls.apiInCluster,
                 [PRUNER_ENV.caFile]: `${PATHS.certsIronicCa}/tls.crt`,

@@ -1,20 +1,21 @@
 /**
  * The per-topology part of the Ironic pod that is not a volume (volumes.ts holds those): how a
  * container is started and where the pod runs. `single` starts commands as they are; `multi` starts
- * them through the conductor wrapper, which resolves this node's entry by NODE_NAME, and runs only
- * on the labelled conductor nodes.
+ * them through the conductor wrapper, which finds this node's address (or takes its conductors[]
+ * entry's, by NODE_NAME), and runs on every node `placement.nodeSelector` selects (by default the
+ * control-plane nodes).
  */
 import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { conductorCertSanWords } from "../plan/certificates";
-import { CONDUCTOR_NODE_LABEL, conductorLabelValue } from "../plan/names";
+import { CONTROL_PLANE_ROLE } from "../config/defaults";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
 
 export interface PodTopology {
     /** The container command that runs `command` in this topology. */
     command(command: string[]): string[];
-    /** Environment the start wrapper reads; `certDirs` get the certificate it mints. Empty for single. */
-    wrapperEnv(certDirs: string[]): EnvVar[];
+    /** Environment the start wrapper of `container` reads; `certDirs` get the certificate it mints. Empty for single. */
+    wrapperEnv(container: string, certDirs?: string[]): EnvVar[];
     /** Added to the configured node selector. */
     nodeSelector: Record<string, string>;
 }
@@ -29,22 +30,26 @@ export function multiTopology(plan: IronicPlan): PodTopology {
     const wrapper = `${CONDUCTOR_PATHS.scripts}/${CONDUCTOR_PATHS.wrapper}`;
     return {
         command: (command) => [COMMANDS.shell, wrapper, ...command],
-        wrapperEnv: (certDirs) => [
+        wrapperEnv: (container, certDirs = []) => [
             { name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
             { name: WRAPPER_ENV.namespace, value: plan.namespace },
             { name: WRAPPER_ENV.configMap, value: plan.names.nodeDataConfigMap },
             { name: WRAPPER_ENV.dataDir, value: CONDUCTOR_PATHS.nodeData },
+            { name: WRAPPER_ENV.scriptsDir, value: CONDUCTOR_PATHS.scripts },
+            { name: WRAPPER_ENV.runDir, value: `${CONDUCTOR_PATHS.run}/${container}` },
+            { name: WRAPPER_ENV.python, value: COMMANDS.python },
+            ...(plan.config.provisioning.interface ? [{ name: WRAPPER_ENV.defaultInterface, value: plan.config.provisioning.interface }] : []),
+            { name: WRAPPER_ENV.cidr, value: plan.config.provisioning.cidr },
             ...(certDirs.length > 0
                 ? [
                       { name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") },
                       { name: WRAPPER_ENV.caDir, value: CONDUCTOR_PATHS.conductorCa },
-                      { name: WRAPPER_ENV.scriptsDir, value: CONDUCTOR_PATHS.scripts },
-                      { name: WRAPPER_ENV.python, value: COMMANDS.python },
                       { name: WRAPPER_ENV.certSans, value: conductorCertSanWords(plan).join(" ") },
                   ]
                 : []),
         ],
-        nodeSelector: { [CONDUCTOR_NODE_LABEL]: conductorLabelValue(plan.namespace, plan.name) },
+        // Every node the placement selects runs a conductor, listed in conductors[] or not.
+        nodeSelector: Object.keys(plan.config.placement.nodeSelector).length > 0 ? {} : { [CONTROL_PLANE_ROLE]: "" },
     };
 }
 

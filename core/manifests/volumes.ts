@@ -69,7 +69,7 @@ export interface PodVolumes {
 function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[] } {
     const n = plan.names;
     if (plan.config.topology === "multi") {
-        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
+        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
         return {
             volumes: [
@@ -80,6 +80,8 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
                 fromConfigMap("node-data", n.nodeDataConfigMap),
                 fromSecret("conductor-ca", n.conductorCaSecret, { items: ["tls.crt", "tls.key"], defaultMode: 0o440 }),
                 fromConfigMap("scripts", n.scriptsConfigMap, { defaultMode: 0o555 }),
+                // Where each container's wrapper renders its node's files (environment, dnsmasq file).
+                fromEmptyDir("conductor-run"),
             ],
             // /certs/vmedia in the ironic container too: only then does the image hand BMCs the
             // virtual-media URL on the TLS port ([deploy]external_http_url), which httpd serves.
@@ -103,7 +105,7 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
     const data = [fromEmptyDir("dnsmasq-data"), fromEmptyDir("dnsmasq-tmp")];
     const own = [mount("shared", PATHS.shared), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
     if (plan.config.topology === "multi") {
-        const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
+        const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         return {
             // The pruner reads node ownership from the API with the API credentials; the slot
             // agent in front of dnsmasq claims its slot from the Kubernetes API with the token.

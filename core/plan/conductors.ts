@@ -9,7 +9,8 @@ import * as ipaddr from "ipaddr.js";
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, WRAPPER_ENV } from "../contract";
 import { ipToNumber } from "../ip";
-import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
+import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
+import { renderEnvFile } from "../render/envfile";
 import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
 import { sliceBounds } from "./slices";
 import { type DhcpSlotPlan, planDhcpSlots } from "./slots";
@@ -98,37 +99,73 @@ function singleConductor(config: StackConfig): ConductorPlan {
     };
 }
 
+/** What the start wrapper fills in the per-node templates with: the node's address and interface. */
+export const NODE_PLACEHOLDERS = { ip: "__CONDUCTOR_IP__", interface: "__CONDUCTOR_INTERFACE__" } as const;
+
+/** A per-node template filled in, as the start wrapper does at container start. */
+export function fillNodeTemplate(template: string, ip: string, iface: string): string {
+    return template.split(NODE_PLACEHOLDERS.ip).join(ip).split(NODE_PLACEHOLDERS.interface).join(iface);
+}
+
+/** The image's environment of a conductor on address `ip` and interface `iface`. */
+function nodeEnv(ip: string, iface: string): EnvMap {
+    return { [ENV.provisioningIp]: ip, [ENV.conductorHost]: ip, [ENV.provisioningInterface]: iface };
+}
+
+/** The dnsmasq options of a conductor on `ip`/`iface` (its range comes from the slot it holds). */
+function nodeDnsmasqOptions(config: StackConfig, ip: string, iface: string, range: DhcpRange & { size: number }): DnsmasqOptions {
+    const dhcp = config.provisioning.dhcp;
+    return {
+        header: `dnsmasq for a conductor of ${config.namespace}/${config.name} on ${ip} (${iface})`,
+        interface: iface,
+        serverIp: ip,
+        httpUrl: `http://${ip}:${config.ports.http}`,
+        range,
+        rangeFromSlot: RANGE_FROM_SLOT,
+        gateway: dhcp?.gateway,
+        dns: dhcp?.dns,
+        knownHostsOnly: { hostsDir: DHCP_PROVIDER_PATHS.hostsDir, optsDir: DHCP_PROVIDER_PATHS.optsDir },
+        leaseFile: DHCP_PROVIDER_PATHS.leaseFile,
+    };
+}
+
+/**
+ * Multi: the per-node files every pod renders at start from its node's address and interface
+ * (found on the node, or its conductors[] entry's): the image's environment and, with DHCP, the
+ * node's dnsmasq file (everything but the range, which its slot's file holds).
+ */
+export function nodeTemplates(config: StackConfig): { env: string; dnsmasqConf?: string } {
+    const { ip, interface: iface } = NODE_PLACEHOLDERS;
+    const dhcp = config.provisioning.dhcp;
+    const placeholderRange = { start: ip, end: ip, prefixLength: cidrParts(config.provisioning.cidr).prefixLength, leaseTime: dhcp?.leaseTime ?? "", size: 0 };
+    return {
+        env: renderEnvFile(nodeEnv(ip, iface)),
+        ...(dhcp ? { dnsmasqConf: renderDnsmasqConf(nodeDnsmasqOptions(config, ip, iface, placeholderRange)) } : {}),
+    };
+}
+
 function multiConductors(config: StackConfig, slices: DhcpSlotPlan | undefined): ConductorPlan[] {
-    const { name, namespace, ports, provisioning } = config;
+    const { provisioning } = config;
     const dhcp = provisioning.dhcp;
     const { prefixLength } = cidrParts(provisioning.cidr);
     return config.conductors.map((c) => {
         const iface = c.interface ?? provisioning.interface;
         const slice = slices?.slices.find((x) => x.node === c.name);
         const range = slice && dhcp ? { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } : undefined;
-        const opts: DnsmasqOptions | undefined = range
-            ? {
-                  header: `dnsmasq for conductor ${c.name} of ${namespace}/${name}`,
-                  interface: iface,
-                  serverIp: c.ip,
-                  httpUrl: `http://${c.ip}:${ports.http}`,
-                  range,
-                  rangeFromSlot: RANGE_FROM_SLOT,
-                  gateway: dhcp?.gateway,
-                  dns: dhcp?.dns,
-                  knownHostsOnly: { hostsDir: DHCP_PROVIDER_PATHS.hostsDir, optsDir: DHCP_PROVIDER_PATHS.optsDir },
-                  leaseFile: DHCP_PROVIDER_PATHS.leaseFile,
-              }
-            : undefined;
-        const env: EnvMap = { [ENV.provisioningIp]: c.ip, [ENV.conductorHost]: c.ip, [WRAPPER_ENV.nodeIp]: c.ip };
-        if (iface) env[ENV.provisioningInterface] = iface;
+        // Known before deployment only when the entry names the address; else the pod finds it.
+        const opts = range && c.ip && iface ? nodeDnsmasqOptions(config, c.ip, iface, range) : undefined;
+        // The node's entry: only what overrides what the pod would find itself.
+        const env: EnvMap = {};
+        if (c.ip) env[WRAPPER_ENV.nodeIp] = c.ip;
+        if (c.interface) env[WRAPPER_ENV.nodeInterface] = c.interface;
         return {
             node: c.name,
-            ip: c.ip,
+            ...(c.ip ? { ip: c.ip } : {}),
             interface: iface,
             slot: slice?.slot,
             slotSource: slice?.source,
             env,
+            ...(c.ip && iface ? { resolvedEnv: nodeEnv(c.ip, iface) } : {}),
             range,
             dnsmasqOptions: opts,
             dnsmasqConf: opts ? renderDnsmasqConf(opts) : undefined,

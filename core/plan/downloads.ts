@@ -21,7 +21,8 @@ export const LOOPBACK_NO_PROXY = ["localhost", "127.0.0.1"];
  * by ClusterIP.
  */
 export function defaultNoProxy(config: StackConfig): string[] {
-    const own = config.topology === "multi" ? config.conductors.map((c) => c.ip) : [config.provisioning.ip];
+    // Multi: the addresses the entries name; the others are found at start, inside the CIDR.
+    const own = config.topology === "multi" ? config.conductors.flatMap((c) => (c.ip ? [c.ip] : [])) : [config.provisioning.ip];
     return [...LOOPBACK_NO_PROXY, ".svc", `.${config.clusterDomain}`, config.provisioning.cidr, ...own].filter((x) => x !== "" && x !== ".");
 }
 

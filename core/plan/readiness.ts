@@ -16,7 +16,6 @@
  */
 import { createHash } from "crypto";
 
-import { ENV } from "../contract";
 import { READINESS_SCRIPT, readAsset } from "../render/assets";
 import type { IronicPlan } from "./types";
 
@@ -70,7 +69,8 @@ export interface ReadinessPlan {
 export function readinessPlan(plan: IronicPlan): ReadinessPlan | undefined {
     const c = plan.config;
     if (!c.readiness.enabled) return undefined;
-    const expected = c.topology === "multi" ? plan.conductors.map((cd) => cd.env?.[ENV.conductorHost] ?? cd.ip).sort() : [];
+    // Multi: the conductors whose address the config names (the others' is known only in their pods).
+    const expected = c.topology === "multi" ? plan.conductors.flatMap((cd) => (cd.ip ? [cd.ip] : [])).sort() : [];
     const url = new URL(plan.urls.apiInCluster);
     const env: ReadinessPlainEnv = {
         [READINESS_ENV.mode]: c.readiness.mode,

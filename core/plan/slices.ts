@@ -62,7 +62,7 @@ function countNote(req: SliceRequest): string {
         case "previous":
             return "provisioning.dhcp.slots is unset: the count of the previous run, kept";
         case "default":
-            return `provisioning.dhcp.slots is unset: the default for ${req.conductors.length} conductors, one more than their number`;
+            return `provisioning.dhcp.slots is unset: the default for ${req.conductors.length} listed conductors, 4 or one more than their number`;
     }
 }
 

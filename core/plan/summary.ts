@@ -13,7 +13,7 @@ export function topologySummary(plan: IronicPlan): TopologySummary {
         namespace: plan.namespace,
         conductors: plan.conductors.map((c) => ({
             node: c.node || "(any node)",
-            ip: c.ip,
+            ip: c.ip ?? `found at start on ${c.interface}`,
             ...(c.slot !== undefined ? { slot: c.slot } : {}),
             dhcpRange: c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : null,
         })),

@@ -15,13 +15,16 @@ export type OsloSetting = [string, string, string];
 export interface ConductorPlan {
     /** Kubernetes node name ("" for the single topology, which is not pinned to a node). */
     node: string;
-    ip: string;
+    /** Single: the provisioning IP. Multi: the entry's address; absent when the pod finds it at start. */
+    ip?: string;
     interface?: string;
     /** Multi: the DHCP slot and where it came from (a pin, the previous run, first-fit now). */
     slot?: number;
     slotSource?: SlotSource;
-    /** Multi: the node's own environment (provisioning IP, conductor host), resolved at start. */
+    /** Multi: the node's entry in the per-node ConfigMap, what overrides what the pod finds itself (address, interface). */
     env?: EnvMap;
+    /** Multi, address known: the image's environment the pod renders from it (provisioning IP, conductor host, interface). */
+    resolvedEnv?: EnvMap;
     /** DHCP slice this conductor's dnsmasq hands out. */
     range?: DhcpRange & { size: number };
     /** Inputs of the dnsmasq renderer and its output (absent without DHCP). */

@@ -1,6 +1,7 @@
 /**
  * `npm run plan -- --diff DIR` (tools/diff.ts): the object diff and the restart report, on the
- * scenarios a reviewer meets: add a node, change one node's IP, bump the Ironic image.
+ * scenarios a reviewer meets: list a node, change one node's IP, bump the Ironic image. Pods follow
+ * the cluster's nodes (the DaemonSet's placement), so the config never adds or removes a pod.
  */
 import { strict as assert } from "assert";
 import { spawnSync } from "child_process";
@@ -33,40 +34,45 @@ describe("plan --diff: what changes and what restarts", function () {
         previous = { ironicImage: await valueOf(first.outputs.ironicImage), state: await valueOf(first.outputs.state) };
     });
 
-    it("add a node: one new conductor pod, no restart; the diff shows its entries and its Node", async function () {
+    it("list a node: only its containers restart (its entry is new); the diff shows its entry and its preferred slot, no Node", async function () {
         const after = await objects({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5" }] }, previous);
-        assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: a new pod starts on cp-3 (node added); no other pod restarts"]);
+        assert.deepEqual(restartReport(base, after), [
+            "DaemonSet metal3/ironic: only the containers on cp-3 restart, if it runs a conductor (its own entry changed: ironic-conductors[cp-3.env]); pods on other nodes keep running",
+        ]);
         const changes = diffRenders(base, after);
-        assert.deepEqual(changes.find((c) => c.id === "Node/cp-3"), { id: "Node/cp-3", change: "added", fields: [] });
-        assert.deepEqual(changes.find((c) => c.id === "ConfigMap/metal3/ironic-conductors")!.fields, ['+ data["cp-3.dnsmasq.conf"]', '+ data["cp-3.env"]', '~ data["slot-preferences.json"]']);
+        assert.ok(!changes.some((c) => c.id.startsWith("Node/")), "the program patches no Node");
+        assert.deepEqual(changes.find((c) => c.id === "ConfigMap/metal3/ironic-conductors")!.fields, ['+ data["cp-3.env"]', '~ data["slot-preferences.json"]']);
         assert.equal(changes.find((c) => c.id === "DaemonSet/metal3/ironic"), undefined, "the pod template is untouched");
     });
 
-    it("file names follow the objects, not their positions: adding a node adds its file and renames none", async function () {
+    it("file names follow the objects, not their positions: listing a node adds no file and renames none", async function () {
         const before = (await renderOffline(haRaw, "ha")).files.map((f) => f.name);
         const after = (await renderOffline({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5" }] }, "ha", { previousOutputs: previous })).files.map((f) => f.name);
-        assert.deepEqual(after.filter((f) => !before.includes(f)), ["node/cp-3.yaml"]);
-        assert.deepEqual(before.filter((f) => !after.includes(f)), []);
-        assert.ok(before.includes("daemonset/metal3/ironic.yaml") && before.includes("node/cp-0.yaml"));
+        assert.deepEqual(after, before);
+        const noEntries = (await renderOffline({ ...haRaw, conductors: [] }, "ha")).files.map((f) => f.name);
+        assert.deepEqual(noEntries, before, "the same objects with no node listed");
+        assert.ok(before.includes("daemonset/metal3/ironic.yaml") && !before.some((f) => f.startsWith("node/")));
     });
 
-    it("remove a node: its pod stops, no other restarts", async function () {
+    it("unlist a node: only its containers restart (they find the address themselves); its pod stays", async function () {
         const after = await objects({ ...haRaw, conductors: conductors.filter((c) => c.name !== "cp-0") }, previous);
-        assert.deepEqual(restartReport(base, after), ["DaemonSet metal3/ironic: the pod on cp-0 stops (node removed); no other pod restarts"]);
+        assert.deepEqual(restartReport(base, after), [
+            "DaemonSet metal3/ironic: only the containers on cp-0 restart, if it runs a conductor (its own entry changed: ironic-conductors[cp-0.env]); pods on other nodes keep running",
+        ]);
     });
 
     it("change one node's IP: only that node's containers restart", async function () {
         const after = await objects({ ...haRaw, conductors: conductors.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.6" } : c)) }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 1, report.join("\n"));
-        assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart \(its own entries changed: ironic-conductors\[cp-1\.dnsmasq\.conf\], ironic-conductors\[cp-1\.env\]\); pods on other nodes keep running$/);
+        assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart, if it runs a conductor \(its own entry changed: ironic-conductors\[cp-1\.env\]\); pods on other nodes keep running$/);
     });
 
     it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
         const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 4, report.join("\n"));
-        assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(cp-0, cp-1, cp-2\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
+        assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(every node with node-role\.kubernetes\.io\/control-plane\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
         // The IPA cache's server runs in the ironic image; its downloaders' version keys do not change, so it downloads nothing.
         assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod restarts .*because of ~ spec\.template\.spec\.containers\[server\]\.image$/);
         assert.match(report[2], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
@@ -95,7 +101,7 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("ip: 172.22.0.3\n", "ip: 172.22.0.6\n"));
             const r = plan(["--stack", "ha", "--file", file, "--out", path.join(work, "next"), "--diff", path.join(work, "base")]);
             assert.equal(r.status, 0, r.stderr);
-            assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors\n    ~ data\["cp-1\.dnsmasq\.conf"\]\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
+            assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
             assert.equal(readRender(path.join(work, "base")).size, readRender(path.join(work, "next")).size);
             assert.doesNotMatch(r.stdout, /BEGIN (RSA |EC )?PRIVATE KEY|password: [^<]/);
             // A pull request's flow: the base render writes its outputs, the head renders as its next run.
@@ -108,7 +114,7 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
             const head = plan(["--stack", "ha", "--file", added, "--out", path.join(work, "head"), "--previous", baseOut, "--diff", path.join(work, "base2")]);
             assert.equal(head.status, 0, head.stderr);
-            assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: a new pod starts on cp-3 \(node added\); no other pod restarts\n/);
+            assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: only the containers on cp-3 restart, if it runs a conductor \(its own entry changed: ironic-conductors\[cp-3\.env\]\)/);
             const missing = plan(["--stack", "ha", "--out", path.join(work, "x"), "--diff", path.join(work, "nope")]);
             assert.notEqual(missing.status, 0);
             assert.match(missing.stderr, /--diff: .*nope is not a directory/);

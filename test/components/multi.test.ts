@@ -82,7 +82,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         const b = await renderOffline(withConductors((haRaw.conductors as any[]).map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.7" } : c))), "ha");
         const data = (r: typeof a) => r.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data;
         const changed = Object.keys(data(a)).filter((k) => data(a)[k] !== data(b)[k]);
-        assert.deepEqual(changed.sort(), ["cp-1.dnsmasq.conf", "cp-1.env"]);
+        assert.deepEqual(changed.sort(), ["cp-1.env"]);
         // No certificate names a node: changing one touches no TLS resource.
         const tlsInputs = (r: typeof a) => r.resources.filter((x) => x.type.startsWith("tls:")).map((x) => [x.name, x.inputs]);
         assert.deepEqual(tlsInputs(a), tlsInputs(b));
@@ -105,17 +105,19 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual((pod.initContainers ?? []).filter((c: any) => c.volumeMounts.some((m: any) => m.name === "conductor-ca")), []);
     });
 
-    it("labels exactly the configured nodes and selects that label, tolerating control-plane taints", async function () {
+    it("runs on every control-plane node, tolerating its taints, and patches no Node; listed or not, the objects are the same", async function () {
         const r = await renderOffline(haRaw, "ha");
-        const patches = r.objects.filter((o) => o.kind === "Node");
-        assert.deepEqual(patches.map((p) => [p.metadata.name, p.metadata.labels]), [
-            ["cp-0", { "metal3-ironic.metal3.io/conductor": "metal3.ironic" }],
-            ["cp-1", { "metal3-ironic.metal3.io/conductor": "metal3.ironic" }],
-            ["cp-2", { "metal3-ironic.metal3.io/conductor": "metal3.ironic" }],
-        ]);
+        assert.deepEqual(r.objects.filter((o) => o.kind === "Node"), []);
         const pod = r.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
-        assert.deepEqual(pod.nodeSelector, { "metal3-ironic.metal3.io/conductor": "metal3.ironic" });
+        assert.deepEqual(pod.nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
         assert.ok(pod.tolerations.some((t: any) => t.key === "node-role.kubernetes.io/control-plane"));
+        // No node listed: the same pod template; the per-node ConfigMap holds only the preferences.
+        const bare = await renderOffline({ ...haRaw, conductors: [] }, "ha");
+        assert.deepEqual(bare.objects.find((o) => o.kind === "DaemonSet"), r.objects.find((o) => o.kind === "DaemonSet"));
+        assert.deepEqual(Object.keys(bare.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data), ["slot-preferences.json"]);
+        // placement.nodeSelector picks the nodes instead.
+        const picked = await renderOffline({ ...haRaw, placement: { nodeSelector: { "example.com/ironic": "yes" } } }, "ha");
+        assert.deepEqual(picked.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec.nodeSelector, { "example.com/ironic": "yes" });
     });
 
     it("enables JSON-RPC with its own credentials, the dnsmasq provider with the shared dirs, and the shared DB", async function () {

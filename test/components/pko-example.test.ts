@@ -162,7 +162,7 @@ describe("Pulumi Kubernetes Operator example (examples/pko)", function () {
 
     it("every other object is valid against the Kubernetes schema", async function () {
         const others = objects.filter((o) => o.kind !== "Stack");
-        assert.deepEqual(others.map((o) => o.kind).sort(), ["ClusterRole", "ClusterRoleBinding", "ClusterRoleBinding", "Namespace", "Namespace", "Role", "RoleBinding", "Secret", "ServiceAccount"]);
+        assert.deepEqual(others.map((o) => o.kind).sort(), ["ClusterRoleBinding", "Namespace", "Namespace", "Role", "RoleBinding", "Secret", "ServiceAccount"]);
         const errors: string[] = [];
         for (const o of others) {
             const e = await kubernetesSchemaError(o);
@@ -180,7 +180,7 @@ describe("Pulumi Kubernetes Operator example (examples/pko)", function () {
         assert.deepEqual([sa.metadata.name, sa.metadata.namespace], [stack.spec.serviceAccountName, ns]);
         const bindings = objects.filter((o) => o.kind.endsWith("Binding"));
         for (const b of bindings) assert.deepEqual(b.subjects, [{ kind: "ServiceAccount", name: sa.metadata.name, namespace: ns }], b.metadata.name);
-        assert.deepEqual(bindings.map((b) => b.roleRef.name).sort(), ["metal3-ironic-deployer", "metal3-ironic-deployer-nodes", "system:auth-delegator"]);
+        assert.deepEqual(bindings.map((b) => b.roleRef.name).sort(), ["metal3-ironic-deployer", "system:auth-delegator"]);
         const ref = stack.spec.envRefs.PULUMI_ACCESS_TOKEN.secret;
         const secret = objects.find((o) => o.kind === "Secret" && o.metadata.name === ref.name)!;
         assert.equal(secret.metadata.namespace, ns);
@@ -197,15 +197,13 @@ describe("Pulumi Kubernetes Operator example (examples/pko)", function () {
         const r = await renderOffline(config, "prod");
         assert.ok(r.objects.length >= 10);
         const role = objects.find((o) => o.kind === "Role")!;
-        const clusterRole = objects.find((o) => o.kind === "ClusterRole")!;
         const missing: string[] = [];
         const manage = ["get", "list", "watch", "create", "update", "patch", "delete"];
         for (const o of r.objects) {
             const [group, resource] = [groupOf(o.apiVersion), resourceOf(o.kind)];
-            // Node entries are server-side-apply patches of existing Nodes (labels only).
-            const [rules, verbs] = o.kind === "Node" ? [clusterRole.rules, ["get", "patch"]] : [role.rules, manage];
-            if (o.kind !== "Node") assert.equal(o.metadata.namespace, config.namespace, `${o.kind}/${o.metadata.name}`);
-            for (const v of grants(rules, group, resource, verbs)) missing.push(`${v} ${group || "core"}/${resource}`);
+            // Everything is in the program's namespace: nothing cluster-scoped to grant.
+            assert.equal(o.metadata.namespace, config.namespace, `${o.kind}/${o.metadata.name}`);
+            for (const v of grants(role.rules, group, resource, manage)) missing.push(`${v} ${group || "core"}/${resource}`);
         }
         for (const read of r.reads) {
             const [, groupVersion, kind] = read.type.split(":");
@@ -213,7 +211,8 @@ describe("Pulumi Kubernetes Operator example (examples/pko)", function () {
             for (const v of grants(role.rules, group, resourceOf(kind), ["get"])) missing.push(`${v} ${group || "core"}/${resourceOf(kind)} (read)`);
         }
         assert.deepEqual([...new Set(missing)], []);
-        assert.ok(r.objects.some((o) => o.kind === "Node"), "multi topology: node label patches are covered by the ClusterRole");
+        assert.equal(config.topology, "multi");
+        assert.ok(!r.objects.some((o) => o.kind === "Node"), "multi topology patches no Node: the deployer needs no ClusterRole of its own");
         // The check can fail: a Role without daemonsets does not grant creating the conductors.
         const without = role.rules.map((rule: any) => ({ ...rule, resources: rule.resources.filter((x: string) => x !== "daemonsets") }));
         assert.deepEqual(grants(without, "apps", "daemonsets", ["create"]), ["create"]);

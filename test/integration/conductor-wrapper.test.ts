@@ -1,6 +1,7 @@
 /**
- * The multi-conductor start wrapper, run by real bash: it resolves the node's entry, fails with
- * what to add when there is none, mints the container's certificate from the conductor CA with
+ * The multi-conductor start wrapper, run by real bash: it takes the node's address from its entry
+ * or finds it on the node (conductor-address.py, real `ip` in a network namespace), renders the
+ * node's files from the templates, mints the container's certificate from the conductor CA with
  * the real conductor-cert.py (Debian's python3-cryptography here; the image's release from PyPI in
  * conductor-cert.test.ts), and restarts its container only when this node's data or the conductor
  * CA changes.
@@ -13,8 +14,12 @@ import * as path from "path";
 import { renderConductorWrapper } from "../../core/plan/conductor";
 import { renderEnvFile } from "../../core/render/envfile";
 import { readAsset } from "../../core/render/assets";
+import { fillNodeTemplate, nodeTemplates } from "../../core/plan/conductors";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
-import { requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { configOf, haRaw } from "../unit/plan/support";
+
+const templates = nodeTemplates(configOf(haRaw));
 
 describe("conductor start wrapper (bash)", function () {
     this.timeout(30000);
@@ -32,9 +37,11 @@ describe("conductor start wrapper (bash)", function () {
         wrapper = path.join(dir, "conductor-start.sh");
         fs.writeFileSync(wrapper, renderConductorWrapper());
         for (const d of ["data", "ca", "scripts", "out-a", "out-b"]) fs.mkdirSync(path.join(dir, d));
-        fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ PROVISIONING_IP: "172.22.0.3", IRONIC_CONDUCTOR_HOST: "172.22.0.3", CONDUCTOR_NODE_IP: "172.22.0.3", ODD: "it's $HOME" }));
-        fs.writeFileSync(path.join(dir, "data", "cp-2.env"), renderEnvFile({ PROVISIONING_IP: "172.22.0.4", CONDUCTOR_NODE_IP: "172.22.0.4" }));
-        fs.writeFileSync(path.join(dir, "scripts", "conductor-cert.py"), readAsset("conductor-cert.py"));
+        fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.3", ODD: "it's $HOME" }));
+        fs.writeFileSync(path.join(dir, "data", "cp-2.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.4" }));
+        for (const f of ["conductor-cert.py", "conductor-address.py"] as const) fs.writeFileSync(path.join(dir, "scripts", f), readAsset(f));
+        fs.writeFileSync(path.join(dir, "scripts", "node.env.template"), templates.env);
+        fs.writeFileSync(path.join(dir, "scripts", "node.dnsmasq.conf.template"), templates.dnsmasqConf!);
         root = makeCa(path.join(dir, "root"));
         makeIntermediate(root, path.join(dir, "ca"));
         env = {
@@ -47,15 +54,21 @@ describe("conductor start wrapper (bash)", function () {
             CONDUCTOR_SCRIPTS_DIR: path.join(dir, "scripts"),
             CONDUCTOR_PYTHON: "/usr/bin/python3",
             CONDUCTOR_CERT_SANS: "DNS:ironic DNS:ironic.metal3.svc",
+            CONDUCTOR_RUN_DIR: path.join(dir, "run", "ironic"),
+            CONDUCTOR_DEFAULT_INTERFACE: "eth1",
+            CONDUCTOR_CIDR: "172.22.0.0/24",
+            CONDUCTOR_ADDRESS_WAIT: "0",
             CONDUCTOR_CERT_DIRS: `${path.join(dir, "out-a")} ${path.join(dir, "out-b")}`,
             CONDUCTOR_WATCH_INTERVAL: "0.2",
         };
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    it("exports the node's environment (quoted safely) and mints one certificate for the node's address into every cert dir", function () {
-        const r = run("bash", [wrapper, "bash", "-c", 'echo "$PROVISIONING_IP|$IRONIC_CONDUCTOR_HOST|$ODD"'], { env });
-        assert.equal(r.stdout.trim().split("\n").pop(), "172.22.0.3|172.22.0.3|it's $HOME");
+    it("exports the node's environment from its entry's address (quoted safely), renders its dnsmasq file, and mints one certificate for that address into every cert dir", function () {
+        const r = run("bash", [wrapper, "bash", "-c", 'echo "$PROVISIONING_IP|$IRONIC_CONDUCTOR_HOST|$PROVISIONING_INTERFACE|$ODD"'], { env });
+        assert.equal(r.stdout.trim().split("\n").pop(), "172.22.0.3|172.22.0.3|eth1|it's $HOME");
+        assert.doesNotMatch(r.stdout, /found on the node/, "the entry's address is taken as it is");
+        assert.equal(fs.readFileSync(path.join(dir, "run", "ironic", "dnsmasq.conf"), "utf8"), fillNodeTemplate(templates.dnsmasqConf!, "172.22.0.3", "eth1"));
         const crt = fs.readFileSync(path.join(dir, "out-a", "tls.crt"), "utf8");
         for (const f of ["tls.crt", "tls.key"]) assert.equal(fs.readFileSync(path.join(dir, "out-b", f), "utf8"), fs.readFileSync(path.join(dir, "out-a", f), "utf8"), `out-b/${f}`);
         assert.equal(fs.statSync(path.join(dir, "out-a", "tls.key")).mode & 0o777, 0o600);
@@ -85,22 +98,88 @@ describe("conductor start wrapper (bash)", function () {
         assert.ok(!fs.existsSync(path.join(dir, "out-a", "tls.crt")), "nothing written");
     });
 
-    it("fails when the node's entry names no address for its certificate", function () {
-        fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ PROVISIONING_IP: "172.22.0.3" }));
-        const r = run("bash", [wrapper, "true"], { env, allowFail: true });
+    it("a node without an address in its entry, on a machine without the interface: fails naming the interface and the keys to set", function () {
+        const r = run("bash", [wrapper, "true"], { env: { ...env, NODE_NAME: "cp-9", CONDUCTOR_DEFAULT_INTERFACE: "m3inope0" }, allowFail: true });
         assert.equal(r.status, 1);
-        assert.match(r.stderr, /node cp-1's entry sets no CONDUCTOR_NODE_IP/);
+        assert.match(r.stderr, /conductor-address: interface 'm3inope0' not found .*; set provisioning\.interface, or conductors\[\]\.interface for this node/);
+        assert.match(r.stderr, /FATAL: node cp-9: no provisioning address/);
+        const none = run("bash", [wrapper, "true"], { env: { ...env, NODE_NAME: "cp-9", CONDUCTOR_DEFAULT_INTERFACE: "" }, allowFail: true });
+        assert.equal(none.status, 1);
+        assert.match(none.stderr, /FATAL: node cp-9: no usable provisioning interface \(''\); set provisioning\.interface/);
+    });
+
+    describe("in a network namespace: the node's address found on its interface", function () {
+        const lab = new NetnsLab();
+        let ns = "";
+        before(function () {
+            requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
+            ns = lab.addNamespace("wr");
+            const sw = lab.addNamespace("wrs");
+            const br = lab.addBridge(sw, "wrb");
+            lab.plug(ns, "wr", sw, br, { cidr: "172.22.0.7/24", rename: "eth1" });
+            // A VIP on the same interface (a /32 inside the CIDR) and an address of another network.
+            run("ip", ["-n", ns, "addr", "add", "172.22.0.250/32", "dev", "eth1"]);
+            run("ip", ["-n", ns, "addr", "add", "10.9.0.7/24", "dev", "eth1"]);
+        });
+        after(() => lab.destroy());
+        const inNs = (args: string[], extra: NodeJS.ProcessEnv = {}) => run("ip", ["netns", "exec", ns, "bash", wrapper, ...args], { env: { ...env, NODE_NAME: "cp-9", ...extra }, allowFail: true });
+
+        it("a node with no entry takes the one address of provisioning.interface inside the CIDR (not the /32 VIP), and everything follows from it", function () {
+            const r = inNs(["bash", "-c", 'echo "$PROVISIONING_IP|$IRONIC_CONDUCTOR_HOST|$PROVISIONING_INTERFACE"']);
+            assert.equal(r.status, 0, r.stderr);
+            assert.match(r.stdout, /node cp-9: provisioning address 172\.22\.0\.7 on eth1, found on the node \(no address in its entry of ConfigMap metal3\/ironic-conductors\)/);
+            assert.equal(r.stdout.trim().split("\n").pop(), "172.22.0.7|172.22.0.7|eth1");
+            assert.equal(fs.readFileSync(path.join(dir, "run", "ironic", "dnsmasq.conf"), "utf8"), fillNodeTemplate(templates.dnsmasqConf!, "172.22.0.7", "eth1"));
+            const text = run("openssl", ["x509", "-noout", "-ext", "subjectAltName", "-in", path.join(dir, "out-a", "tls.crt")]).stdout;
+            assert.match(text, /IP Address:172\.22\.0\.7, DNS:cp-9,/, "the certificate names the found address");
+        });
+
+        it("two addresses of the network on the interface: refused, naming both and conductors[].ip", function () {
+            run("ip", ["-n", ns, "addr", "add", "172.22.0.8/24", "dev", "eth1"]);
+            try {
+                const r = inNs(["true"]);
+                assert.equal(r.status, 1);
+                assert.match(r.stderr, /eth1 has several addresses inside 172\.22\.0\.0\/24: 172\.22\.0\.7\/24, 172\.22\.0\.8\/24; set conductors\[\]\.ip for this node/);
+            } finally {
+                run("ip", ["-n", ns, "addr", "del", "172.22.0.8/24", "dev", "eth1"]);
+            }
+        });
+
+        it("no address inside the CIDR yet: waits up to CONDUCTOR_ADDRESS_WAIT for one to appear (a NIC coming up), then goes on", async function () {
+            run("ip", ["-n", ns, "addr", "del", "172.22.0.7/24", "dev", "eth1"]);
+            const child = spawn("ip", ["netns", "exec", ns, "bash", wrapper, "bash", "-c", 'echo "got $PROVISIONING_IP"'], { env: { ...env, NODE_NAME: "cp-9", CONDUCTOR_ADDRESS_WAIT: "30" } });
+            let out = "";
+            child.stdout.on("data", (d) => (out += d));
+            child.stderr.on("data", (d) => (out += d));
+            const done = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
+            await new Promise((r) => setTimeout(r, 3000));
+            assert.match(out, /eth1 has no address inside 172\.22\.0\.0\/24 with a prefix of at most \/24 \(it has: 172\.22\.0\.250\/32, 10\.9\.0\.7\/24\)/);
+            run("ip", ["-n", ns, "addr", "add", "172.22.0.7/24", "dev", "eth1"]);
+            assert.equal(await done, 0, out);
+            assert.match(out, /got 172\.22\.0\.7/);
+        });
+
+        it("restarts its container when the address found on the node changes", async function () {
+            const child = spawn("ip", ["netns", "exec", ns, "bash", wrapper, "sleep", "60"], { env: { ...env, NODE_NAME: "cp-9" } });
+            let out = "";
+            child.stdout.on("data", (d) => (out += d));
+            child.stderr.on("data", (d) => (out += d));
+            const done = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
+            await new Promise((r) => setTimeout(r, 2500));
+            run("ip", ["-n", ns, "addr", "del", "172.22.0.7/24", "dev", "eth1"]);
+            run("ip", ["-n", ns, "addr", "add", "172.22.0.17/24", "dev", "eth1"]);
+            try {
+                assert.equal(await done, 0, out);
+                assert.match(out, /per-node data of cp-9, its address or the conductor CA changed: restarting/);
+            } finally {
+                run("ip", ["-n", ns, "addr", "del", "172.22.0.17/24", "dev", "eth1"]);
+                run("ip", ["-n", ns, "addr", "add", "172.22.0.7/24", "dev", "eth1"]);
+            }
+        });
     });
 
     it("passes the command's exit status through", function () {
         assert.equal(run("bash", [wrapper, "bash", "-c", "exit 7"], { env, allowFail: true }).status, 7);
-    });
-
-    it("fails on a node without an entry and says what to add to stack config", function () {
-        const r = run("bash", [wrapper, "true"], { env: { ...env, NODE_NAME: "cp-9" }, allowFail: true });
-        assert.equal(r.status, 1);
-        assert.match(r.stderr, /node cp-9 has no conductor entry in ConfigMap metal3\/ironic-conductors/);
-        assert.match(r.stderr, /pulumi config set --path 'metal3-ironic:conductors\[N\]\.name' cp-9/);
     });
 
     function start(): { exited: Promise<{ code: number | null; out: string }>; kill: () => void; alive: () => boolean } {
@@ -128,7 +207,7 @@ describe("conductor start wrapper (bash)", function () {
         const t0 = Date.now();
         const { code, out } = await w.exited;
         assert.equal(code, 0);
-        assert.match(out, /per-node data of cp-1 or the conductor CA changed: restarting/);
+        assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
         assert.ok(Date.now() - t0 < 5000);
     });
 
@@ -140,7 +219,7 @@ describe("conductor start wrapper (bash)", function () {
         const { code, out } = await w.exited;
         assert.equal(code, 0);
         assert.match(out, /conductor-cert: minted .*out-a\/tls\.crt for cp-1 \(IP:172\.22\.0\.3, DNS:cp-1, DNS:ironic, DNS:ironic\.metal3\.svc\)/);
-        assert.match(out, /per-node data of cp-1 or the conductor CA changed: restarting/);
+        assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
     });
 
     it("forwards SIGTERM to the command", async function () {

@@ -169,7 +169,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 host,
                 env,
                 {
-                    pxe: { tftp_server: c.ip },
+                    pxe: { tftp_server: c.ip! },
                     deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` },
                 },
                 files,

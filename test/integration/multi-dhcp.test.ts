@@ -128,7 +128,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
 
     /** Place the entry Ironic's provider writes when `owner` prepares boot for the host. */
     function own(owner: Node) {
-        fs.writeFileSync(path.join(owner.dir, "optsdir", `ironic-${nodeUuid}.conf`), ironicOptsFile(tag, owner.plan.ip, httpPort));
+        fs.writeFileSync(path.join(owner.dir, "optsdir", `ironic-${nodeUuid}.conf`), ironicOptsFile(tag, owner.plan.ip!, httpPort));
         fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), ironicHostFile(KNOWN_MAC, tag));
     }
     /** What Ironic's cleanup leaves behind: the host file rewritten to ignore, the opts file gone. */

@@ -23,6 +23,9 @@ import { ApiBridge, canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDi
 import { Cluster } from "../e2e/harness";
 import { requireToolchain } from "../e2e/toolchain";
 
+/** A node the test knows in full, whether or not the stack config lists it. */
+type KnownNode = ConductorPlan & { ip: string; interface: string; slot: number };
+
 interface Stack {
     raw: RawConfig;
     plan: IronicPlan;
@@ -30,8 +33,8 @@ interface Stack {
     cluster: ClusterData;
 }
 
-async function renderStack(file: string, stack: string): Promise<Stack> {
-    const raw = readStackConfig(file);
+async function renderStack(file: string, stack: string, edit: (raw: RawConfig) => RawConfig = (r) => r): Promise<Stack> {
+    const raw = edit(readStackConfig(file));
     const r = validateConfig(raw);
     if (!r.ok) throw new Error(JSON.stringify(r.issues));
     return { raw, plan: buildPlan(r.config), ...(await renderWithRealSecrets(raw, stack)) };
@@ -156,7 +159,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     const net = new NetnsLab();
     let work = "";
     let s: Stack;
-    const pods: { node: ConductorPlan; pod: PodRunner; ns: string; ifname: string }[] = [];
+    const pods: { node: KnownNode; pod: PodRunner; ns: string; ifname: string }[] = [];
+    /**
+     * The three control-plane nodes as Pulumi.ha.yaml lists them (address, interface, slot, slice),
+     * what the test expects. The stack deployed lists cp-0 in full, cp-1 by name only and cp-2 not
+     * at all: those two find their address on their interface, and cp-2 claims the free slot.
+     */
+    let known: KnownNode[] = [];
     let clientNs = "";
     let clientIf = "";
     const DB_IP = "172.22.0.250";
@@ -195,7 +204,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         podRunnerPrerequisites(this);
         requireToolchain(this);
         work = tmpDir("pods-ha");
-        s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha");
+        known = (await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha")).plan.conductors as KnownNode[];
+        s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, conductors: [(raw.conductors as any[])[0], { name: "cp-1" }] }));
+        assert.deepEqual(s.plan.conductors.map((c) => [c.node, c.ip]), [["cp-0", "172.22.0.2"], ["cp-1", undefined]]);
         kube = Cluster.up();
         kube.kubectl(["create", "namespace", s.plan.namespace]);
         // The rendered ServiceAccount, Role and RoleBinding of the slot agents, as the program creates them.
@@ -217,7 +228,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
         apiBridge = new ApiBridge(apiNs, CLUSTER_IP, 443, Number(server.port), path.join(work, "api-bridge.log"));
         const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
-        s.plan.conductors.forEach((c, i) => {
+        known.forEach((c, i) => {
             const ns = net.addNamespace(`h${i}`);
             const ifname = net.plug(ns, `h${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
             // The node reaches the kubernetes Service (kube-proxy's part) on the provisioning link.
@@ -279,13 +290,20 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("every node's dnsmasq starts through the start wrapper under its slot agent: each claims its preferred slot as a Lease and serves that slice", async function () {
+    it("every node's dnsmasq starts through the start wrapper under its slot agent: listed or not, each finds its address, claims a slot as a Lease and serves that slice", async function () {
         for (const { node, pod } of pods) {
             pod.startContainers(["dnsmasq"]);
             await pod.waitReady("dnsmasq");
             // Alive while the agent waits for a slot too: wait for dnsmasq's own start line.
             await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${node.node}'s dnsmasq serving DHCP`, 250);
-            assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot} held: started`), `${node.node}'s agent holds its preferred slot`);
+            // cp-0's entry names its address; cp-1 (name only) and cp-2 (no entry) find it on eth1.
+            const found = new RegExp(`node ${node.node}: provisioning address ${node.ip.replace(/\./g, "\\.")} on eth1, found on the node`);
+            if (node.node === "cp-0") assert.doesNotMatch(pod.logs("dnsmasq"), /found on the node/);
+            else assert.match(pod.logs("dnsmasq"), found, `${node.node} found its address`);
+            // Its dnsmasq file, rendered in the container from the template, is the one the plan gives a node listed with that address.
+            assert.equal(fs.readFileSync(path.join(pod.volumePath("conductor-run"), "dnsmasq", "dnsmasq.conf"), "utf8"), node.dnsmasqConf);
+            // cp-0 and cp-1 their remembered slots, cp-2 (unknown to the stack) the lowest one no node prefers.
+            assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot} held: started`), `${node.node}'s agent holds slot ${node.slot}`);
             assert.match(pod.logs("dnsmasq"), new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`), `${node.node} serves its slice`);
         }
         // The slot table in the API: one Lease per conductor, held by its pod, annotated with its node.
@@ -400,10 +418,10 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         for (const { pod } of pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
         const t0 = Date.now();
         for (;;) {
-            const r = api(s.plan.conductors[0].ip, "/v1/conductors");
+            const r = api(known[0].ip, "/v1/conductors");
             const alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
             if (alive.length === 3) {
-                assert.deepEqual(alive, s.plan.conductors.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
+                assert.deepEqual(alive, known.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
                 break;
             }
             if (Date.now() - t0 > 120000) assert.fail(`conductors alive: ${JSON.stringify(alive)} (${r.code} ${r.body})`);
@@ -413,7 +431,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("each conductor serves a certificate it minted at start for its own address from the conductor CA, which the stack CA verifies; none names another node", function () {
         const conductorCa = s.cluster.secrets[s.plan.names.conductorCaSecret]["tls.crt"];
-        const others = (ip: string) => s.plan.conductors.map((c) => c.ip).filter((x) => x !== ip);
+        const others = (ip: string) => known.map((c) => c.ip).filter((x) => x !== ip);
         for (const { node } of pods) {
             for (const port of [s.plan.config.ports.api, s.plan.config.ports.vmediaTls]) {
                 // The whole chain as served, checked the way IPA, BMO and the JSON-RPC peers check it: stack CA, this IP.
@@ -443,7 +461,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const t0 = Date.now();
         let hosts: string[] = [];
         for (;;) {
-            const r = api(s.plan.conductors[0].ip, "/v1/drivers");
+            const r = api(known[0].ip, "/v1/drivers");
             const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
             hosts = fake ? [...fake.hosts].sort() : [];
             if (hosts.length === 3) break;
@@ -453,16 +471,16 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await new Promise((res) => setTimeout(res, 4000));
         const owners = new Set<string>();
         for (let i = 0; i < 6; i++) {
-            const r = api(s.plan.conductors[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, driver: "fake-hardware" })]);
+            const r = api(known[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, driver: "fake-hardware" })]);
             assert.equal(r.code, 201, r.body);
         }
-        const nodes = JSON.parse(api(s.plan.conductors[0].ip, "/v1/nodes?detail=true").body).nodes;
+        const nodes = JSON.parse(api(known[0].ip, "/v1/nodes?detail=true").body).nodes;
         for (const n of nodes) owners.add(n.conductor);
         // 6 nodes on a ring of 3 all hash to one conductor with probability 3 × (1/3)^6 ≈ 0.4 %.
-        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}; conductors: ${api(s.plan.conductors[0].ip, "/v1/conductors").body}`);
+        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}; conductors: ${api(known[0].ip, "/v1/conductors").body}`);
         for (const n of nodes) {
             // A call that the API hands to the node's conductor over JSON-RPC.
-            const r = api(s.plan.conductors[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
+            const r = api(known[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
             assert.equal(r.code, 202, `${n.name} (conductor ${n.conductor}): ${r.body}`);
         }
     });

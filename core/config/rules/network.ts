@@ -31,7 +31,7 @@ export function provisioningNetwork(cidr: string): ProvisioningNetwork {
 
 /** Addresses Ironic itself serves on, with their keys: DHCP must never hand them out. */
 export function serverIps({ config: c, parsed }: RuleInput): [string, string][] {
-    if (c.topology === "multi") return (parsed.conductors ?? []).map((cd, i) => [`conductors[${i}].ip`, cd.ip] as [string, string]);
+    if (c.topology === "multi") return (parsed.conductors ?? []).flatMap((cd, i) => (cd.ip !== undefined ? [[`conductors[${i}].ip`, cd.ip] as [string, string]] : []));
     const ip = parsed.provisioning?.ip;
     return ip ? [["provisioning.ip", ip]] : [];
 }

@@ -23,7 +23,7 @@ export const provisioningRule: Rule = ({ config: c, parsed }, add) => {
     } else {
         checkHostIp("provisioning.ip", prov.ip);
     }
-    (parsed.conductors ?? []).forEach((cd, i) => checkHostIp(`conductors[${i}].ip`, cd.ip));
+    (parsed.conductors ?? []).forEach((cd, i) => cd.ip !== undefined && checkHostIp(`conductors[${i}].ip`, cd.ip));
 
     if (prov.keepalived && !prov.interface) {
         add("provisioning.interface", "required with provisioning.keepalived: true (keepalived puts the VIP provisioning.ip on this interface)");

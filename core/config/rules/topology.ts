@@ -1,4 +1,4 @@
-/** Topology: what `single` must not have, and what `multi` needs (nodes, a shared database, per-node certificates). */
+/** Topology: what `single` must not have, and what `multi` needs (nodes, a shared database, the stack CA). */
 import type { Rule } from "./rule";
 
 /**
@@ -14,12 +14,16 @@ export const topologyRule: Rule = ({ config: c, parsed, failed }, add) => {
         }
         return;
     }
-    if (!failed.has("conductors") && (parsed.conductors ?? []).length === 0) add("conductors", 'topology "multi" needs the control-plane nodes: a list of {name, ip} entries');
+    // Every node the DaemonSet lands on finds its address on this interface, unless its entry names both.
+    const pinned = (parsed.conductors ?? []).length > 0 && (parsed.conductors ?? []).every((cd) => cd.ip !== undefined && cd.interface !== undefined);
+    if (!failed.has("provisioning") && !c.provisioning.interface && !pinned) {
+        add("provisioning.interface", 'topology "multi" needs the provisioning network\'s interface on the conductor nodes: each conductor finds its address there and its dnsmasq serves it (conductors[].interface overrides it for one node)');
+    }
     if (!failed.has("database") && c.database.kind === "sqlite") {
         add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');
     }
     if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');
-    if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor gets its own certificate from the stack CA (its IP and name), which an existing Secret cannot provide');
+    if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor mints its own certificate (its IP and name) from a conductor CA that the stack CA signs, which an existing Secret cannot provide');
     for (const key of Object.keys(c.ironic.config)) {
         if (RESERVED_MULTI_OPTIONS.some((re) => re.test(key))) {
             add(`ironic.config.${key}`, 'set by this program in topology "multi" (DHCP ownership and JSON-RPC depend on it); remove it');

@@ -72,8 +72,8 @@ describe("config defaults", function () {
         assert.deepEqual([set.provisioning.dhcp!.slots, set.provisioning.dhcp!.reslice], [6, true]);
     });
 
-    it("the first run's slot count: one per conductor plus one, at least 2, at most 64", function () {
-        assert.deepEqual([0, 1, 2, 3, 7, 63, 64, 100].map(defaultDhcpSlots), [2, 2, 3, 4, 8, 64, 64, 64]);
+    it("the first run's slot count: 4 (three control-plane nodes and a replacement), one more than the listed conductors when more are listed, at most 64", function () {
+        assert.deepEqual([0, 1, 2, 3, 4, 7, 63, 64, 100].map(defaultDhcpSlots), [4, 4, 4, 4, 5, 8, 64, 64, 64]);
     });
 
     it("tolerates the control-plane and master NoSchedule taints unless tolerations are given", function () {

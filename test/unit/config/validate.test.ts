@@ -59,7 +59,8 @@ describe("stack config validation", function () {
                 "tls.existingSecret", // rules/tls
                 "tls.renewBeforeDays",
                 "conductors[1].name", // rules/conductors
-                "provisioning.keepalived", // rules/topology
+                "provisioning.interface", // rules/topology
+                "provisioning.keepalived",
                 "tls.mode",
                 "ironic.config.json_rpc.port",
                 "database.host", // rules/database

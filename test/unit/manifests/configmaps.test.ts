@@ -12,6 +12,9 @@ import {
 import { contentHash } from "../../../core/manifests/meta";
 import { readAsset } from "../../../core/render/assets";
 import { dev, devNoDhcp, ha, haNoDhcp, vmedia } from "./support";
+import { fillNodeTemplate } from "../../../core/plan/conductors";
+import { renderEnvFile } from "../../../core/render/envfile";
+import { haRaw, planOf } from "../plan/support";
 
 describe("manifests/configmaps", function () {
     describe("dnsmasq (single)", function () {
@@ -38,14 +41,18 @@ describe("manifests/configmaps", function () {
     });
 
     describe("nodeDataConfigMapData (multi)", function () {
-        it("per node, sorted by node: its env file and, with DHCP, its dnsmasq config; the slot agents' preferences", function () {
+        it("per listed node, sorted by node: its entry (address, interface override) only; the slot agents' preferences", function () {
             const data = nodeDataConfigMapData(ha);
-            assert.deepEqual(Object.keys(data), ["cp-0.env", "cp-0.dnsmasq.conf", "cp-1.env", "cp-1.dnsmasq.conf", "cp-2.env", "cp-2.dnsmasq.conf", "slot-preferences.json"]);
+            assert.deepEqual(Object.keys(data), ["cp-0.env", "cp-1.env", "cp-2.env", "slot-preferences.json"]);
             // A first run: every node's slot from first-fit, remembered so Leases keep them; no pins.
             assert.deepEqual(JSON.parse(data["slot-preferences.json"]), { pinned: {}, remembered: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } });
-            assert.doesNotMatch(data["cp-2.dnsmasq.conf"], /^dhcp-range=/m, "the range is the held slot's, not the node's");
-            assert.match(data["cp-0.env"], /^PROVISIONING_IP='172\.22\.0\.2'$/m);
-            assert.equal(data["cp-2.dnsmasq.conf"], ha.conductors.find((c) => c.node === "cp-2")!.dnsmasqConf);
+            assert.equal(data["cp-0.env"], "CONDUCTOR_NODE_IP='172.22.0.2'\n", "the address; the image's variables come from the template in every pod");
+            // An entry with nothing to override (a pin only) has no file: the node finds its address.
+            const pinOnly = planOf({ ...haRaw, conductors: [{ name: "cp-0", slot: 2 }, { name: "cp-1", ip: "172.22.0.3", interface: "eno2" }] });
+            const d2 = nodeDataConfigMapData(pinOnly);
+            assert.deepEqual(Object.keys(d2), ["cp-1.env", "slot-preferences.json"]);
+            assert.equal(d2["cp-1.env"], "CONDUCTOR_INTERFACE='eno2'\nCONDUCTOR_NODE_IP='172.22.0.3'\n");
+            assert.deepEqual(JSON.parse(d2["slot-preferences.json"]).pinned, { "cp-0": 2 });
             const reversed = { ...ha, conductors: [...ha.conductors].reverse() };
             assert.deepEqual(nodeDataConfigMapData(reversed), data, "independent of the conductor order");
         });
@@ -58,7 +65,7 @@ describe("manifests/configmaps", function () {
     describe("scripts (multi)", function () {
         it("the start wrapper and the certificate minter always; with DHCP also the dnsmasq start script, the pruner and the slot agent, byte for byte", function () {
             const data = scriptsConfigMapData(ha);
-            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "conductor-cert.py", "start-dnsmasq.sh", "dhcp-pruner.py", "dhcp-slot-agent.py", "slot-0.dnsmasq.conf", "slot-1.dnsmasq.conf", "slot-2.dnsmasq.conf", "slot-3.dnsmasq.conf"]);
+            assert.deepEqual(Object.keys(data), ["conductor-start.sh", "conductor-cert.py", "conductor-address.py", "node.env.template", "node.dnsmasq.conf.template", "start-dnsmasq.sh", "dhcp-pruner.py", "dhcp-slot-agent.py", "slot-0.dnsmasq.conf", "slot-1.dnsmasq.conf", "slot-2.dnsmasq.conf", "slot-3.dnsmasq.conf"]);
             assert.equal(data["conductor-start.sh"], readAsset("conductor-start.sh"));
             assert.equal(data["conductor-cert.py"], readAsset("conductor-cert.py"));
             assert.equal(data["dhcp-pruner.py"], readAsset("dhcp-pruner.py"));
@@ -67,7 +74,13 @@ describe("manifests/configmaps", function () {
             assert.match(data["slot-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.110,172\.22\.0\.159,255\.255\.255\.0,1h$/m);
             assert.equal(data["slot-2.dnsmasq.conf"].split("\n").filter((l) => l && !l.startsWith("#")).length, 1, "one dhcp-range line, nothing else");
             assert.equal(data["start-dnsmasq.sh"], ha.dnsmasqStartScript);
-            assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh", "conductor-cert.py"]);
+            assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh", "conductor-cert.py", "conductor-address.py", "node.env.template"]);
+            // The templates: filled in with a listed node's address and interface, they are the plan's files of that node.
+            assert.equal(data["node.env.template"], "IRONIC_CONDUCTOR_HOST='__CONDUCTOR_IP__'\nPROVISIONING_INTERFACE='__CONDUCTOR_INTERFACE__'\nPROVISIONING_IP='__CONDUCTOR_IP__'\n");
+            const cp2 = ha.conductors.find((c) => c.node === "cp-2")!;
+            assert.equal(fillNodeTemplate(data["node.dnsmasq.conf.template"], cp2.ip!, cp2.interface!), cp2.dnsmasqConf);
+            assert.equal(fillNodeTemplate(data["node.env.template"], cp2.ip!, cp2.interface!), renderEnvFile(cp2.resolvedEnv!));
+            assert.doesNotMatch(data["node.dnsmasq.conf.template"], /^dhcp-range=/m, "the range is the held slot's, not the node's");
         });
 
         it("scriptsConfigHash is the content hash of the data, and changes with a script", function () {

@@ -21,7 +21,9 @@ const WRAPPER = ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh"];
 const MOUNTS = [mount("shared", "/shared")];
 const envNames = (env: unknown): string[] => (env as EnvVar[]).map((e) => plain(e.name));
 const envValue = (env: unknown, name: string) => (env as EnvVar[]).find((e) => e.name === name)?.value;
-const WRAPPER_NAMES = ["NODE_NAME", "CONDUCTOR_NAMESPACE", "CONDUCTOR_CONFIGMAP", "CONDUCTOR_DATA_DIR"];
+const WRAPPER_NAMES = ["NODE_NAME", "CONDUCTOR_NAMESPACE", "CONDUCTOR_CONFIGMAP", "CONDUCTOR_DATA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_RUN_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_DEFAULT_INTERFACE", "CONDUCTOR_CIDR"];
+const MINTING = ["CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_CERT_SANS"];
+const W = WRAPPER_NAMES.length + MINTING.length;
 const isSorted = (xs: string[]) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
 
 describe("manifests/containers", function () {
@@ -47,9 +49,10 @@ describe("manifests/containers", function () {
             const c = ironicContainer(ha, MOUNTS, multiTopology(ha));
             assert.deepEqual(c.command, [...WRAPPER, "/bin/runironic"]);
             const names = envNames(c.env);
-            assert.deepEqual(names.slice(0, 9), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_CERT_SANS"]);
+            assert.deepEqual(names.slice(0, W), [...WRAPPER_NAMES, ...MINTING]);
+            assert.equal(envValue(c.env, "CONDUCTOR_RUN_DIR"), "/run/metal3-ironic/ironic");
             assert.equal(envValue(c.env, "CONDUCTOR_CERT_DIRS"), "/certs/ironic /certs/vmedia");
-            assert.ok(isSorted(names.slice(9)));
+            assert.ok(isSorted(names.slice(W)));
             assert.equal(envValue(c.env, "OS_DHCP__DHCP_PROVIDER"), "dnsmasq");
             assert.equal(envValue(c.env, "PROVISIONING_IP"), undefined, "each node's env file carries it");
         });
@@ -75,8 +78,8 @@ describe("manifests/containers", function () {
         it("multi: through the wrapper, minting its certificate", function () {
             const c = httpdContainer(ha, MOUNTS, multiTopology(ha));
             assert.deepEqual(c.command, [...WRAPPER, "/bin/runhttpd"]);
-            assert.deepEqual(envNames(c.env).slice(0, 9), [...WRAPPER_NAMES, "CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_CERT_SANS"]);
-            assert.deepEqual(envNames(c.env).slice(9), Object.keys(ha.commonEnv).sort());
+            assert.deepEqual(envNames(c.env).slice(0, W), [...WRAPPER_NAMES, ...MINTING]);
+            assert.deepEqual(envNames(c.env).slice(W), Object.keys(ha.commonEnv).sort());
         });
     });
 
@@ -155,7 +158,7 @@ describe("manifests/containers", function () {
     it("dhcp-pruner: the Python script through the wrapper, the API, CA, credentials, directories and timings", function () {
         const c = dhcpPrunerContainer(ha, MOUNTS, multiTopology(ha));
         assert.deepEqual(c.command, [...WRAPPER, "python3.12", "/etc/metal3-ironic/scripts/dhcp-pruner.py"]);
-        assert.deepEqual((c.env as EnvVar[]).slice(4), [
+        assert.deepEqual((c.env as EnvVar[]).slice(WRAPPER_NAMES.length), [
             { name: "PRUNER_API_URL", value: "https://ironic.metal3.svc:6385" },
             { name: "PRUNER_AUTH_DIR", value: "/auth/pruner" },
             { name: "PRUNER_CA_FILE", value: "/certs/ca/ironic/tls.crt" },
@@ -166,7 +169,7 @@ describe("manifests/containers", function () {
             { name: "PRUNER_OPTSDIR", value: "/shared/dnsmasq/optsdir.d" },
             { name: "PRUNER_REBALANCE_DELAY", value: "20" },
         ]);
-        assert.deepEqual(envNames(c.env).slice(0, 4), WRAPPER_NAMES);
+        assert.deepEqual(envNames(c.env).slice(0, WRAPPER_NAMES.length), WRAPPER_NAMES);
         assert.deepEqual(c.securityContext, restrictedSecurityContext());
         assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "48Mi" }, limits: { memory: "128Mi" } });
         // Liveness: the heartbeat the script touches on every poll is younger than 120 s.

@@ -47,10 +47,10 @@ describe("manifests/ironic", function () {
             }
         });
 
-        it("node selector: single keeps the configured one; multi adds the conductor label", function () {
+        it("node selector: single keeps the configured one; multi runs on the control-plane role unless placement picks nodes", function () {
             assert.deepEqual(ironicPodSpec(dev).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
             assert.equal(ironicPodSpec(vmedia).nodeSelector, undefined);
-            assert.deepEqual(ironicPodSpec(ha).nodeSelector, { "metal3-ironic.metal3.io/conductor": "metal3.ironic" });
+            assert.deepEqual(ironicPodSpec(ha).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
         });
 
         it("only dnsmasq and keepalived may escalate, and no container runs as root", function () {

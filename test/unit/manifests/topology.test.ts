@@ -4,11 +4,17 @@ import { strict as assert } from "assert";
 import { multiTopology, podTopology, SINGLE } from "../../../core/manifests/topology";
 import { dev, ha, vmedia } from "./support";
 
-const WRAPPER_ENV = [
+/** What every container's wrapper gets: its node, the entries, the scripts, its own run dir, where to find the address. */
+const wrapperEnv = (container: string) => [
     { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
     { name: "CONDUCTOR_NAMESPACE", value: "metal3" },
     { name: "CONDUCTOR_CONFIGMAP", value: "ironic-conductors" },
     { name: "CONDUCTOR_DATA_DIR", value: "/etc/metal3-ironic/conductors" },
+    { name: "CONDUCTOR_SCRIPTS_DIR", value: "/etc/metal3-ironic/scripts" },
+    { name: "CONDUCTOR_RUN_DIR", value: `/run/metal3-ironic/${container}` },
+    { name: "CONDUCTOR_PYTHON", value: "python3.12" },
+    { name: "CONDUCTOR_DEFAULT_INTERFACE", value: "eth1" },
+    { name: "CONDUCTOR_CIDR", value: "172.22.0.0/24" },
 ];
 
 describe("manifests/topology", function () {
@@ -21,7 +27,7 @@ describe("manifests/topology", function () {
 
     it("single: commands as they are, no wrapper environment, no extra node selector", function () {
         assert.deepEqual(SINGLE.command(["/bin/runironic"]), ["/bin/runironic"]);
-        assert.deepEqual(SINGLE.wrapperEnv(["/certs/ironic"]), []);
+        assert.deepEqual(SINGLE.wrapperEnv("ironic", ["/certs/ironic"]), []);
         assert.deepEqual(SINGLE.nodeSelector, {});
     });
 
@@ -31,19 +37,19 @@ describe("manifests/topology", function () {
     });
 
     it("multi: the node name from the downward API and the wrapper's settings; certificate dirs only when asked", function () {
-        assert.deepEqual(multiTopology(ha).wrapperEnv([]), WRAPPER_ENV);
+        assert.deepEqual(multiTopology(ha).wrapperEnv("dnsmasq"), wrapperEnv("dnsmasq"));
         // Certificate dirs: the minter's settings, and the SANs every conductor shares (the Service names).
-        assert.deepEqual(multiTopology(ha).wrapperEnv(["/certs/ironic", "/certs/vmedia"]), [
-            ...WRAPPER_ENV,
+        assert.deepEqual(multiTopology(ha).wrapperEnv("ironic", ["/certs/ironic", "/certs/vmedia"]), [
+            ...wrapperEnv("ironic"),
             { name: "CONDUCTOR_CERT_DIRS", value: "/certs/ironic /certs/vmedia" },
             { name: "CONDUCTOR_CA_DIR", value: "/etc/metal3-ironic/conductor-ca" },
-            { name: "CONDUCTOR_SCRIPTS_DIR", value: "/etc/metal3-ironic/scripts" },
-            { name: "CONDUCTOR_PYTHON", value: "python3.12" },
             { name: "CONDUCTOR_CERT_SANS", value: "DNS:ironic DNS:ironic.metal3 DNS:ironic.metal3.svc DNS:ironic.metal3.svc.cluster.local" },
         ]);
     });
 
-    it("multi: runs only on the nodes labelled for this stack", function () {
-        assert.deepEqual(multiTopology(ha).nodeSelector, { "metal3-ironic.metal3.io/conductor": "metal3.ironic" });
+    it("multi: runs on every control-plane node unless placement.nodeSelector picks the nodes (then only that)", function () {
+        assert.deepEqual(multiTopology(ha).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
+        const picked = { ...ha, config: { ...ha.config, placement: { ...ha.config.placement, nodeSelector: { "example.com/ironic": "yes" } } } };
+        assert.deepEqual(multiTopology(picked).nodeSelector, {});
     });
 });

@@ -11,10 +11,10 @@ const names = (vs: Volume[]) => vs.map((v) => v.name);
 const IRONIC_OWN = ["shared:/shared", "ironic-conf:/conf", "ironic-data:/data", "ironic-tmp:/tmp"];
 const HTTPD_OWN = ["shared:/shared", "httpd-conf:/conf", "httpd-data:/data", "httpd-tmp:/tmp"];
 const SINGLE_CERTS = ["tls:/certs/ironic ro", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "tls:/certs/vmedia ro"];
-const NODE_DATA = ["node-data:/etc/metal3-ironic/conductors ro", "conductor-ca:/etc/metal3-ironic/conductor-ca ro", "scripts:/etc/metal3-ironic/scripts ro"];
+const NODE_DATA = ["node-data:/etc/metal3-ironic/conductors ro", "conductor-ca:/etc/metal3-ironic/conductor-ca ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"];
 const DB = ["db-auth:/auth/mariadb ro", "db-ca:/certs/ca/mariadb ro"];
 const BASE_VOLUMES = ["shared", "ironic-conf", "ironic-data", "ironic-tmp", "httpd-conf", "httpd-data", "httpd-tmp", "htpasswd"];
-const MULTI_VOLUMES = ["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs", "ca", "rpc-auth", "node-data", "conductor-ca", "scripts"];
+const MULTI_VOLUMES = ["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs", "ca", "rpc-auth", "node-data", "conductor-ca", "scripts", "conductor-run"];
 
 describe("manifests/volumes", function () {
     describe("factories", function () {
@@ -89,11 +89,11 @@ describe("manifests/volumes", function () {
                 { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
                 { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
             ]);
-            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
+            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
             for (const c of ["ironic", "httpd", "ramdiskLogs", "dhcpPruner"] as const) assert.ok(!(m(mounts[c]) ?? []).some((x) => x.startsWith("slot-api")), `${c} has no API token`);
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/scripts/start-dnsmasq.sh");
             assert.deepEqual(m(mounts.dhcpDirs), ["shared:/shared"]);
-            assert.deepEqual(m(mounts.dhcpPruner), ["shared:/shared", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro"]);
+            assert.deepEqual(m(mounts.dhcpPruner), ["shared:/shared", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"]);
             assert.equal(PRUNER_AUTH_DIR, "/auth/pruner");
         });
 

@@ -66,15 +66,19 @@ describe("plan/conductors: multi", function () {
         }
     });
 
-    it("each node's env: its provisioning IP, conductor host and interface", function () {
+    it("each listed node's entry: only its overrides; with its address known, the image's environment it resolves to", function () {
         const [cp0] = planConductors(configOf(haRaw));
-        assert.deepEqual(cp0.env, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", CONDUCTOR_NODE_IP: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
+        assert.deepEqual(cp0.env, { CONDUCTOR_NODE_IP: "172.22.0.2" });
+        assert.deepEqual(cp0.resolvedEnv, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
+        // Name only: the pod finds the address; nothing is known before it starts but the slot.
+        const [bare] = planConductors(configOf({ ...haRaw, conductors: [{ name: "cp-9" }] }));
+        assert.deepEqual([bare.node, bare.ip, bare.env, bare.resolvedEnv, bare.dnsmasqConf, bare.slot], ["cp-9", undefined, {}, undefined, undefined, 0]);
     });
 
     it("dnsmasq answers known hosts only, from the provider's dirs; its range is the held slot's file", function () {
         const cp2 = planConductors(configOf(haRaw)).find((c) => c.node === "cp-2")!;
         assert.deepEqual(cp2.dnsmasqOptions, {
-            header: "dnsmasq for conductor cp-2 of metal3/ironic",
+            header: "dnsmasq for a conductor of metal3/ironic on 172.22.0.4 (eth1)",
             interface: "eth1",
             serverIp: "172.22.0.4",
             httpUrl: "http://172.22.0.4:6180",
@@ -95,8 +99,8 @@ describe("plan/conductors: multi", function () {
         assert.deepEqual(
             cs.map((c) => [c.node, c.interface, c.slot, c.range, c.dnsmasqConf, c.env]),
             [
-                ["cp-0", "eth1", undefined, undefined, undefined, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", CONDUCTOR_NODE_IP: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" }],
-                ["cp-1", "eno2", undefined, undefined, undefined, { PROVISIONING_IP: "172.22.0.3", IRONIC_CONDUCTOR_HOST: "172.22.0.3", CONDUCTOR_NODE_IP: "172.22.0.3", PROVISIONING_INTERFACE: "eno2" }],
+                ["cp-0", "eth1", undefined, undefined, undefined, { CONDUCTOR_NODE_IP: "172.22.0.2" }],
+                ["cp-1", "eno2", undefined, undefined, undefined, { CONDUCTOR_NODE_IP: "172.22.0.3", CONDUCTOR_INTERFACE: "eno2" }],
             ],
         );
     });
@@ -109,12 +113,12 @@ describe("plan/conductors: multi", function () {
 });
 
 describe("plan/conductors: dnsmasqStartScript, cidrParts", function () {
-    it("single starts dnsmasq on the ConfigMap's file; multi on the node's file, with the provider's lease file", function () {
+    it("single starts dnsmasq on the ConfigMap's file; multi on the node's file the wrapper rendered, with the provider's lease file", function () {
         const single = dnsmasqStartScript(configOf(devRaw));
         assert.ok(single.includes("/etc/metal3-ironic/dnsmasq/dnsmasq.conf"), single);
         assert.ok(!single.includes("NODE_NAME"), single);
         const multi = dnsmasqStartScript(configOf(haRaw));
-        assert.ok(multi.includes(`"$CONDUCTOR_DATA_DIR/$NODE_NAME.dnsmasq.conf"`), multi);
+        assert.ok(multi.includes(`"$CONDUCTOR_RUN_DIR/dnsmasq.conf"`), multi);
         assert.ok(multi.includes("/shared/dnsmasq/dnsmasq.leases"), multi);
     });
 

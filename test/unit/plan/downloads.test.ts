@@ -41,7 +41,7 @@ describe("plan/downloads: proxy variables of the IPA downloader", function () {
     it("multi: every conductor's IP is in the defaults (curl < 7.86 ignores the CIDR), and clusterDomain is followed", function () {
         const c = configOf(withKeys(haRaw, { clusterDomain: "k8s.example", proxy: PROXY }));
         const d = defaultNoProxy(c);
-        for (const n of c.conductors) assert.ok(d.includes(n.ip), n.ip);
+        for (const n of c.conductors) assert.ok(d.includes(n.ip!), n.ip);
         assert.ok(d.includes(".k8s.example"));
         assert.ok(!d.includes(""), "no empty entry (multi has no provisioning.ip)");
         assert.equal(new Set(noProxyList(c)).size, noProxyList(c).length);

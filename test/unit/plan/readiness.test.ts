@@ -14,7 +14,10 @@ describe("readiness plan (core/plan/readiness.ts)", function () {
         const plan = planOf(haRaw);
         const r = readinessPlan(plan)!;
         assert.deepEqual(r.expected, ["172.22.0.2", "172.22.0.3", "172.22.0.4"]);
-        assert.deepEqual(r.expected, plan.conductors.map((c) => c.env![ENV.conductorHost]).sort());
+        assert.deepEqual(r.expected, plan.conductors.map((c) => c.resolvedEnv![ENV.conductorHost]).sort());
+        // Entries without an address: their conductors' hostnames are known only in their pods.
+        assert.deepEqual(readinessPlan(planOf({ ...haRaw, conductors: [{ name: "cp-0", ip: "172.22.0.2" }, { name: "cp-1" }] }))!.expected, ["172.22.0.2"]);
+        assert.deepEqual(readinessPlan(planOf({ ...haRaw, conductors: [] }))!.expected, []);
         assert.deepEqual(r.env, {
             READINESS_MODE: "auto",
             READINESS_API_URL: "https://ironic.metal3.svc:6385",

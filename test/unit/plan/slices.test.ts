@@ -118,7 +118,7 @@ function apply(op: Op, dhcp: DhcpConfig, conductors: ConductorConfig[], slotOf: 
 /** The issue keys a run must be refused with, sorted (empty: accepted). */
 function expectedKeys(dhcp: DhcpConfig, conductors: ConductorConfig[], prev: DhcpSlotsState | undefined): string[] {
     const keys: string[] = [];
-    const slots = dhcp.slots ?? prev?.slots ?? Math.min(64, Math.max(2, conductors.length + 1));
+    const slots = dhcp.slots ?? prev?.slots ?? Math.min(64, Math.max(4, conductors.length + 1));
     const changed: string[] = [];
     if (prev && prev.rangeStart !== dhcp.rangeStart) changed.push("provisioning.dhcp.rangeStart");
     if (prev && prev.rangeEnd !== dhcp.rangeEnd) changed.push("provisioning.dhcp.rangeEnd");
@@ -267,7 +267,7 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
                 const nodes = [...Array(n).keys()].map((i) => ({ name: `cp-${i}`, ip: "172.22.0.2" }));
                 const first = planDhcpSlots(dhcp, nodes);
                 assert.deepEqual(first.issues, []);
-                assert.equal(first.slots, Math.max(2, n + 1));
+                assert.equal(first.slots, Math.max(4, n + 1));
                 const used = first.slices.length * first.sliceSize;
                 if (n === 3) assert.ok(used >= 0.75 * range.total - 3 && used / (first.slots * first.sliceSize) === 0.75, `3 nodes use ${used} of ${range.total}`);
                 // Replace one node: remove it and add the new one in one run, or add first and remove after.
@@ -322,7 +322,7 @@ describe("DHCP slots: examples", function () {
         assert.deepEqual(p.issues, []);
         assert.deepEqual([p.slots, p.slotsFrom, p.sliceSize, p.unused], [4, "default", 50, 0]);
         assert.deepEqual(table(p), ["cp-0:0:new 172.22.0.10-172.22.0.59", "cp-1:1:new 172.22.0.60-172.22.0.109", "cp-2:2:new 172.22.0.110-172.22.0.159"]);
-        assert.deepEqual([defaultDhcpSlots(0), defaultDhcpSlots(1), defaultDhcpSlots(3), defaultDhcpSlots(63), defaultDhcpSlots(80)], [2, 2, 4, 64, 64]);
+        assert.deepEqual([defaultDhcpSlots(0), defaultDhcpSlots(1), defaultDhcpSlots(3), defaultDhcpSlots(63), defaultDhcpSlots(80)], [4, 4, 4, 64, 64]);
     });
 
     it("a 4th node takes the free slot without changing the layout; a 5th needs more slots and a re-slice", function () {
@@ -385,7 +385,7 @@ describe("DHCP slots: examples", function () {
         assert.deepEqual(twice.issues.map((i) => i.key), ["conductors[1].slot"]);
         assert.match(twice.issues[0].message, /^node b and node a \(conductors\[0\]\) are both pinned to slot 4; .*\(free: 0, 1, 2, 3, 5, 6, 7\)$/);
         const missing = planDhcpSlots(dhcpOf(), nodes("cp-0", ["cp-1", 5]));
-        assert.deepEqual(missing.issues.map((i) => [i.key, i.message]), [["conductors[1].slot", "slot 5 does not exist: slots are 0-2 (provisioning.dhcp.slots is unset: the default for 2 conductors, one more than their number)"]]);
+        assert.deepEqual(missing.issues.map((i) => [i.key, i.message]), [["conductors[1].slot", "slot 5 does not exist: slots are 0-3 (provisioning.dhcp.slots is unset: the default for 2 listed conductors, 4 or one more than their number)"]]);
     });
 
     it("replacing a node by one pinned to its slot, in one run, hands the slice over", function () {

@@ -48,7 +48,7 @@ function missingPaths(script: string, paths: readonly string[]): string[] {
 describe("assets: the pod scripts as files (core/render/assets.ts)", function () {
     it("reads assets/<name> byte for byte, and the renderers return exactly that", function () {
         assert.equal(ASSETS_DIR, path.join(ROOT, "assets"));
-        assert.deepEqual([...ASSET_NAMES].sort(), [CONDUCTOR_PATHS.wrapper, "conductor-cert.py", DNSMASQ_START_SCRIPT, PRUNER_SCRIPT, "dhcp-slot-agent.py"].sort());
+        assert.deepEqual([...ASSET_NAMES].sort(), [CONDUCTOR_PATHS.wrapper, "conductor-cert.py", "conductor-address.py", DNSMASQ_START_SCRIPT, PRUNER_SCRIPT, "dhcp-slot-agent.py"].sort());
         for (const name of ASSET_NAMES) assert.equal(readAsset(name), raw(name), name);
         assert.equal(renderConductorWrapper(), raw("conductor-start.sh"));
         assert.equal(renderPrunerScript(), raw("dhcp-pruner.py"));

@@ -15,8 +15,16 @@ describe("config rule: topology", function () {
     ruleTable(topologyRule, [
         { name: "single with conductors", raw: { ...devRaw, conductors: [{ name: "cp-0", ip: "172.22.0.3" }] }, key: "conductors", message: 'only used with topology "multi"', reported: true },
         { name: "single with an empty list", raw: { ...devRaw, conductors: [] }, key: "conductors", message: "only used with", reported: false },
-        { name: "multi without conductors", raw: { ...haRaw, conductors: [] }, key: "conductors", message: 'topology "multi" needs the control-plane nodes', reported: true },
-        { name: "multi with conductors", raw: haRaw, key: "conductors", message: "needs the control-plane nodes", reported: false },
+        // Zero-touch: no entries at all; every node finds its address on provisioning.interface.
+        { name: "multi without conductors", raw: { ...haRaw, conductors: [] }, key: "conductors", message: "", reported: false },
+        { name: "multi without an interface", raw: withProvisioning({ interface: undefined }, haRaw), key: "provisioning.interface", message: 'topology "multi" needs the provisioning network\'s interface', reported: true },
+        {
+            name: "multi without an interface, every entry naming address and interface",
+            raw: withProvisioning({ interface: undefined }, { ...haRaw, conductors: [{ name: "cp-0", ip: "172.22.0.2", interface: "eno1" }] }),
+            key: "provisioning.interface",
+            message: "needs",
+            reported: false,
+        },
         { name: "multi on SQLite", raw: { ...haRaw, database: { kind: "sqlite" } }, key: "database.kind", message: 'topology "multi" needs a shared database', reported: true },
         { name: "single on SQLite", raw: devRaw, key: "database.kind", message: "needs a shared database", reported: false },
         { name: "multi with keepalived", raw: withProvisioning({ keepalived: true }, haRaw), key: "provisioning.keepalived", message: 'not used with topology "multi"', reported: true },

@@ -1,0 +1,49 @@
+/**
+ * The contract of our own multi-conductor start wrapper (assets/conductor-start.sh) and the
+ * scripts it runs: paths, variables, file names. The ironic image's own names live in contract.ts.
+ */
+/**
+ * Multi-conductor: per-node data (ConfigMap), the start wrapper, and the conductor CA (an
+ * intermediate of the stack CA, mounted only where the wrapper mints a certificate with certMinter).
+ */
+export const CONDUCTOR_PATHS = {
+    nodeData: "/etc/metal3-ironic/conductors",
+    conductorCa: "/etc/metal3-ironic/conductor-ca",
+    scripts: "/etc/metal3-ironic/scripts",
+    /** An emptyDir: each container's wrapper renders its node's files under <run>/<container>. */
+    run: "/run/metal3-ironic",
+    wrapper: "conductor-start.sh",
+    certMinter: "conductor-cert.py",
+    addressFinder: "conductor-address.py",
+    /** In the scripts ConfigMap: the node's files with NODE_PLACEHOLDERS (core/plan/conductors.ts). */
+    nodeEnvTemplate: "node.env.template",
+    nodeDnsmasqTemplate: "node.dnsmasq.conf.template",
+} as const;
+
+/**
+ * Multi: the start wrapper (conductor-start.sh) reads these, set in the pod template (identical on
+ * every node) but nodeIp and nodeInterface (the node's entry: its address and interface). certSans: the
+ * SANs every conductor shares, as DNS:<name> / IP:<address> words; python runs the minter.
+ */
+export const WRAPPER_ENV = {
+    node: "NODE_NAME",
+    namespace: "CONDUCTOR_NAMESPACE",
+    configMap: "CONDUCTOR_CONFIGMAP",
+    certDirs: "CONDUCTOR_CERT_DIRS",
+    watchInterval: "CONDUCTOR_WATCH_INTERVAL",
+    dataDir: "CONDUCTOR_DATA_DIR",
+    caDir: "CONDUCTOR_CA_DIR",
+    scriptsDir: "CONDUCTOR_SCRIPTS_DIR",
+    python: "CONDUCTOR_PYTHON",
+    nodeIp: "CONDUCTOR_NODE_IP",
+    nodeInterface: "CONDUCTOR_INTERFACE",
+    certSans: "CONDUCTOR_CERT_SANS",
+    /** provisioning.interface and .cidr: where a node without an address in its entry finds it. */
+    defaultInterface: "CONDUCTOR_DEFAULT_INTERFACE",
+    cidr: "CONDUCTOR_CIDR",
+    /** This container's dir under CONDUCTOR_PATHS.run, where the wrapper renders its node's files. */
+    runDir: "CONDUCTOR_RUN_DIR",
+    /** Seconds to wait for the address to appear on the interface (a NIC still coming up) before failing. */
+    addressWait: "CONDUCTOR_ADDRESS_WAIT",
+} as const;
+
