@@ -35,7 +35,7 @@ const DESCRIPTIONS: Record<TopKey, string> = {
     placement: "Where Ironic runs: node selector and tolerations.",
     ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
     database: "sqlite, mariadb (deployed here) or external.",
-    conductors: "multi: one entry per control-plane node.",
+    conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
     kubernetes: "The Kubernetes provider: kubeconfig context.",
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
     proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",

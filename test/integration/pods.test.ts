@@ -12,11 +12,12 @@ import { RawConfig, validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
+import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
-import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
+import { ClusterData, PodRunner, PodRunnerOptions, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { ApiBridge, canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
@@ -166,6 +167,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
      * at all: those two find their address on their interface, and cp-2 claims the free slot.
      */
     let known: KnownNode[] = [];
+    let serviceAccount: PodRunnerOptions["serviceAccount"];
+    let prefix = "";
     let clientNs = "";
     let clientIf = "";
     const DB_IP = "172.22.0.250";
@@ -215,14 +218,14 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
         const token = kube.kubectl(["create", "token", s.plan.names.slotAccount, "-n", s.plan.namespace, "--duration", "2h"]).stdout.trim();
         const server = new URL(kube.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
-        const serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
+        serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
         caFile = path.join(work, "ca.crt");
         fs.writeFileSync(caFile, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         images = prepareImages(work);
         cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
         sw = net.addNamespace("sw");
         br = net.addBridge(sw, "br");
-        const prefix = s.plan.config.provisioning.cidr.split("/")[1];
+        prefix = s.plan.config.provisioning.cidr.split("/")[1];
         const apiNs = net.addNamespace("hapi");
         const apiIf = net.plug(apiNs, "hapi", sw, br, { cidr: `${API_IP}/${prefix}` });
         net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
@@ -508,6 +511,63 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("the online data migrations Job completes once the conductors are up", async function () {
         await runJob(clusterPod("Job", "migrate", "172.22.0.252", "jm"));
+    });
+
+    it("rolling replacement, Cluster API style: three new nodes (new names, new addresses, no entry) replace cp-0, cp-1, cp-2 in turn; each new conductor finds its address, takes the freed slot and answers its hosts; at least two serve at every step and no other pod restarts", async function () {
+        const live = pods.map(({ node, pod, ns }) => ({ name: node.node, ip: node.ip, pod, ns }));
+        const answer = async (c: { name: string; ip: string; pod: PodRunner }, mac: string, tag: string, slot: number) => {
+            // The entries Ironic's provider writes for a host this conductor owns.
+            const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
+            const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
+            const w = c.pod.exec("dnsmasq", ["/bin/bash", "-c", script, "write", opts, mac, tag]);
+            assert.equal(w.status, 0, w.stderr);
+            await new Promise((r) => setTimeout(r, 1000));
+            run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
+            const lease = dhcpClient(clientNs, clientIf, work, ["0xaf:01"]);
+            const b = sliceBounds(s.plan.dhcpSlots!.rangeStart, s.plan.dhcpSlots!.rangeEnd, s.plan.dhcpSlots!.slots, slot);
+            assert.equal(lease.serverid, c.ip, `${mac} answered by its owner ${c.name}`);
+            assert.ok(ipToNumber(lease.ip!) >= ipToNumber(b.start) && ipToNumber(lease.ip!) <= ipToNumber(b.end), `${lease.ip} in ${c.name}'s slice (slot ${slot})`);
+            for (const o of live) {
+                if (o.name !== c.name) assert.ok(!o.pod.logs("dnsmasq").split("\n").some((l) => l.includes("DHCPOFFER") && l.includes(mac)), `${o.name} made no offer to ${mac}`);
+            }
+        };
+        for (let i = 0; i < 3; i++) {
+            const old = live.find((c) => c.name === `cp-${i}`)!;
+            const name = `cp-new-${i}`;
+            const ip = `172.22.0.${5 + i}`;
+            // The free slot the newcomer must take: the one no running conductor holds.
+            const held = slotHolders();
+            const free = [...Array(s.plan.dhcpSlots!.slots).keys()].filter((k) => !(k in held));
+            assert.equal(free.length, 1, `one free slot before ${name} joins: ${JSON.stringify(held)}`);
+            const pids = Object.fromEntries(live.map((c) => [c.name, dhcpListener(c.ns)?.pid]));
+            // 1. The new node joins (Cluster API adds before it removes): the same pod template, no entry in the config.
+            const ns = net.addNamespace(`hr${i}`);
+            const ifname = net.plug(ns, `hr${i}`, sw, br, { cidr: `${ip}/${prefix}`, rename: "eth1" });
+            net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
+            const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
+            const pod = new PodRunner({ name: `ironic-${name}`, namespace: s.plan.namespace, spec: ds.spec.template.spec, cluster: s.cluster, images, work, netns: ns, nodeName: name, hostIP: ip, podIP: ip, hosts: serviceHosts(ip), serviceAccount });
+            others.push(pod);
+            await cache.serve(ns);
+            await pod.runInitContainers();
+            pod.startContainers(["dnsmasq"]);
+            await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${name}'s dnsmasq serving DHCP`, 250);
+            assert.match(pod.logs("dnsmasq"), new RegExp(`node ${name}: provisioning address ${ip.replace(/\./g, "\\.")} on eth1, found on the node`));
+            assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${free[0]} held: started`), `${name} takes the free slot ${free[0]}`);
+            const newcomer = { name, ip, pod, ns };
+            live.push(newcomer);
+            await answer(newcomer, `52:54:00:00:05:0${i}`, `rr${i}`, free[0]);
+            // 2. The old node leaves: drained, its pod stops and its agent releases the slot at once.
+            const oldSlot = Number(Object.entries(slotHolders()).find(([, [holder]]) => holder === old.pod.o.name)![0]);
+            await old.pod.stop();
+            live.splice(live.indexOf(old), 1);
+            assert.ok(!(oldSlot in slotHolders()), `${old.name}'s slot ${oldSlot} is free at once`);
+            // 3. At least two conductors serve, and none of those that stayed restarted its dnsmasq.
+            const serving = live.filter((c) => dhcpListener(c.ns));
+            assert.ok(serving.length >= 2, `serving after ${old.name} left: ${serving.map((c) => c.name).join(", ")}`);
+            for (const c of live) if (c.name in pids) assert.equal(dhcpListener(c.ns)?.pid, pids[c.name], `${c.name}'s dnsmasq kept running`);
+        }
+        assert.deepEqual(live.map((c) => c.name).sort(), ["cp-new-0", "cp-new-1", "cp-new-2"]);
+        assert.deepEqual(Object.values(slotHolders()).map(([, node]) => node).sort(), ["cp-new-0", "cp-new-1", "cp-new-2"]);
     });
 });
 
