@@ -59,54 +59,36 @@ export class StackPki extends pulumi.ComponentResource {
 
     /** Issue a server (and client) certificate signed by this CA, as children of `parent`. */
     issue(name: string, args: CertificateArgs, parent: pulumi.Resource): IssuedCertificate {
-        const key = new tls.PrivateKey(`${name}-key`, KEY, { parent });
-        const csr = new tls.CertRequest(
-            `${name}-csr`,
-            {
-                privateKeyPem: key.privateKeyPem,
-                subject: { commonName: args.commonName, organization: "metal3-ironic" },
-                dnsNames: args.dnsNames,
-                ipAddresses: args.ipAddresses,
-            },
-            { parent },
-        );
-        const cert = new tls.LocallySignedCert(
-            `${name}-cert`,
-            {
-                certRequestPem: csr.certRequestPem,
-                caCertPem: this.caCert.certPem,
-                caPrivateKeyPem: this.caKey.privateKeyPem,
-                ...this.lifetime,
-                allowedUses: ["digital_signature", "key_encipherment", "server_auth", "client_auth"],
-            },
-            { parent },
-        );
-        return { certPem: cert.certPem, keyPem: pulumi.secret(key.privateKeyPem), request: csr };
+        return this.sign(name, { commonName: args.commonName, dnsNames: args.dnsNames, ipAddresses: args.ipAddresses }, { allowedUses: ["digital_signature", "key_encipherment", "server_auth", "client_auth"] }, parent);
     }
 
     /**
-     * Issue an intermediate CA signed by this CA that may sign only end-entity certificates (path
-     * length 0), with the validity and early renewal of the certificates this CA issues.
+     * Issue an intermediate CA signed by this CA, with the validity and early renewal of the
+     * certificates this CA issues. It asks for path length 0, which the tls provider does not
+     * encode (see the README's Conductor certificates).
      */
     issueIntermediate(name: string, args: { commonName: pulumi.Input<string> }, parent: pulumi.Resource): IssuedCertificate {
-        const key = new tls.PrivateKey(`${name}-key`, KEY, { parent });
-        const csr = new tls.CertRequest(
-            `${name}-csr`,
-            { privateKeyPem: key.privateKeyPem, subject: { commonName: args.commonName, organization: "metal3-ironic" } },
-            { parent },
+        return this.sign(
+            name,
+            { commonName: args.commonName },
+            { isCaCertificate: true, maxPathLength: 0, setSubjectKeyId: true, allowedUses: ["cert_signing", "crl_signing", "digital_signature"] },
+            parent,
         );
+    }
+
+    /** A key, its request (`subject` plus any SANs) and this CA's signature with the given uses, as children of `parent`. */
+    private sign(
+        name: string,
+        request: { commonName: pulumi.Input<string>; dnsNames?: CertificateArgs["dnsNames"]; ipAddresses?: CertificateArgs["ipAddresses"] },
+        uses: Pick<tls.LocallySignedCertArgs, "allowedUses" | "isCaCertificate" | "maxPathLength" | "setSubjectKeyId">,
+        parent: pulumi.Resource,
+    ): IssuedCertificate {
+        const { commonName, ...sans } = request;
+        const key = new tls.PrivateKey(`${name}-key`, KEY, { parent });
+        const csr = new tls.CertRequest(`${name}-csr`, { privateKeyPem: key.privateKeyPem, subject: { commonName, organization: "metal3-ironic" }, ...sans }, { parent });
         const cert = new tls.LocallySignedCert(
             `${name}-cert`,
-            {
-                certRequestPem: csr.certRequestPem,
-                caCertPem: this.caCert.certPem,
-                caPrivateKeyPem: this.caKey.privateKeyPem,
-                ...this.lifetime,
-                isCaCertificate: true,
-                maxPathLength: 0,
-                setSubjectKeyId: true,
-                allowedUses: ["cert_signing", "crl_signing", "digital_signature"],
-            },
+            { certRequestPem: csr.certRequestPem, caCertPem: this.caCert.certPem, caPrivateKeyPem: this.caKey.privateKeyPem, ...this.lifetime, ...uses },
             { parent },
         );
         return { certPem: cert.certPem, keyPem: pulumi.secret(key.privateKeyPem), request: csr };
