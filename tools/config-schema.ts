@@ -32,7 +32,7 @@ const DESCRIPTIONS: Record<TopKey, string> = {
     ports: "Ports on the provisioning network.",
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
     tls: "Certificates: generated from a stack CA, or an existing Secret.",
-    placement: "Where Ironic runs: node selector and tolerations.",
+    placement: "Where the pods run: node selector and tolerations; multi: which nodes run a conductor.",
     ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
     database: "sqlite, mariadb (deployed here) or external.",
     conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",

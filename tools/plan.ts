@@ -110,9 +110,9 @@ function dhcpLines(plan: IronicPlan): string[] {
     lines.push("DHCP per conductor:");
     const multi = plan.config.topology === "multi";
     if (multi) {
-        const selector = Object.entries(plan.config.placement.nodeSelector);
-        const where = selector.length > 0 ? selector.map(([k, v]) => `${k}=${v}`).join(", ") : "node-role.kubernetes.io/control-plane";
-        lines.push(`  every node with ${where} runs a conductor; below, the nodes conductors[] lists (${plan.conductors.length}); the others find their address at start`);
+        const selector = Object.entries({ ...plan.config.placement.nodeSelector, ...plan.config.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
+        const where = selector.length > 0 ? `with ${selector.map(([k, v]) => (v === "" ? k : `${k}=${v}`)).join(", ")}` : "(no node selector)";
+        lines.push(`  every node ${where} runs a conductor; below, the nodes conductors[] lists (${plan.conductors.length}); the others find their address at start`);
         lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
     }
     for (const c of plan.conductors) {

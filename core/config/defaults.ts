@@ -24,7 +24,7 @@ export function defaultDhcpSlots(conductors: number): number {
 /** How long the live readiness check waits for every conductor unless `readiness.timeoutSeconds` says otherwise. */
 export const DEFAULT_READINESS_TIMEOUT = 600;
 
-/** The control-plane role label: multi runs a conductor on every node carrying it unless `placement.nodeSelector` says otherwise. */
+/** The control-plane role label: multi runs a conductor on every node carrying it unless `placement.conductorNodeSelector` says otherwise. */
 export const CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
 
 /** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
@@ -60,6 +60,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         },
         placement: {
             nodeSelector: p.placement?.nodeSelector ?? {},
+            conductorNodeSelector: p.placement?.conductorNodeSelector ?? { [CONTROL_PLANE_ROLE]: "" },
             tolerations: p.placement?.tolerations ?? CONTROL_PLANE_TOLERATIONS,
         },
         ironic: {

@@ -170,6 +170,7 @@ export const sections = {
     }),
     placement: strict({
         nodeSelector: z.record(labelKey, labelValue).optional(),
+        conductorNodeSelector: z.record(labelKey, labelValue).optional(),
         tolerations: z.array(toleration).optional(),
     }),
     ironic: strict({

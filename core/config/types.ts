@@ -63,7 +63,10 @@ export interface StackConfig {
         extraIps: string[];
     };
     placement: {
+        /** Every pod of the stack (Ironic, MariaDB, the image cache). */
         nodeSelector: Record<string, string>;
+        /** Multi: which of those nodes run a conductor (added to nodeSelector); default the control-plane role. */
+        conductorNodeSelector: Record<string, string>;
         tolerations: Toleration[];
     };
     ironic: {

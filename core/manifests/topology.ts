@@ -2,12 +2,11 @@
  * The per-topology part of the Ironic pod that is not a volume (volumes.ts holds those): how a
  * container is started and where the pod runs. `single` starts commands as they are; `multi` starts
  * them through the conductor wrapper, which finds this node's address (or takes its conductors[]
- * entry's, by NODE_NAME), and runs on every node `placement.nodeSelector` selects (by default the
- * control-plane nodes).
+ * entry's, by NODE_NAME), and runs on every node `placement.nodeSelector` and
+ * `placement.conductorNodeSelector` select (by default the control-plane nodes).
  */
 import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { conductorCertSanWords } from "../plan/certificates";
-import { CONTROL_PLANE_ROLE } from "../config/defaults";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
 
@@ -48,8 +47,9 @@ export function multiTopology(plan: IronicPlan): PodTopology {
                   ]
                 : []),
         ],
-        // Every node the placement selects runs a conductor, listed in conductors[] or not.
-        nodeSelector: Object.keys(plan.config.placement.nodeSelector).length > 0 ? {} : { [CONTROL_PLANE_ROLE]: "" },
+        // Every node both selectors select runs a conductor, listed in conductors[] or not; the
+        // stack-wide placement.nodeSelector also places MariaDB and the image cache.
+        nodeSelector: plan.config.placement.conductorNodeSelector,
     };
 }
 

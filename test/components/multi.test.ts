@@ -115,9 +115,16 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         const bare = await renderOffline({ ...haRaw, conductors: [] }, "ha");
         assert.deepEqual(bare.objects.find((o) => o.kind === "DaemonSet"), r.objects.find((o) => o.kind === "DaemonSet"));
         assert.deepEqual(Object.keys(bare.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data), ["slot-preferences.json"]);
-        // placement.nodeSelector picks the nodes instead.
-        const picked = await renderOffline({ ...haRaw, placement: { nodeSelector: { "example.com/ironic": "yes" } } }, "ha");
-        assert.deepEqual(picked.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec.nodeSelector, { "example.com/ironic": "yes" });
+        // placement.nodeSelector places every pod of the stack: the conductors keep the role on
+        // top of it, and MariaDB and the image cache get it alone.
+        const placed = await renderOffline({ ...haRaw, placement: { nodeSelector: { "kubernetes.io/os": "linux" } } }, "ha");
+        assert.deepEqual(placed.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec.nodeSelector, { "kubernetes.io/os": "linux", "node-role.kubernetes.io/control-plane": "" });
+        const others = placed.objects.filter((o) => ["Deployment", "StatefulSet"].includes(o.kind));
+        assert.ok(others.length >= 2, others.map((o) => o.metadata.name).join());
+        for (const o of others) assert.deepEqual(o.spec.template.spec.nodeSelector, { "kubernetes.io/os": "linux" }, `${o.kind} ${o.metadata.name}`);
+        // placement.conductorNodeSelector picks the conductor nodes instead of the role.
+        const picked = await renderOffline({ ...haRaw, placement: { nodeSelector: { "kubernetes.io/os": "linux" }, conductorNodeSelector: { "example.com/ironic": "yes" } } }, "ha");
+        assert.deepEqual(picked.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec.nodeSelector, { "example.com/ironic": "yes", "kubernetes.io/os": "linux" });
     });
 
     it("enables JSON-RPC with its own credentials, the dnsmasq provider with the shared dirs, and the shared DB", async function () {

@@ -12,12 +12,15 @@ export const topologyRule: Rule = ({ config: c, parsed, failed }, add) => {
         if (parsed.conductors && parsed.conductors.length > 0) {
             add("conductors", 'only used with topology "multi"; remove it or set topology to "multi"');
         }
+        if (parsed.placement?.conductorNodeSelector !== undefined) {
+            add("placement.conductorNodeSelector", 'only used with topology "multi" (which nodes run a conductor); use placement.nodeSelector for the single Ironic pod');
+        }
         return;
     }
-    // Every node the DaemonSet lands on finds its address on this interface, unless its entry names both.
-    const pinned = (parsed.conductors ?? []).length > 0 && (parsed.conductors ?? []).every((cd) => cd.ip !== undefined && cd.interface !== undefined);
-    if (!failed.has("provisioning") && !c.provisioning.interface && !pinned) {
-        add("provisioning.interface", 'topology "multi" needs the provisioning network\'s interface on the conductor nodes: each conductor finds its address there and its dnsmasq serves it (conductors[].interface overrides it for one node)');
+    // Any selected node runs a conductor, listed or not (a replacement node joins with no entry),
+    // and finds its address on this interface: required even when every listed node names its own.
+    if (!failed.has("provisioning") && !c.provisioning.interface) {
+        add("provisioning.interface", 'topology "multi" needs the provisioning network\'s interface on the conductor nodes: any node the placement selects runs a conductor, listed in conductors[] or not, and finds its address there (conductors[].interface overrides it for one node)');
     }
     if (!failed.has("database") && c.database.kind === "sqlite") {
         add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');

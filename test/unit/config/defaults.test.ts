@@ -39,7 +39,7 @@ describe("config defaults", function () {
         assert.deepEqual(c.images, DEFAULT_IMAGES);
         assert.deepEqual(c.ports, { api: PORTS.api, http: PORTS.http, vmediaTls: PORTS.vmediaTls, jsonRpc: PORTS.jsonRpc });
         assert.deepEqual(c.tls, { mode: "generate", existingSecret: undefined, validityDays: 365, renewBeforeDays: 30, caValidityDays: 3650, extraDnsNames: [], extraIps: [] });
-        assert.deepEqual(c.placement, { nodeSelector: {}, tolerations: CONTROL_PLANE_TOLERATIONS });
+        assert.deepEqual(c.placement, { nodeSelector: {}, conductorNodeSelector: { "node-role.kubernetes.io/control-plane": "" }, tolerations: CONTROL_PLANE_TOLERATIONS });
         assert.equal(c.ironic.apiUsername, "metal3");
         assert.equal(c.ironic.automatedClean, true);
         assert.equal(c.database.name, "ironic");

@@ -47,9 +47,11 @@ describe("manifests/topology", function () {
         ]);
     });
 
-    it("multi: runs on every control-plane node unless placement.nodeSelector picks the nodes (then only that)", function () {
+    it("multi: runs on every control-plane node unless placement.conductorNodeSelector picks others; placement.nodeSelector does not drop the role", function () {
         assert.deepEqual(multiTopology(ha).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
-        const picked = { ...ha, config: { ...ha.config, placement: { ...ha.config.placement, nodeSelector: { "example.com/ironic": "yes" } } } };
-        assert.deepEqual(multiTopology(picked).nodeSelector, {});
+        const placed = { ...ha, config: { ...ha.config, placement: { ...ha.config.placement, nodeSelector: { "kubernetes.io/os": "linux" } } } };
+        assert.deepEqual(multiTopology(placed).nodeSelector, { "node-role.kubernetes.io/control-plane": "" }, "added to the stack-wide selector by podBase");
+        const picked = { ...ha, config: { ...ha.config, placement: { ...ha.config.placement, conductorNodeSelector: { "example.com/ironic": "yes" } } } };
+        assert.deepEqual(multiTopology(picked).nodeSelector, { "example.com/ironic": "yes" });
     });
 });

@@ -19,12 +19,15 @@ describe("config rule: topology", function () {
         { name: "multi without conductors", raw: { ...haRaw, conductors: [] }, key: "conductors", message: "", reported: false },
         { name: "multi without an interface", raw: withProvisioning({ interface: undefined }, haRaw), key: "provisioning.interface", message: 'topology "multi" needs the provisioning network\'s interface', reported: true },
         {
+            // A replacement node joins with no entry and must find its address somewhere.
             name: "multi without an interface, every entry naming address and interface",
             raw: withProvisioning({ interface: undefined }, { ...haRaw, conductors: [{ name: "cp-0", ip: "172.22.0.2", interface: "eno1" }] }),
             key: "provisioning.interface",
-            message: "needs",
-            reported: false,
+            message: "listed in conductors[] or not",
+            reported: true,
         },
+        { name: "single with a conductor node selector", raw: { ...devRaw, placement: { conductorNodeSelector: { "example.com/ironic": "yes" } } }, key: "placement.conductorNodeSelector", message: 'only used with topology "multi"', reported: true },
+        { name: "multi with a conductor node selector", raw: { ...haRaw, placement: { conductorNodeSelector: {} } }, key: "placement.conductorNodeSelector", message: "only used with", reported: false },
         { name: "multi on SQLite", raw: { ...haRaw, database: { kind: "sqlite" } }, key: "database.kind", message: 'topology "multi" needs a shared database', reported: true },
         { name: "single on SQLite", raw: devRaw, key: "database.kind", message: "needs a shared database", reported: false },
         { name: "multi with keepalived", raw: withProvisioning({ keepalived: true }, haRaw), key: "provisioning.keepalived", message: 'not used with topology "multi"', reported: true },
