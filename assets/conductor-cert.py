@@ -2,8 +2,8 @@
 # Rendered by metal3-ironic. Mints this conductor's TLS certificate at container start.
 #
 # usage: conductor-cert.py CA_DIR OUT_DIR NODE IP [SAN ...]
-#   CA_DIR   the conductor CA (tls.crt, tls.key): an intermediate the stack CA signed, with
-#            path length 0, mounted only in the containers that serve TLS (ironic, httpd)
+#   CA_DIR   the conductor CA (tls.crt, tls.key): an intermediate the stack CA signed (no
+#            path-length limit, see the README), mounted only in the containers that serve TLS
 #   OUT_DIR  where tls.crt (this certificate, then the conductor CA) and tls.key are written
 #   NODE     the Kubernetes node name: the subject's common name and a DNS name
 #   IP       the conductor's address: what JSON-RPC peers ([DEFAULT]host), IPA and BMCs dial

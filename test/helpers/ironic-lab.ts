@@ -399,10 +399,10 @@ export class TestCa {
         run("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", this.keyFile, "-out", this.certFile, "-days", "2", "-subj", `/CN=${name}`, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign"]);
     }
 
-    /** The conductor CA as the program issues it (path length 0), signed by this CA: `dir`/tls.crt, tls.key. */
+    /** The conductor CA as the program issues it (no path length: the tls provider does not encode 0), signed by this CA: `dir`/tls.crt, tls.key. */
     intermediate(dir: string): void {
         fs.mkdirSync(dir, { recursive: true });
-        fs.writeFileSync(path.join(dir, "ext.cnf"), "basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n");
+        fs.writeFileSync(path.join(dir, "ext.cnf"), "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n");
         run("openssl", ["req", "-new", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes", "-keyout", path.join(dir, "tls.key"), "-out", path.join(dir, "csr.pem"), "-subj", "/CN=conductor CA"]);
         run("openssl", ["x509", "-req", "-in", path.join(dir, "csr.pem"), "-CA", this.certFile, "-CAkey", this.keyFile, "-CAcreateserial", "-days", "1", "-extfile", path.join(dir, "ext.cnf"), "-out", path.join(dir, "tls.crt")]);
     }

@@ -1,6 +1,7 @@
 /**
  * Small CAs made with the openssl CLI for tests of the certificate minter: a root (the stack CA's
- * stand-in) and a conductor CA it signs, shaped as the tls provider issues them (path length 0).
+ * stand-in) and a conductor CA it signs, shaped as the tls provider issues them: no path length
+ * (the program asks for 0, which the provider does not encode; see the README's Conductor certificates).
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -22,7 +23,7 @@ export function makeCa(dir: string, days = 30): string {
 export function makeIntermediate(rootDir: string, out: string, opts: { ca?: boolean; days?: number } = {}): void {
     fs.mkdirSync(out, { recursive: true });
     const tmp = fs.mkdtempSync(path.join(out, ".new-"));
-    const ext = opts.ca === false ? "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n" : "basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n";
+    const ext = opts.ca === false ? "basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\n" : "basicConstraints=critical,CA:TRUE\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n";
     fs.writeFileSync(path.join(tmp, "ext.cnf"), ext);
     run("openssl", ["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(tmp, "tls.key"), "-out", path.join(tmp, "csr.pem"), "-subj", "/O=test/CN=conductor CA"]);
     run("openssl", ["x509", "-req", "-in", path.join(tmp, "csr.pem"), "-CA", path.join(rootDir, "ca.crt"), "-CAkey", path.join(rootDir, "ca.key"), "-set_serial", String(Date.now()), "-days", String(opts.days ?? 10), "-extfile", path.join(tmp, "ext.cnf"), "-out", path.join(tmp, "tls.crt")]);

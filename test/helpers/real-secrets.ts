@@ -82,8 +82,10 @@ export function realProviderState(type: string, name: string, rawInputs: Record<
                 fs.writeFileSync(path.join(d, "ca.pem"), inputs.caCertPem);
                 fs.writeFileSync(path.join(d, "ca.key"), inputs.caPrivateKeyPem);
                 // As the tls provider signs them: a CA (isCaCertificate, maxPathLength) or a server/client certificate.
+                // The provider sets Go's x509 MaxPathLen without MaxPathLenZero, and Go encodes a
+                // MaxPathLen of 0 as no limit: only maxPathLength > 0 gives a pathlen (0 and -1: none).
                 const ext = inputs.isCaCertificate
-                    ? `basicConstraints=critical,CA:TRUE${inputs.maxPathLength !== undefined && inputs.maxPathLength >= 0 ? `,pathlen:${inputs.maxPathLength}` : ""}\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n`
+                    ? `basicConstraints=critical,CA:TRUE${inputs.maxPathLength !== undefined && inputs.maxPathLength > 0 ? `,pathlen:${inputs.maxPathLength}` : ""}\nkeyUsage=critical,keyCertSign,cRLSign,digitalSignature\nsubjectKeyIdentifier=hash\nauthorityKeyIdentifier=keyid\n`
                     : "basicConstraints=CA:FALSE\nkeyUsage=digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n";
                 fs.writeFileSync(path.join(d, "ext.cnf"), ext);
                 const days = String(Math.max(1, Math.floor((inputs.validityPeriodHours ?? 24) / 24)));
