@@ -11,7 +11,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { Credentials } from "./credentials";
-import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData } from "../core/manifests";
+import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName } from "../core/manifests";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
@@ -58,7 +58,7 @@ export class Conductors extends pulumi.ComponentResource {
         );
         const scripts = new k8s.core.v1.ConfigMap(
             `${name}-scripts`,
-            { metadata: { name: plan.names.scriptsConfigMap, namespace, labels: plan.labels }, data: scriptsConfigMapData(plan) },
+            { metadata: { name: scriptsConfigMapName(plan), namespace, labels: plan.labels }, immutable: true, data: scriptsConfigMapData(plan) },
             { parent: this },
         );
 

@@ -44,9 +44,9 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
 }
 
 /**
- * Multi: what every node runs the same (the pod template's only per-content annotation): the
- * scripts and, with DHCP, each slot's slice of the range. A re-slice changes the slot files and so
- * rolls every pod, as it must.
+ * Multi: what every node runs the same: the scripts and, with DHCP, each slot's slice of the
+ * range. Its name carries its hash (scriptsConfigMapName): a re-slice or new scripts roll every
+ * pod, as they must.
  */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
     const templates = nodeTemplates(plan.config);
@@ -66,9 +66,20 @@ export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
     return data;
 }
 
-/** Content hash of the scripts ConfigMap: the DaemonSet's pod-template annotation. */
+/** Content hash of the scripts ConfigMap. */
 export function scriptsConfigHash(plan: IronicPlan): string {
     return contentHash(scriptsConfigMapData(plan));
+}
+
+/**
+ * The scripts ConfigMap's name, `<name>-scripts-<hash of its data>` (immutable, as kustomize's
+ * generated ConfigMaps): new scripts are a new object the new pod template names, so the pods the
+ * rolling update has not reached keep the scripts they started with, and a restart of one of
+ * their containers never runs a wrapper that expects another pod template. The name change rolls
+ * the pods.
+ */
+export function scriptsConfigMapName(plan: IronicPlan): string {
+    return `${plan.names.scriptsConfigMapBase}-${scriptsConfigHash(plan).slice(0, 10)}`;
 }
 
 /**

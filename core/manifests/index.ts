@@ -19,5 +19,5 @@ export { databaseVolumes } from "./volumes";
 export { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "./ironic";
 export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS } from "./mariadb";
 export { mariadbNetworkPolicy } from "./networkpolicy";
-export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData } from "./configmaps";
+export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData, scriptsConfigMapName } from "./configmaps";
 export { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageCacheDeployment, imageCachePvc, imageCacheScriptsData, imageCacheService } from "./image-cache";

@@ -8,7 +8,7 @@ import type * as pulumi from "@pulumi/pulumi";
 
 import { IRONIC_GID, IRONIC_UID } from "../contract";
 import type { IronicPlan } from "../plan/types";
-import { dnsmasqConfigHash, scriptsConfigHash } from "./configmaps";
+import { dnsmasqConfigHash } from "./configmaps";
 import {
     dhcpDirsContainer,
     dhcpPrunerContainer,
@@ -88,7 +88,7 @@ export function conductorDaemonSet(plan: IronicPlan): k8s.types.input.apps.v1.Da
             // Host ports: the old pod must go before the new one starts on the same node.
             updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
             template: {
-                metadata: { labels: plan.labels, annotations: { [ANNOTATIONS.scripts]: scriptsConfigHash(plan), ...(imageCacheClient(plan)?.annotations ?? {}) } },
+                metadata: { labels: plan.labels, annotations: imageCacheClient(plan)?.annotations },
                 spec: ironicPodSpec(plan),
             },
         },

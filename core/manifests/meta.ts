@@ -17,7 +17,6 @@ export type SecurityContext = k8s.types.input.core.v1.SecurityContext;
 export const ANNOTATIONS = {
     dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
     tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
-    scripts: "metal3-ironic.metal3.io/scripts-hash",
 } as const;
 
 /**

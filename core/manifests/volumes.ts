@@ -7,6 +7,7 @@ import type * as k8s from "@pulumi/kubernetes";
 
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, PATHS } from "../contract";
 import type { IronicPlan } from "../plan/types";
+import { scriptsConfigMapName } from "./configmaps";
 import { SERVICE_ACCOUNT_DIR, SLOT_API_VOLUME, slotApiVolume } from "./slots";
 
 export type Volume = k8s.types.input.core.v1.Volume;
@@ -79,7 +80,7 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
                 fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
                 fromConfigMap("node-data", n.nodeDataConfigMap),
                 fromSecret("conductor-ca", n.conductorCaSecret, { items: ["tls.crt", "tls.key"], defaultMode: 0o440 }),
-                fromConfigMap("scripts", n.scriptsConfigMap, { defaultMode: 0o555 }),
+                fromConfigMap("scripts", scriptsConfigMapName(plan), { defaultMode: 0o555 }),
                 // Where each container's wrapper renders its node's files (environment, dnsmasq file).
                 fromEmptyDir("conductor-run"),
             ],

@@ -3,8 +3,11 @@
  * resolves a node's entry at container start. The DaemonSet pod template is identical on every
  * node and never lists nodes; everything node-specific is looked up by NODE_NAME here.
  */
+import { createHash } from "crypto";
+
 import { CONDUCTOR_PATHS } from "../contract";
 import { readAsset } from "../render/assets";
+import { SLOT_AGENT_SCRIPT } from "../slot-agent";
 
 
 export { shellQuote, renderEnvFile } from "../render/envfile";
@@ -20,4 +23,20 @@ export { shellQuote, renderEnvFile } from "../render/envfile";
  */
 export function renderConductorWrapper(): string {
     return readAsset(CONDUCTOR_PATHS.wrapper);
+}
+
+let readersHash: string | undefined;
+
+/**
+ * The per-node data ConfigMap's name suffix: a hash of the scripts that read it (the start wrapper
+ * reads `<node>.env`, the slot agent `slot-preferences.json`). ConfigMap volumes follow their
+ * object, so rewriting one in place hands pods that have not rolled yet data their older wrapper
+ * may not understand: when their container restarts (a watch, a crash) it would fail. A new name
+ * per reader version leaves them the data they started with while the DaemonSet rolls.
+ */
+export function nodeDataReadersHash(readers?: { wrapper: string; slotAgent: string }): string {
+    const hash = (r: { wrapper: string; slotAgent: string }) => createHash("sha256").update(r.wrapper).update("\0").update(r.slotAgent).digest("hex").slice(0, 10);
+    if (readers) return hash(readers);
+    readersHash ??= hash({ wrapper: renderConductorWrapper(), slotAgent: readAsset(SLOT_AGENT_SCRIPT) });
+    return readersHash;
 }

@@ -5,6 +5,7 @@
  */
 import type { StackConfig } from "../config";
 import { apiCertificate } from "./certificates";
+import { nodeDataReadersHash } from "./conductor";
 import { cidrParts, dnsmasqStartScript, planConductors } from "./conductors";
 import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
@@ -71,9 +72,11 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         credentialsSecret: `${name}-credentials`,
         bmoConfigMap: `${name}-bmo`,
         rpcCredentialsSecret: `${name}-rpc-credentials`,
-        nodeDataConfigMap: `${name}-conductors`,
+        // Named for the code that reads it (the wrapper, the slot agent): a release that reads the
+        // entries differently writes a new ConfigMap, and pods not rolled yet keep reading theirs.
+        nodeDataConfigMap: `${name}-conductors-${nodeDataReadersHash()}`,
         conductorCaSecret: `${name}-conductor-ca`,
-        scriptsConfigMap: `${name}-scripts`,
+        scriptsConfigMapBase: `${name}-scripts`,
         slotAccount: `${name}-dhcp-slots`,
         slotLeasePrefix: `${name}-dhcp-slot-`,
     };

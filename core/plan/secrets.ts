@@ -33,14 +33,16 @@ export function userConfigMaps(plan: IronicPlan): UserSecret[] {
     return ca?.kind === "configMap" ? [{ key: "trust.extraCaBundle.configMap", name: ca.name }] : [];
 }
 
-/** Every ConfigMap name this program writes in some mode, with what it is. */
+/** Every ConfigMap name this program writes in some mode, with what it is; `<prefix>-*` stands for every name with that prefix. */
 export function ownedConfigMapNames(plan: IronicPlan): Map<string, string> {
     const n = plan.names;
     return new Map([
         [n.dnsmasqConfigMap, "the dnsmasq configuration (single)"],
         [n.bmoConfigMap, "the settings baremetal-operator reads"],
-        [n.nodeDataConfigMap, "the per-node entries (multi)"],
-        [n.scriptsConfigMap, "the conductors' scripts (multi)"],
+        [`${n.nodeDataConfigMap.replace(/-[0-9a-f]+$/, "")}-*`, "the per-node entries (multi), one per version of the scripts that read them"],
+        [`${n.scriptsConfigMapBase}-*`, "the conductors' scripts (multi), one per content"],
+        [`${plan.name}-conductors`, "the per-node entries of earlier versions (multi)"],
+        [n.scriptsConfigMapBase, "the conductors' scripts of earlier versions (multi)"],
         [plan.database.names.configMap, 'the MariaDB configuration (database.kind "mariadb")'],
     ]);
 }
@@ -70,13 +72,14 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
 
 /** Problems with user-supplied Secret names: one that the program itself writes would be overwritten, and deleted on destroy. */
 export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
+    const ownerOf = (owned: Map<string, string>, name: string) => [...owned].find(([n]) => (n.endsWith("-*") ? name.startsWith(n.slice(0, -1)) : n === name))?.[1];
     const clash = (kind: string, users: UserSecret[], owned: Map<string, string>) =>
-        users
-            .filter((u) => owned.has(u.name))
-            .map((u) => ({
-                key: u.key,
-                message: `"${u.name}" is the name of a ${kind} this program writes (${owned.get(u.name)}); a ${kind} you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it`,
-            }));
+        users.flatMap((u) => {
+            const what = ownerOf(owned, u.name);
+            return what === undefined
+                ? []
+                : [{ key: u.key, message: `"${u.name}" is the name of a ${kind} this program writes (${what}); a ${kind} you own needs another name, or pulumi up would overwrite it and pulumi destroy delete it` }];
+        });
     return [...clash("Secret", userSecrets(plan), ownedSecretNames(plan)), ...clash("ConfigMap", userConfigMaps(plan), ownedConfigMapNames(plan))];
 }
 

@@ -51,7 +51,8 @@ export interface IronicPlan {
         nodeDataConfigMap: string;
         /** Multi: the conductor CA (certificate and key) the conductors mint their certificates from. */
         conductorCaSecret: string;
-        scriptsConfigMap: string;
+        /** The scripts ConfigMap is `<base>-<hash of its data>` (core/manifests/configmaps.ts scriptsConfigMapName). */
+        scriptsConfigMapBase: string;
         /** Multi with DHCP: the slot agents' ServiceAccount, Role and RoleBinding. */
         slotAccount: string;
         /** Multi with DHCP: slot k is the Lease `<slotLeasePrefix>k`. */

@@ -12,9 +12,12 @@ import { RawConfig } from "../../core/config";
 import { K8sObject, changedFields, diffRenders, objectId, readRender, restartReport } from "../../tools/diff";
 import { valueOf } from "../../tools/offline";
 import { renderOffline, readStackConfig } from "../../tools/render";
+import { nodeDataReadersHash } from "../../core/plan/conductor";
 import { tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
+/** The per-node entries' ConfigMap (named for the scripts that read it). */
+const NODE_DATA = `ironic-conductors-${nodeDataReadersHash()}`;
 const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
 const conductors = haRaw.conductors as { name: string; ip: string; slot?: number }[];
 
@@ -37,11 +40,11 @@ describe("plan --diff: what changes and what restarts", function () {
     it("list a node: only its containers restart (its entry is new); the diff shows its entry and its preferred slot, no Node", async function () {
         const after = await objects({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5" }] }, previous);
         assert.deepEqual(restartReport(base, after), [
-            "DaemonSet metal3/ironic: only the containers on cp-3 restart, if it runs a conductor (its own entry changed: ironic-conductors[cp-3.env]); pods on other nodes keep running",
+            `DaemonSet metal3/ironic: only the containers on cp-3 restart, if it runs a conductor (its own entry changed: ${NODE_DATA}[cp-3.env]); pods on other nodes keep running`,
         ]);
         const changes = diffRenders(base, after);
         assert.ok(!changes.some((c) => c.id.startsWith("Node/")), "the program patches no Node");
-        assert.deepEqual(changes.find((c) => c.id === "ConfigMap/metal3/ironic-conductors")!.fields, ['+ data["cp-3.env"]', '~ data["slot-preferences.json"]']);
+        assert.deepEqual(changes.find((c) => c.id === `ConfigMap/metal3/${NODE_DATA}`)!.fields, ['+ data["cp-3.env"]', '~ data["slot-preferences.json"]']);
         assert.equal(changes.find((c) => c.id === "DaemonSet/metal3/ironic"), undefined, "the pod template is untouched");
     });
 
@@ -57,7 +60,7 @@ describe("plan --diff: what changes and what restarts", function () {
     it("unlist a node: only its containers restart (they find the address themselves); its pod stays", async function () {
         const after = await objects({ ...haRaw, conductors: conductors.filter((c) => c.name !== "cp-0") }, previous);
         assert.deepEqual(restartReport(base, after), [
-            "DaemonSet metal3/ironic: only the containers on cp-0 restart, if it runs a conductor (its own entry changed: ironic-conductors[cp-0.env]); pods on other nodes keep running",
+            `DaemonSet metal3/ironic: only the containers on cp-0 restart, if it runs a conductor (its own entry changed: ${NODE_DATA}[cp-0.env]); pods on other nodes keep running`,
         ]);
     });
 
@@ -65,7 +68,7 @@ describe("plan --diff: what changes and what restarts", function () {
         const after = await objects({ ...haRaw, conductors: conductors.map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.6" } : c)) }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 1, report.join("\n"));
-        assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart, if it runs a conductor \(its own entry changed: ironic-conductors\[cp-1\.env\]\); pods on other nodes keep running$/);
+        assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart, if it runs a conductor \(its own entry changed: ironic-conductors-[0-9a-f]{10}\[cp-1\.env\]\); pods on other nodes keep running$/);
     });
 
     it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
@@ -101,7 +104,7 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("ip: 172.22.0.3\n", "ip: 172.22.0.6\n"));
             const r = plan(["--stack", "ha", "--file", file, "--out", path.join(work, "next"), "--diff", path.join(work, "base")]);
             assert.equal(r.status, 0, r.stderr);
-            assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
+            assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors-[0-9a-f]{10}\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
             assert.equal(readRender(path.join(work, "base")).size, readRender(path.join(work, "next")).size);
             assert.doesNotMatch(r.stdout, /BEGIN (RSA |EC )?PRIVATE KEY|password: [^<]/);
             // A pull request's flow: the base render writes its outputs, the head renders as its next run.
@@ -114,7 +117,7 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
             const head = plan(["--stack", "ha", "--file", added, "--out", path.join(work, "head"), "--previous", baseOut, "--diff", path.join(work, "base2")]);
             assert.equal(head.status, 0, head.stderr);
-            assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: only the containers on cp-3 restart, if it runs a conductor \(its own entry changed: ironic-conductors\[cp-3\.env\]\)/);
+            assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: only the containers on cp-3 restart, if it runs a conductor \(its own entry changed: ironic-conductors-[0-9a-f]{10}\[cp-3\.env\]\)/);
             const missing = plan(["--stack", "ha", "--out", path.join(work, "x"), "--diff", path.join(work, "nope")]);
             assert.notEqual(missing.status, 0);
             assert.match(missing.stderr, /--diff: .*nope is not a directory/);

@@ -80,7 +80,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
     it("changing one node changes only that node's entries", async function () {
         const a = await renderOffline(haRaw, "ha");
         const b = await renderOffline(withConductors((haRaw.conductors as any[]).map((c) => (c.name === "cp-1" ? { ...c, ip: "172.22.0.7" } : c))), "ha");
-        const data = (r: typeof a) => r.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data;
+        const data = (r: typeof a) => r.objects.find((o) => o.kind === "ConfigMap" && /^ironic-conductors-[0-9a-f]{10}$/.test(o.metadata.name))!.data;
         const changed = Object.keys(data(a)).filter((k) => data(a)[k] !== data(b)[k]);
         assert.deepEqual(changed.sort(), ["cp-1.env"]);
         // No certificate names a node: changing one touches no TLS resource.
@@ -88,13 +88,13 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(tlsInputs(a), tlsInputs(b));
     });
 
-    it("issues one conductor CA (path length 0, signing only) that only the ironic and httpd containers mount; no certificate per node", async function () {
+    it("issues one conductor CA (signing only) that only the ironic and httpd containers mount; no certificate per node", async function () {
         const r = await renderOffline(haRaw, "ha");
         const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest" && x.name.startsWith("ironic-conductors-"));
         assert.deepEqual(csrs.map((x) => [x.name, x.inputs.subject.commonName, x.inputs.ipAddresses, x.inputs.dnsNames]), [["ironic-conductors-conductor-ca-csr", "metal3/ironic conductor CA", undefined, undefined]]);
         const ca = r.resources.find((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert" && x.name === "ironic-conductors-conductor-ca-cert")!.inputs;
         assert.equal(ca.isCaCertificate, true);
-        assert.equal(ca.maxPathLength, 0, "it can sign end-entity certificates only");
+        assert.equal(ca.maxPathLength, 0, "it asks for path length 0, which the tls provider does not encode (see the README's Conductor certificates)");
         assert.deepEqual(ca.allowedUses, ["cert_signing", "crl_signing", "digital_signature"]);
         assert.equal(r.resources.filter((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert" && x.name.startsWith("ironic-conductors-")).length, 1);
         const secret = r.objects.find((o) => o.kind === "Secret" && o.metadata.name === "ironic-conductor-ca")!;
@@ -114,7 +114,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         // No node listed: the same pod template; the per-node ConfigMap holds only the preferences.
         const bare = await renderOffline({ ...haRaw, conductors: [] }, "ha");
         assert.deepEqual(bare.objects.find((o) => o.kind === "DaemonSet"), r.objects.find((o) => o.kind === "DaemonSet"));
-        assert.deepEqual(Object.keys(bare.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data), ["slot-preferences.json"]);
+        assert.deepEqual(Object.keys(bare.objects.find((o) => o.kind === "ConfigMap" && /^ironic-conductors-[0-9a-f]{10}$/.test(o.metadata.name))!.data), ["slot-preferences.json"]);
         // placement.nodeSelector places every pod of the stack: the conductors keep the role on
         // top of it, and MariaDB and the image cache get it alone.
         const placed = await renderOffline({ ...haRaw, placement: { nodeSelector: { "kubernetes.io/os": "linux" } } }, "ha");
@@ -181,7 +181,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(second.objects, first.objects);
     });
 
-    const conductorData = (r: Rendered) => r.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-conductors")!.data as Record<string, string>;
+    const conductorData = (r: Rendered) => r.objects.find((o) => o.kind === "ConfigMap" && /^ironic-conductors-[0-9a-f]{10}$/.test(o.metadata.name))!.data as Record<string, string>;
     const stateOf = (r: Rendered) => new Promise<any>((res) => (r.outputs as any).state.apply(res));
 
     it("the next run keeps every node's slice: a node replaced by a new one leaves the others' entries untouched, the newcomer takes the freed slot", async function () {
@@ -219,7 +219,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.equal(registered, 0, "no managed resource was registered");
         assert.match(err!.message, /- provisioning\.dhcp\.slots: was 4 in the previous run, now 8; re-slicing .* set provisioning\.dhcp\.reslice: true, run pulumi up, then remove the flag/);
         const resliced = await renderOffline(eight(true), "ha", { previousOutputs });
-        const scripts = resliced.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === "ironic-scripts")!.data;
+        const scripts = resliced.objects.find((o) => o.kind === "ConfigMap" && /^ironic-scripts-[0-9a-f]{10}$/.test(o.metadata.name))!.data;
         assert.match(scripts["slot-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.84,/m, "slot 2 of 8 slices of 25");
         assert.ok("slot-7.dnsmasq.conf" in scripts && !("slot-8.dnsmasq.conf" in scripts));
         assert.equal((await stateOf(resliced)).dhcpSlots.slots, 8);

@@ -122,7 +122,10 @@ describe("e2e: conductors come and go with no config change (ha example, real Pu
         ws.up();
         assert.deepEqual(podsByNode(), before, "every pod kept running (the wrapper restarts only cp-3's containers, in the pod)");
         assert.equal(daemonSet().metadata.generation, generation, "the pod template did not change");
-        const entries = cluster.get(["configmap", "ironic-conductors", "-n", NS]).data;
+        // The entries' ConfigMap, as the pods mount it.
+        const nodeData = daemonSet().spec.template.spec.volumes.find((v: { name: string }) => v.name === "node-data").configMap.name;
+        assert.match(nodeData, /^ironic-conductors-[0-9a-f]{10}$/);
+        const entries = cluster.get(["configmap", nodeData, "-n", NS]).data;
         assert.equal(entries["cp-3.env"], "CONDUCTOR_NODE_IP='172.22.0.5'\n");
         assert.deepEqual(state().nodes, { "cp-3": 0 });
         quietPreview();

@@ -1,12 +1,14 @@
 /**
  * Day-2 on a real cluster with the real Pulumi CLI (the ha example, MariaDB and schema Jobs):
  * an Ironic image bump (the schema upgrade Job completes before the rollout, the online
- * migrations run after it), a topology switch multi → single → multi (no pod left Pending on a
+ * migrations run after it), a release with new scripts (new ConfigMaps, the old ones kept until
+ * the DaemonSet no longer names them), a topology switch multi → single → multi (no pod left Pending on a
  * host-port conflict, the API Service and the database claim kept), and `pulumi destroy` (refused
  * on protected resources until unprotected; the claim and namespace survive) followed by a
  * re-created stack that adopts the kept claim in its first update, with no extra step.
  */
 import { strict as assert } from "assert";
+import * as fs from "fs";
 import * as path from "path";
 
 import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
@@ -69,6 +71,52 @@ describe("e2e: image bump, topology switch, destroy and re-create (ha example, r
             assert.ok(time(p.metadata.creationTimestamp) >= time(upgrade.status.completionTime), `${p.metadata.name} started after the schema upgrade completed`);
             assert.ok(time(migrate.metadata.creationTimestamp) >= time(p.metadata.creationTimestamp), `the migrations started after ${p.metadata.name}`);
         }
+        quiet();
+    });
+
+    it("a release with a new start wrapper: its scripts and the entries are new ConfigMaps (replaced, never rewritten under running pods), the DaemonSet rolls onto them, the old ones go", function () {
+        // A later release of this program: the workspace runs a copy of the checkout whose
+        // wrapper differs (the program reads assets/ next to core/, so both are copied).
+        const linked = ["index.ts", "components", "core", "assets"];
+        const mounted = () => {
+            const vols: any[] = cluster.get(["daemonset", "-n", NS, "ironic"]).spec.template.spec.volumes;
+            return { scripts: vols.find((v) => v.name === "scripts").configMap.name as string, nodeData: vols.find((v) => v.name === "node-data").configMap.name as string };
+        };
+        const old = mounted();
+        assert.match(old.scripts, /^ironic-scripts-[0-9a-f]{10}$/);
+        assert.match(old.nodeData, /^ironic-conductors-[0-9a-f]{10}$/);
+        try {
+            for (const f of linked) {
+                fs.rmSync(path.join(ws.dir, f), { recursive: true, force: true });
+                fs.cpSync(path.join(ROOT, f), path.join(ws.dir, f), { recursive: true });
+            }
+            fs.appendFileSync(path.join(ws.dir, "assets", "conductor-start.sh"), "# a later release\n");
+            const preview = JSON.parse(ws.pulumi(["preview", "--json"]).stdout);
+            const configMapSteps = (preview.steps as any[]).filter((st) => /kubernetes:core\/v1:ConfigMap::/.test(st.urn) && st.op !== "same");
+            const ops = configMapSteps.map((st) => `${st.urn.split("::").pop()}: ${st.op}`).sort();
+            assert.ok(configMapSteps.length === 2 && configMapSteps.every((st) => st.op === "replace"), `both ConfigMaps replaced, none updated in place: ${ops.join(", ")}`);
+            ws.up();
+            const now = mounted();
+            assert.notEqual(now.scripts, old.scripts);
+            assert.notEqual(now.nodeData, old.nodeData);
+            assert.match(cluster.get(["configmap", "-n", NS, now.scripts]).data["conductor-start.sh"], /# a later release\n$/);
+            assert.equal(cluster.get(["configmap", "-n", NS, now.scripts]).immutable, true);
+            for (const name of [old.scripts, old.nodeData]) {
+                const gone = cluster.kubectl(["get", "configmap", "-n", NS, name], { allowFail: true });
+                assert.notEqual(gone.status, 0, `${name} is deleted once the DaemonSet no longer names it`);
+                assert.match(gone.stderr, /NotFound/);
+            }
+            assert.equal(workloadPods("DaemonSet").length, 3);
+            quiet();
+        } finally {
+            for (const f of linked) {
+                fs.rmSync(path.join(ws.dir, f), { recursive: true, force: true });
+                fs.symlinkSync(path.join(ROOT, f), path.join(ws.dir, f));
+            }
+        }
+        // Back to this checkout's scripts: the objects the first run made, by name.
+        ws.up();
+        assert.deepEqual(mounted(), old);
         quiet();
     });
 

@@ -8,7 +8,9 @@ import {
     nodeDataConfigMapData,
     scriptsConfigHash,
     scriptsConfigMapData,
+    scriptsConfigMapName,
 } from "../../../core/manifests/configmaps";
+import { nodeDataReadersHash } from "../../../core/plan/conductor";
 import { contentHash } from "../../../core/manifests/meta";
 import { readAsset } from "../../../core/render/assets";
 import { dev, devNoDhcp, ha, haNoDhcp, vmedia } from "./support";
@@ -87,6 +89,21 @@ describe("manifests/configmaps", function () {
             assert.equal(scriptsConfigHash(ha), contentHash(scriptsConfigMapData(ha)));
             assert.notEqual(scriptsConfigHash({ ...ha, dnsmasqStartScript: ha.dnsmasqStartScript + "\n" }), scriptsConfigHash(ha));
             assert.notEqual(scriptsConfigHash(haNoDhcp), scriptsConfigHash(ha));
+        });
+
+        it("upgrades never rewrite what running pods mount: the scripts ConfigMap is named for its content, the entries for the scripts that read them", function () {
+            // A pod the rolling update has not reached keeps the objects it mounts; a restart of
+            // one of its containers runs its own wrapper on data that wrapper understands.
+            assert.equal(scriptsConfigMapName(ha), `ironic-scripts-${scriptsConfigHash(ha).slice(0, 10)}`);
+            assert.notEqual(scriptsConfigMapName({ ...ha, dnsmasqStartScript: ha.dnsmasqStartScript + "\n" }), scriptsConfigMapName(ha), "new scripts, new object");
+            const readers = { wrapper: readAsset("conductor-start.sh"), slotAgent: readAsset("dhcp-slot-agent.py") };
+            assert.equal(ha.names.nodeDataConfigMap, `ironic-conductors-${nodeDataReadersHash(readers)}`);
+            assert.notEqual(nodeDataReadersHash({ ...readers, wrapper: readers.wrapper + "# v2\n" }), nodeDataReadersHash(readers), "a new wrapper reads from a new object");
+            assert.notEqual(nodeDataReadersHash({ ...readers, slotAgent: readers.slotAgent + "# v2\n" }), nodeDataReadersHash(readers), "so does a new slot agent");
+            // Config changes edit the entries in place (only the node whose entry changed restarts).
+            const moved = planOf({ ...haRaw, conductors: [{ name: "cp-0", ip: "172.22.0.9" }] });
+            assert.equal(moved.names.nodeDataConfigMap, ha.names.nodeDataConfigMap);
+            assert.notDeepEqual(nodeDataConfigMapData(moved), nodeDataConfigMapData(ha));
         });
     });
 

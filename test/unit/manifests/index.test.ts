@@ -19,7 +19,7 @@ describe("manifests/index", function () {
             dbJob: mariadb, mariadbPvc: mariadb, mariadbSelector: mariadb, mariadbService: mariadb, mariadbStatefulSet: mariadb,
             schemaJobHint: mariadb, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS: mariadb, mariadbNetworkPolicy: networkpolicy,
             bmoConfigMapData: configmaps, dnsmasqConfigHash: configmaps, dnsmasqConfigMapData: configmaps,
-            nodeDataConfigMapData: configmaps, scriptsConfigHash: configmaps, scriptsConfigMapData: configmaps,
+            nodeDataConfigMapData: configmaps, scriptsConfigHash: configmaps, scriptsConfigMapData: configmaps, scriptsConfigMapName: configmaps,
             IMAGE_CACHE_ANNOTATIONS: imageCache, imageCacheClient: imageCache, imageCacheClientData: imageCache, imageCacheDeployment: imageCache,
             imageCachePvc: imageCache, imageCacheScriptsData: imageCache, imageCacheService: imageCache,
         };

@@ -3,7 +3,7 @@ import { strict as assert } from "assert";
 
 import { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData } from "../../../core/manifests/image-cache";
 import { contentHash } from "../../../core/manifests/meta";
-import { dnsmasqConfigHash, scriptsConfigHash } from "../../../core/manifests/configmaps";
+import { dnsmasqConfigHash } from "../../../core/manifests/configmaps";
 import { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "../../../core/manifests/ironic";
 import { podVolumes } from "../../../core/manifests/volumes";
 import type { IronicPlan } from "../../../core/plan";
@@ -90,12 +90,12 @@ describe("manifests/ironic", function () {
     });
 
     describe("conductorDaemonSet", function () {
-        it("one pod per labelled node, rolling one at a time with no surge (host ports), annotated with the scripts hash", function () {
+        it("one pod per selected node, rolling one at a time with no surge (host ports); the scripts' hash is in their ConfigMap's name, not an annotation", function () {
             const ds = conductorDaemonSet(ha);
             const spec = ds.spec as { updateStrategy: unknown; selector: unknown; template: { metadata: { annotations: unknown }; spec: unknown } };
             assert.equal(ds.kind, "DaemonSet");
             assert.deepEqual(spec.updateStrategy, { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } });
-            assert.deepEqual(spec.template.metadata.annotations, { "metal3-ironic.metal3.io/scripts-hash": scriptsConfigHash(ha), [IMAGE_CACHE_ANNOTATIONS.client]: contentHash(imageCacheClientData()) });
+            assert.deepEqual(spec.template.metadata.annotations, { [IMAGE_CACHE_ANNOTATIONS.client]: contentHash(imageCacheClientData()) });
             assert.deepEqual(spec.template.spec, ironicPodSpec(ha));
         });
 

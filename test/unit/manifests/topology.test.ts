@@ -2,13 +2,14 @@
 import { strict as assert } from "assert";
 
 import { multiTopology, podTopology, SINGLE } from "../../../core/manifests/topology";
+import { nodeDataReadersHash } from "../../../core/plan/conductor";
 import { dev, ha, vmedia } from "./support";
 
 /** What every container's wrapper gets: its node, the entries, the scripts, its own run dir, where to find the address. */
 const wrapperEnv = (container: string) => [
     { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
     { name: "CONDUCTOR_NAMESPACE", value: "metal3" },
-    { name: "CONDUCTOR_CONFIGMAP", value: "ironic-conductors" },
+    { name: "CONDUCTOR_CONFIGMAP", value: `ironic-conductors-${nodeDataReadersHash()}` },
     { name: "CONDUCTOR_DATA_DIR", value: "/etc/metal3-ironic/conductors" },
     { name: "CONDUCTOR_SCRIPTS_DIR", value: "/etc/metal3-ironic/scripts" },
     { name: "CONDUCTOR_RUN_DIR", value: `/run/metal3-ironic/${container}` },

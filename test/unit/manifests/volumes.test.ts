@@ -3,6 +3,7 @@ import { strict as assert } from "assert";
 
 import { databaseVolumes, fromConfigMap, fromEmptyDir, fromSecret, mount, podVolumes, PRUNER_AUTH_DIR, readOnlyMount } from "../../../core/manifests/volumes";
 import type { Volume } from "../../../core/manifests/volumes";
+import { scriptsConfigHash } from "../../../core/manifests/configmaps";
 import { ALL, dev, devExternal, devNoDhcp, ha, haExternal, haNoDhcp, m, plain, tlsExisting, vmedia } from "./support";
 
 const names = (vs: Volume[]) => vs.map((v) => v.name);
@@ -76,9 +77,10 @@ describe("manifests/volumes", function () {
             assert.deepEqual(byName("ironic-certs"), { name: "ironic-certs", emptyDir: {} });
             assert.deepEqual(byName("ca"), { name: "ca", secret: { secretName: "ironic-cacert", items: [{ key: "tls.crt", path: "tls.crt" }] } });
             assert.deepEqual(plain(byName("rpc-auth")).secret.items, ["htpasswd", "password", "username"].map((k) => ({ key: k, path: k })));
-            assert.deepEqual(byName("node-data"), { name: "node-data", configMap: { name: "ironic-conductors" } });
+            assert.deepEqual(byName("node-data"), { name: "node-data", configMap: { name: ha.names.nodeDataConfigMap } });
+            assert.match(ha.names.nodeDataConfigMap, /^ironic-conductors-[0-9a-f]{10}$/);
             assert.deepEqual(byName("conductor-ca"), { name: "conductor-ca", secret: { secretName: "ironic-conductor-ca", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }], defaultMode: 0o440 } });
-            assert.deepEqual(byName("scripts"), { name: "scripts", configMap: { name: "ironic-scripts", defaultMode: 0o555 } });
+            assert.deepEqual(byName("scripts"), { name: "scripts", configMap: { name: `ironic-scripts-${scriptsConfigHash(ha).slice(0, 10)}`, defaultMode: 0o555 } });
             assert.deepEqual(byName("pruner-auth"), { name: "pruner-auth", secret: { secretName: "ironic-credentials", items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
 
             assert.deepEqual(m(mounts.ironic), [...IRONIC_OWN, "ironic-certs:/certs/ironic", "ironic-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "rpc-auth:/auth/ironic-rpc ro", ...NODE_DATA, ...DB]);

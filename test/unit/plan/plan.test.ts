@@ -2,6 +2,7 @@
 import { strict as assert } from "assert";
 
 import { buildPlan } from "../../../core/plan/plan";
+import { nodeDataReadersHash } from "../../../core/plan/conductor";
 import { apiCertificate } from "../../../core/plan/certificates";
 import { dnsmasqStartScript, planConductors } from "../../../core/plan/conductors";
 import { databasePlan } from "../../../core/plan/database";
@@ -30,9 +31,9 @@ describe("plan/plan: buildPlan", function () {
             credentialsSecret: "ironic-credentials",
             bmoConfigMap: "ironic-bmo",
             rpcCredentialsSecret: "ironic-rpc-credentials",
-            nodeDataConfigMap: "ironic-conductors",
+            nodeDataConfigMap: `ironic-conductors-${nodeDataReadersHash()}`,
             conductorCaSecret: "ironic-conductor-ca",
-            scriptsConfigMap: "ironic-scripts",
+            scriptsConfigMapBase: "ironic-scripts",
             slotAccount: "ironic-dhcp-slots",
             slotLeasePrefix: "ironic-dhcp-slot-",
         });

@@ -67,6 +67,22 @@ describe("plan/secrets: userSecretIssues (name clashes)", function () {
         ]);
     });
 
+    it("a ConfigMap named like one whose name carries a hash (scripts, entries), or like their names of earlier versions", function () {
+        const named = (configMap: string) => userSecretIssues(planOf(withKeys(haRaw, { trust: { extraCaBundle: { configMap } } })));
+        for (const [name, what] of [
+            ["ironic-scripts-0123456789", /the conductors' scripts \(multi\), one per content/],
+            ["ironic-conductors-abcdef0123", /the per-node entries \(multi\), one per version of the scripts that read them/],
+            ["ironic-conductors", /the per-node entries of earlier versions/],
+            ["ironic-scripts", /the conductors' scripts of earlier versions/],
+        ] as const) {
+            const issues = named(name);
+            assert.deepEqual(issues.map((i) => i.key), ["trust.extraCaBundle.configMap"], name);
+            assert.match(issues[0].message, what);
+        }
+        assert.deepEqual(named("ironic-scriptsx"), []);
+        assert.deepEqual(named("corp-ca"), []);
+    });
+
     it("tls.existingSecret named like the API credentials", function () {
         const raw = withKeys(tlsExistingRaw, { tls: { mode: "existing", existingSecret: "ironic-credentials" } });
         const issues = userSecretIssues(planOf(raw));
