@@ -3,6 +3,12 @@
 # coordination.k8s.io/v1 Lease, runs the command (dnsmasq serving that slot's slice) only while
 # the Lease is held, and releases it on a clean stop. usage: dhcp-slot-agent.py <command> [args...]
 #
+# Which slot: a pin (conductors[].slot) and only that one; else the slot this node held last (its
+# Lease still names the node: released Leases keep their node, so a restarted container, a new pod
+# of a rolling update, or a node listed in conductors[] later gets its slice back, whatever the
+# stack config remembers); else the slot the config remembers for this node (how the first run with
+# Leases adopts the slices of a stack that had none); else the lowest free one.
+#
 # Protocol (the API server is the only arbiter; no other store):
 # - Slot k is the Lease "<prefix><k>". Creating it is the claim (atomic by name). Taking over an
 #   expired one is an update with the resourceVersion that was seen expiring (compare-and-swap).
@@ -175,14 +181,38 @@ class Agent:
         self.seen = {}  # slot -> (resourceVersion, monotonic time it was first seen)
         self.pinned, self.preferred, self.others = preferences()
 
-    def order(self):
+    def order(self, last=None):
         if self.pinned is not None:
             return [self.pinned]
-        rest = [s for s in range(COUNT) if s != self.preferred]
+        first = [s for s in (last, self.preferred) if s is not None and s < COUNT]
+        first = first[:1] + [s for s in first[1:] if s != first[0]]
+        rest = [s for s in range(COUNT) if s not in first]
         # Slots remembered for other nodes come last: their holders may still be serving
         # from an earlier run that held no Lease.
         rest.sort(key=lambda s: (s in self.others, s))
-        return ([self.preferred] if self.preferred is not None and self.preferred < COUNT else []) + rest
+        return first + rest
+
+    def last_held(self):
+        """(slot, holder) of the Lease that names this node, preferring one this agent holds, then the latest renewed; (None, None) if none."""
+        found = []
+        for slot in range(COUNT):
+            try:
+                lease = request("GET", lease_path(slot), timeout=RETRY_PERIOD)
+            except ApiError as e:
+                if e.status != 404:
+                    log("slot %d: API error while looking for this node's last slot: %s" % (slot, e))
+                continue
+            except OSError as e:
+                log("slot %d: API error while looking for this node's last slot: %s" % (slot, e))
+                continue
+            if ((lease.get("metadata") or {}).get("annotations") or {}).get(NODE_ANNOTATION) != NODE:
+                continue
+            spec = lease.get("spec") or {}
+            found.append((spec.get("holderIdentity") == IDENTITY, spec.get("renewTime") or "", slot, spec.get("holderIdentity")))
+        if not found:
+            return None, None
+        _, _, slot, holder = max(found)
+        return slot, holder
 
     def try_claim(self, slot):
         """The Lease object when this agent now holds `slot`, else None."""
@@ -227,8 +257,19 @@ class Agent:
 
     def claim(self):
         waited = False
+        last, holder = (None, None) if self.pinned is not None or not NODE else self.last_held()
+        # Held by another pod of this node (one that died without releasing): wait for it to expire
+        # rather than move this node's slice; a live pod of another node would have renamed it.
+        patient_until = 0.0
+        if last is not None:
+            log("slot %d: this node's last (%s)" % (last, "released" if not holder else "held by " + holder))
+            if holder and holder != IDENTITY:
+                patient_until = time.monotonic() + LEASE_DURATION + CLAIM_MARGIN + 2 * RETRY_PERIOD
         while not self.stopping:
-            for slot in self.order():
+            order = self.order(last)
+            if time.monotonic() < patient_until:
+                order = [last]
+            for slot in order:
                 try:
                     lease = self.try_claim(slot)
                 except (ApiError, OSError) as e:
@@ -237,7 +278,7 @@ class Agent:
                 if lease is not None:
                     return slot, lease
             if not waited:
-                log("no free slot among %s yet; retrying every %ss" % (self.order(), RETRY_PERIOD))
+                log("no free slot among %s yet; retrying every %ss" % (order, RETRY_PERIOD))
                 write_status("waiting")
                 waited = True
             self.sleep(RETRY_PERIOD)
@@ -307,9 +348,12 @@ class Agent:
                 return "deadline", lease
 
     def release(self, slot, lease):
+        # Free for anyone at once (no holder), still naming this node: its next agent takes it back
+        # first. An update with the resourceVersion held (compare-and-swap), like every write here.
+        released = dict(lease)
+        released["spec"] = {k: v for k, v in (lease.get("spec") or {}).items() if k not in ("holderIdentity", "acquireTime")}
         try:
-            request("DELETE", lease_path(slot), {"preconditions": {"resourceVersion": lease["metadata"]["resourceVersion"]}},
-                    timeout=RETRY_PERIOD)
+            request("PUT", lease_path(slot), released, timeout=RETRY_PERIOD)
             log("slot %d released" % slot)
         except (ApiError, OSError) as e:
             log("slot %d: release failed (%s); it frees when the Lease expires" % (slot, e))

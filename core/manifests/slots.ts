@@ -48,7 +48,7 @@ export function slotRole(a: SlotLeaseAccess): k8s.types.input.rbac.v1.Role {
         kind: "Role",
         metadata: { name: a.name, namespace: a.namespace, labels: a.labels },
         rules: [
-            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: a.leaseNames, verbs: ["get", "update", "delete"] },
+            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: a.leaseNames, verbs: ["get", "update"] },
             { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
         ],
     };

@@ -204,7 +204,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         cluster.kubectl(["create", "namespace", NS]);
         cluster.kubectl(["create", "namespace", `${NS}-other`]);
         // The agents run as the ServiceAccount of the rendered least-privilege Role, for every prefix used below.
-        const leaseNames = ["race-", "kill-", "cut-", "stop-", "pin-"].flatMap((p) => slotLeaseNames(p, 3));
+        const leaseNames = [...["race-", "kill-", "cut-", "stop-", "pin-"].flatMap((p) => slotLeaseNames(p, 3)), ...slotLeaseNames("last-", 4)];
         const objects = slotLeaseRbac({ namespace: NS, name: SA, leaseNames, labels: { "app.kubernetes.io/name": "ironic" } });
         cluster.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }) });
         token = cluster.kubectl(["create", "token", SA, "-n", NS, "--duration", "2h"]).stdout.trim();
@@ -228,7 +228,8 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
     it("the ServiceAccount may reach only this stack's slot Leases", function () {
         const can = (args: string[]) => cluster.kubectl(["auth", "can-i", ...args, `--as=system:serviceaccount:${NS}:${SA}`], { allowFail: true }).stdout.trim();
         assert.equal(can(["create", "leases.coordination.k8s.io", "-n", NS]), "yes");
-        for (const verb of ["get", "update", "delete"]) assert.equal(can([verb, "leases.coordination.k8s.io/race-0", "-n", NS]), "yes", verb);
+        for (const verb of ["get", "update"]) assert.equal(can([verb, "leases.coordination.k8s.io/race-0", "-n", NS]), "yes", verb);
+        assert.equal(can(["delete", "leases.coordination.k8s.io/race-0", "-n", NS]), "no", "a release keeps the Lease (it names the node)");
         assert.equal(can(["get", "leases.coordination.k8s.io/kube-scheduler", "-n", NS]), "no");
         assert.equal(can(["update", "leases.coordination.k8s.io/race-9", "-n", NS]), "no");
         assert.equal(can(["list", "leases.coordination.k8s.io", "-n", NS]), "no");
@@ -341,6 +342,44 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         assert.deepEqual(holders("pin-"), { 0: "fresh", 1: "p1", 2: "p2" });
     });
 
+    it("a node gets back the slot it held last (over a lower free slot and its remembered one); a released slot is free for any node at once; a dead pod's slot is waited for, not abandoned", async function () {
+        // Four slots: a → 0, b → 1, c → 2; 3 stays free.
+        const a = startAgent("last-", "a0", 4, { node: "na" });
+        await waitFor("a0", () => status("last-", "a0") === "slot 0");
+        const b = startAgent("last-", "b0", 4, { node: "nb" });
+        await waitFor("b0", () => status("last-", "b0") === "slot 1");
+        const c = startAgent("last-", "c0", 4, { node: "nc" });
+        await waitFor("c0", () => status("last-", "c0") === "slot 2");
+        // Clean stops (a container restart, a rolling update): the Leases stay, with no holder, naming their node.
+        await b.stop();
+        await c.stop();
+        assert.deepEqual(holders("last-"), { 0: "a0" });
+        for (const [slot, node] of [[1, "nb"], [2, "nc"]] as const) {
+            const l = cluster.get(["lease", `last-${slot}`, "-n", NS]);
+            assert.equal(l.spec.holderIdentity, undefined, `slot ${slot} released`);
+            assert.equal(l.metadata.annotations["metal3-ironic.metal3.io/node"], node);
+        }
+        // c's next pod takes slot 2 back, though slot 1 is lower, free, and the one the config remembers for it.
+        const t0 = Date.now();
+        const c1 = startAgent("last-", "c1", 4, { node: "nc", preferences: { pinned: {}, remembered: { nc: 1 } } });
+        await waitFor("c1 to take back slot 2", () => status("last-", "c1").startsWith("slot ") && startOf("last-", "c1"), 10000);
+        assert.equal(status("last-", "c1"), "slot 2");
+        assert.ok(Date.now() - t0 < TIMING.leaseDuration * 1000, "at once: the Lease was released");
+        // A new node takes the lowest free slot, b's released one, at once: a node's history reserves nothing.
+        startAgent("last-", "d0", 4, { node: "nd" });
+        await waitFor("d0 to take slot 1", () => status("last-", "d0") === "slot 1" && startOf("last-", "d0"), 10000);
+        // c's pod dies without releasing; its next pod waits for slot 2 to expire rather than move to the free slot 3.
+        killGroup(c1, "last-", "c1", 2);
+        const killedAt = Date.now() / 1000;
+        startAgent("last-", "c2", 4, { node: "nc" });
+        const back = await waitFor("c2 to take slot 2 after it expired", () => status("last-", "c2") === "slot 2" && startOf("last-", "c2"), 40000);
+        assert.ok(back.t - killedAt >= TIMING.leaseDuration + TIMING.claimMargin - TIMING.retryPeriod - 0.2, `taken ${(back.t - killedAt).toFixed(2)}s after the kill`);
+        assert.deepEqual(holders("last-"), { 0: "a0", 1: "d0", 2: "c2" }, "slot 3 never taken");
+        assert.ok(!events("last-").some((e) => e.slot === 3), "nobody served slot 3");
+        assertNeverTwoHolders("last-");
+        await a.stop();
+    });
+
     it("from a node's network namespace, with only the kubelet's variables and token path, the agent reaches the API at its ClusterIP", async function () {
         requireOrSkip(this, isRoot(), "root (network namespaces)");
         const lab = new NetnsLab();
@@ -377,7 +416,9 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             await waitFor("the agent in the namespace to hold a slot", () => fs.existsSync(path.join(dir, "ns.status")) && fs.readFileSync(path.join(dir, "ns.status"), "utf8").startsWith("slot 0"), 20000);
             assert.equal(cluster.get(["lease", "pin-0", "-n", NS]).spec.holderIdentity, "in-netns");
             await d.stop();
-            assert.equal(cluster.kubectl(["get", "lease", "pin-0", "-n", NS], { allowFail: true }).status, 1, "released on stop");
+            const released = cluster.get(["lease", "pin-0", "-n", NS]);
+            assert.equal(released.spec.holderIdentity, undefined, "released on stop");
+            assert.equal(released.metadata.annotations["metal3-ironic.metal3.io/node"], "snd", "still naming the node that held it last");
         } catch (e) {
             for (const f of ["ns-agent.log", "bridge.log"]) if (fs.existsSync(path.join(dir, f))) console.log(`---- ${f} ----\n${fs.readFileSync(path.join(dir, f), "utf8").slice(-3000)}`);
             throw e;
