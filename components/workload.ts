@@ -24,8 +24,8 @@ existing: ExistingTls | undefined,
 mounted: pulumi.Resource[],
 ): Ironic | Conductors {
     const c = plan.config;
-    if (c.topology !== "single") {
-        // Validation guarantees tls.mode "generate" with multi: node certificates are issued here.
+    if (plan.topology.kind === "multi") {
+        // Validation guarantees tls.mode "generate" with multi: the conductor CA is issued from the stack's PKI.
         return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, pki: pki!, dependsOn: mounted }, { parent });
     }
     let tlsCertPem: pulumi.Output<string>;

@@ -16,6 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { formatIssues, validateReadable } from "../core/config";
 import { IronicPlan, buildPlan } from "../core/plan";
+import type { SizedRange } from "../core/plan/types";
 import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { userSecretIssues } from "../components/stack";
@@ -108,21 +109,23 @@ function previousLine(file: string | undefined, previous: PreviousState): string
 function dhcpLines(plan: IronicPlan): string[] {
     const lines: string[] = [];
     lines.push("DHCP per conductor:");
-    const multi = plan.config.topology === "multi";
-    if (multi) {
-        const selector = Object.entries({ ...plan.config.placement.nodeSelector, ...plan.config.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
-        const where = selector.length > 0 ? `with ${selector.map(([k, v]) => (v === "" ? k : `${k}=${v}`)).join(", ")}` : "(no node selector)";
-        lines.push(`  every node ${where} runs a conductor; below, the nodes conductors[] lists (${plan.conductors.length}); the others find their address at start`);
-        lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
+    const slice = (r: SizedRange | undefined) => (r ? `${r.start}-${r.end} (${r.size} addresses)` : "no DHCP (virtual media only)");
+    const t = plan.topology;
+    if (t.kind === "single") {
+        lines.push(`  ${"(single, any node)".padEnd(26)} ${t.conductor.ip.padEnd(15)} ${slice(t.conductor.dhcp?.range)}`);
+        return lines;
     }
-    for (const c of plan.conductors) {
-        const where = c.node || "(single, any node)";
-        const slot = multi ? `${c.slot === undefined ? "-" : `${c.slot} (${c.slotSource})`}`.padEnd(11) + " " : "";
-        lines.push(`  ${where.padEnd(26)} ${(c.ip ?? "(found at start)").padEnd(15)} ${slot}${c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : "no DHCP (virtual media only)"}`);
+    const selector = Object.entries({ ...plan.config.placement.nodeSelector, ...plan.config.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
+    const where = selector.length > 0 ? `with ${selector.map(([k, v]) => (v === "" ? k : `${k}=${v}`)).join(", ")}` : "(no node selector)";
+    lines.push(`  every node ${where} runs a conductor; below, the nodes conductors[] lists (${t.conductors.length}); the others find their address at start`);
+    lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
+    for (const c of t.conductors) {
+        const slot = `${c.slot === undefined ? "-" : `${c.slot.index} (${c.slot.source})`}`.padEnd(11);
+        lines.push(`  ${c.node.padEnd(26)} ${(c.ip ?? "(found at start)").padEnd(15)} ${slot} ${c.slot ? slice(c.slot.range) : plan.dhcpEnabled ? "-" : slice(undefined)}`);
     }
-    const slots = plan.dhcpSlots;
+    const slots = t.dhcpSlots;
     if (slots) {
-        const used = new Set(plan.conductors.map((c) => c.slot));
+        const used = new Set(t.conductors.map((c) => c.slot?.index));
         const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
         const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: 4, or listed conductors + 1" }[slots.slotsFrom];
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);

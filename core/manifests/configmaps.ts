@@ -4,7 +4,7 @@
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
 import { renderConductorWrapper } from "../plan/conductor";
-import { nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
+import { dhcpSlotsOf, listedConductors, nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
 import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
@@ -16,8 +16,8 @@ import { slotPreferences } from "./slots";
 
 /** Single: the dnsmasq ConfigMap data, the rendered config and the container's start script (none without DHCP). */
 export function dnsmasqConfigMapData(plan: IronicPlan): Record<string, string> | undefined {
-    if (plan.config.topology !== "single") return undefined;
-    const conf = plan.conductors[0]?.dnsmasqConf;
+    if (plan.topology.kind !== "single") return undefined;
+    const conf = plan.topology.conductor.dhcp?.dnsmasqConf;
     if (!conf) return undefined;
     return { [DNSMASQ_CONFIG_FILE]: conf, [DNSMASQ_START_SCRIPT]: plan.dnsmasqStartScript };
 }
@@ -36,10 +36,10 @@ export function dnsmasqConfigHash(plan: IronicPlan): string | undefined {
  */
 export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> {
     const data: Record<string, string> = {};
-    for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
-        if (c.env && Object.keys(c.env).length > 0) data[nodeKeys(c.node).env] = renderEnvFile(c.env);
+    for (const c of [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node))) {
+        if (Object.keys(c.entry).length > 0) data[nodeKeys(c.node).env] = renderEnvFile(c.entry);
     }
-    if (plan.dhcpSlots) data[SLOT_PREFERENCES_KEY] = slotPreferences(plan);
+    if (dhcpSlotsOf(plan)) data[SLOT_PREFERENCES_KEY] = slotPreferences(plan);
     return data;
 }
 

@@ -37,7 +37,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
-    if (plan.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.keepalivedVirtualIps));
+    if (plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.topology.keepalivedVirtualIps));
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",

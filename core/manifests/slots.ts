@@ -11,6 +11,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 
 import { COMMANDS, CONDUCTOR_PATHS } from "../contract";
+import { dhcpSlotsOf, listedConductors } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
 import { SLOT_PREFERENCES_KEY } from "../plan/names";
 import { SLOT_TIMINGS } from "../plan/timings";
@@ -110,7 +111,7 @@ export function slotAgentCommand(command: string[]): string[] {
 
 /** The agent's environment; the timings are SLOT_TIMINGS, stated so that a preview shows them. */
 export function slotAgentEnv(plan: IronicPlan, statusFile: string): EnvVar[] {
-    const slots = plan.dhcpSlots?.slots ?? 0;
+    const slots = dhcpSlotsOf(plan)?.slots ?? 0;
     const labels = slotLeaseLabels(plan);
     return [
         { name: SLOT_AGENT_ENV.identity, valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
@@ -136,13 +137,14 @@ export function slotAgentEnv(plan: IronicPlan, statusFile: string): EnvVar[] {
 
 /** Whether the pods run slot agents: multi with DHCP (the only plans that have a slot layout). */
 export function usesSlotAgents(plan: IronicPlan): boolean {
-    return plan.dhcpSlots !== undefined;
+    return dhcpSlotsOf(plan) !== undefined;
 }
 
 /** The RBAC objects' parameters for a multi stack with DHCP (undefined otherwise). */
 export function slotLeaseAccess(plan: IronicPlan): SlotLeaseAccess | undefined {
-    if (!plan.dhcpSlots) return undefined;
-    return { namespace: plan.namespace, name: plan.names.slotAccount, leaseNames: slotLeaseNames(plan.names.slotLeasePrefix, plan.dhcpSlots.slots), labels: plan.labels };
+    const layout = dhcpSlotsOf(plan);
+    if (!layout) return undefined;
+    return { namespace: plan.namespace, name: plan.names.slotAccount, leaseNames: slotLeaseNames(plan.names.slotLeasePrefix, layout.slots), labels: plan.labels };
 }
 
 /**
@@ -153,9 +155,9 @@ export function slotLeaseAccess(plan: IronicPlan): SlotLeaseAccess | undefined {
 export function slotPreferences(plan: IronicPlan): string {
     const pinned: Record<string, number> = {};
     const remembered: Record<string, number> = {};
-    for (const c of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
+    for (const c of [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node))) {
         if (c.slot === undefined) continue;
-        (c.slotSource === "pinned" ? pinned : remembered)[c.node] = c.slot;
+        (c.slot.source === "pinned" ? pinned : remembered)[c.node] = c.slot.index;
     }
     return JSON.stringify({ pinned, remembered }, null, 2) + "\n";
 }

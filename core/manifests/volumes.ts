@@ -69,7 +69,7 @@ export interface PodVolumes {
 /** Per topology: the volumes carrying certificates and credentials, and their mounts in ironic and httpd. */
 function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[] } {
     const n = plan.names;
-    if (plan.config.topology === "multi") {
+    if (plan.topology.kind === "multi") {
         const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
         return {
@@ -105,7 +105,7 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
     if (!plan.dhcpEnabled) return { volumes: [], mounts: {} };
     const data = [fromEmptyDir("dnsmasq-data"), fromEmptyDir("dnsmasq-tmp")];
     const own = [mount("shared", PATHS.shared), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
-    if (plan.config.topology === "multi") {
+    if (plan.topology.kind === "multi") {
         const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         return {
             // The pruner reads node ownership from the API with the API credentials; the slot

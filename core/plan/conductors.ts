@@ -1,20 +1,21 @@
 /**
- * The conductors of a topology and what their dnsmasq serves. Single: one conductor on the
- * provisioning IP, not pinned to a node, handing out the whole DHCP range. Multi: one conductor per
- * configured control-plane node, each with its own environment and its own slice of the range
- * (core/plan/slices.ts), answering only the hosts Ironic's dnsmasq provider wrote for it.
+ * The topology plan and what each dnsmasq serves. Single: one conductor on the provisioning IP,
+ * not pinned to a node, handing out the whole DHCP range. Multi: a conductor on every selected
+ * node; the plan knows the nodes conductors[] lists (their overrides and preferred slots, see
+ * core/plan/slices.ts), each pod its own slice of the range by the slot it holds, answering only
+ * the hosts Ironic's dnsmasq provider wrote for it.
  */
 import * as ipaddr from "ipaddr.js";
 
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, WRAPPER_ENV } from "../contract";
 import { ipToNumber } from "../ip";
-import { DhcpRange, DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
+import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { renderEnvFile } from "../render/envfile";
 import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
 import { sliceBounds } from "./slices";
 import { type DhcpSlotPlan, planDhcpSlots } from "./slots";
-import type { ConductorPlan, EnvMap, IronicPlan } from "./types";
+import type { EnvMap, IronicPlan, ListedConductor, ServedDhcp, SingleConductor, SizedRange, TopologyPlan } from "./types";
 
 export function cidrParts(cidr: string): { network: string; prefixLength: number } {
     const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
@@ -22,16 +23,34 @@ export function cidrParts(cidr: string): { network: string; prefixLength: number
 }
 
 /**
- * One entry per conductor: `[one]` for single, one per `conductors[]` entry (in config order) for
- * multi, with the slices of `dhcpSlots` (default: those of a first run, no previous state).
+ * Single: its one conductor (and keepalived's VIP). Multi: one entry per `conductors[]` entry (in
+ * config order), with the preferred slots of `dhcpSlots` (default: those of a first run, no
+ * previous state).
  */
-export function planConductors(config: StackConfig, dhcpSlots?: DhcpSlotPlan): ConductorPlan[] {
+export function planTopology(config: StackConfig, dhcpSlots?: DhcpSlotPlan): TopologyPlan {
+    const { provisioning } = config;
     switch (config.topology) {
         case "single":
-            return [singleConductor(config)];
-        case "multi":
-            return multiConductors(config, dhcpSlots ?? (config.provisioning.dhcp ? planDhcpSlots(config.provisioning.dhcp, config.conductors) : undefined));
+            return {
+                kind: "single",
+                conductor: singleConductor(config),
+                ...(provisioning.keepalived ? { keepalivedVirtualIps: `${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}` } : {}),
+            };
+        case "multi": {
+            const slots = dhcpSlots ?? (provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors) : undefined);
+            return { kind: "multi", conductors: planListed(config, slots), ...(slots ? { dhcpSlots: slots } : {}) };
+        }
     }
+}
+
+/** Multi: the listed nodes (none for single). */
+export function listedConductors(plan: IronicPlan): ListedConductor[] {
+    return plan.topology.kind === "multi" ? plan.topology.conductors : [];
+}
+
+/** Multi with DHCP: the slot layout (undefined otherwise). */
+export function dhcpSlotsOf(plan: IronicPlan): DhcpSlotPlan | undefined {
+    return plan.topology.kind === "multi" ? plan.topology.dhcpSlots : undefined;
 }
 
 /** The dnsmasq start script: single reads the one ConfigMap file, multi its node's file (resolved in the pod). */
@@ -52,7 +71,7 @@ const RANGE_FROM_SLOT = `in ${slotConfKey("<k>")} of the DHCP slot k this pod ho
  * range. Every pod gets all of them; dnsmasq reads the one of the slot its agent holds.
  */
 export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
-    const sp = plan.dhcpSlots;
+    const sp = dhcpSlotsOf(plan);
     const dhcp = plan.config.provisioning.dhcp;
     if (!sp || !dhcp) return {};
     const { prefixLength } = cidrParts(plan.config.provisioning.cidr);
@@ -67,36 +86,33 @@ export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
     return out;
 }
 
-function singleConductor(config: StackConfig): ConductorPlan {
+function singleConductor(config: StackConfig): SingleConductor {
     const { name, namespace, ports, provisioning } = config;
     const dhcp = provisioning.dhcp;
-    const ip = provisioning.ip;
-    const range = dhcp
-        ? {
-              start: dhcp.rangeStart,
-              end: dhcp.rangeEnd,
-              prefixLength: cidrParts(provisioning.cidr).prefixLength,
-              leaseTime: dhcp.leaseTime,
-              size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
-          }
-        : undefined;
-    const opts: DnsmasqOptions = {
-        header: `dnsmasq for ${namespace}/${name} (topology single)`,
-        interface: provisioning.interface,
-        serverIp: ip,
-        httpUrl: `http://${ip}:${ports.http}`,
-        range,
-        gateway: dhcp?.gateway,
-        dns: dhcp?.dns,
+    // Validation requires provisioning.ip with topology single.
+    const ip = provisioning.ip!;
+    const served = (): ServedDhcp | undefined => {
+        if (!dhcp) return undefined;
+        const range: SizedRange = {
+            start: dhcp.rangeStart,
+            end: dhcp.rangeEnd,
+            prefixLength: cidrParts(provisioning.cidr).prefixLength,
+            leaseTime: dhcp.leaseTime,
+            size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
+        };
+        const dnsmasqOptions: DnsmasqOptions = {
+            header: `dnsmasq for ${namespace}/${name} (topology single)`,
+            interface: provisioning.interface,
+            serverIp: ip,
+            httpUrl: `http://${ip}:${ports.http}`,
+            range,
+            gateway: dhcp.gateway,
+            dns: dhcp.dns,
+        };
+        return { range, dnsmasqOptions, dnsmasqConf: renderDnsmasqConf(dnsmasqOptions) };
     };
-    return {
-        node: "",
-        ip,
-        interface: provisioning.interface,
-        range,
-        dnsmasqOptions: range ? opts : undefined,
-        dnsmasqConf: range ? renderDnsmasqConf(opts) : undefined,
-    };
+    const dhcpServed = served();
+    return { ip, ...(provisioning.interface ? { interface: provisioning.interface } : {}), ...(dhcpServed ? { dhcp: dhcpServed } : {}) };
 }
 
 /** What the start wrapper fills in the per-node templates with: the node's address and interface. */
@@ -113,7 +129,7 @@ function nodeEnv(ip: string, iface: string): EnvMap {
 }
 
 /** The dnsmasq options of a conductor on `ip`/`iface` (its range comes from the slot it holds). */
-function nodeDnsmasqOptions(config: StackConfig, ip: string, iface: string, range: DhcpRange & { size: number }): DnsmasqOptions {
+function nodeDnsmasqOptions(config: StackConfig, ip: string, iface: string, range: SizedRange): DnsmasqOptions {
     const dhcp = config.provisioning.dhcp;
     return {
         header: `dnsmasq for a conductor of ${config.namespace}/${config.name} on ${ip} (${iface})`,
@@ -144,31 +160,24 @@ export function nodeTemplates(config: StackConfig): { env: string; dnsmasqConf?:
     };
 }
 
-function multiConductors(config: StackConfig, slices: DhcpSlotPlan | undefined): ConductorPlan[] {
+function planListed(config: StackConfig, slices: DhcpSlotPlan | undefined): ListedConductor[] {
     const { provisioning } = config;
     const dhcp = provisioning.dhcp;
     const { prefixLength } = cidrParts(provisioning.cidr);
     return config.conductors.map((c) => {
-        const iface = c.interface ?? provisioning.interface;
+        // Validation requires provisioning.interface with topology multi.
+        const iface = c.interface ?? provisioning.interface!;
         const slice = slices?.slices.find((x) => x.node === c.name);
-        const range = slice && dhcp ? { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } : undefined;
-        // Known before deployment only when the entry names the address; else the pod finds it.
-        const opts = range && c.ip && iface ? nodeDnsmasqOptions(config, c.ip, iface, range) : undefined;
+        const slot = slice && dhcp ? { index: slice.slot, source: slice.source, range: { start: slice.start, end: slice.end, prefixLength, leaseTime: dhcp.leaseTime, size: slice.size } } : undefined;
         // The node's entry: only what overrides what the pod would find itself.
-        const env: EnvMap = {};
-        if (c.ip) env[WRAPPER_ENV.nodeIp] = c.ip;
-        if (c.interface) env[WRAPPER_ENV.nodeInterface] = c.interface;
-        return {
-            node: c.name,
-            ...(c.ip ? { ip: c.ip } : {}),
-            interface: iface,
-            slot: slice?.slot,
-            slotSource: slice?.source,
-            env,
-            ...(c.ip && iface ? { resolvedEnv: nodeEnv(c.ip, iface) } : {}),
-            range,
-            dnsmasqOptions: opts,
-            dnsmasqConf: opts ? renderDnsmasqConf(opts) : undefined,
-        };
+        const entry: EnvMap = {};
+        if (c.ip) entry[WRAPPER_ENV.nodeIp] = c.ip;
+        if (c.interface) entry[WRAPPER_ENV.nodeInterface] = c.interface;
+        // Known before deployment only when the entry names the address; else the pod finds it.
+        const dnsmasqOptions = slot && c.ip ? nodeDnsmasqOptions(config, c.ip, iface, slot.range) : undefined;
+        const resolved = c.ip
+            ? { env: nodeEnv(c.ip, iface), ...(dnsmasqOptions && slot ? { dnsmasq: { range: slot.range, dnsmasqOptions, dnsmasqConf: renderDnsmasqConf(dnsmasqOptions) } } : {}) }
+            : undefined;
+        return { node: c.name, ...(c.ip ? { ip: c.ip } : {}), interface: iface, entry, ...(resolved ? { resolved } : {}), ...(slot ? { slot } : {}) };
     });
 }

@@ -12,8 +12,8 @@
  *   database.ts, names.ts, slices.ts, slots.ts, timings.ts, conductor.ts, previous.ts: imported from their own paths
  */
 export { buildPlan } from "./plan";
-export type { ConductorPlan, EnvMap, IronicPlan, OsloSetting } from "./types";
-export { cidrParts, planConductors } from "./conductors";
+export type { EnvMap, IronicPlan, ListedConductor, OsloSetting, SingleConductor, TopologyPlan } from "./types";
+export { cidrParts, dhcpSlotsOf, listedConductors, planTopology } from "./conductors";
 export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
 export { apiCertificate, conductorCertSanWords, nodeCertificateSans } from "./certificates";
 export { ownedSecretNames, userSecretIssues, userSecrets } from "./secrets";

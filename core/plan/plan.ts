@@ -6,7 +6,7 @@
 import type { StackConfig } from "../config";
 import { apiCertificate } from "./certificates";
 import { nodeDataReadersHash } from "./conductor";
-import { cidrParts, dnsmasqStartScript, planConductors } from "./conductors";
+import { dnsmasqStartScript, planTopology } from "./conductors";
 import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
 import { planImageCache } from "./image-cache";
@@ -21,10 +21,11 @@ import type { IronicPlan } from "./types";
 export function buildPlan(config: StackConfig, previous: PreviousState = {}): IronicPlan {
     const { name, namespace, ports, provisioning } = config;
     const dhcpSlots = config.topology === "multi" && provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previous.dhcpSlots) : undefined;
+    const topology = planTopology(config, dhcpSlots);
     const serviceDnsNames = [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.${config.clusterDomain}`];
     const database = databasePlan(config);
     // Multi: each conductor is reached on its own node's IP, which no shared value can name.
-    const host = config.topology === "multi" ? "<conductor IP>" : provisioning.ip;
+    const host = topology.kind === "multi" ? "<conductor IP>" : topology.conductor.ip;
     return {
         config,
         name,
@@ -46,8 +47,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         },
         certificate: apiCertificate(config, serviceDnsNames),
         database,
-        conductors: planConductors(config, dhcpSlots),
-        ...(dhcpSlots ? { dhcpSlots } : {}),
+        topology,
         dhcpEnabled: provisioning.dhcp !== undefined,
         commonEnv: commonEnv(config),
         ironicEnv: ironicEnv(config, database),
@@ -55,9 +55,6 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         ipaDownloaderEnv: ipaDownloaderEnv(config),
         imageCache: planImageCache(config, ipaDownloaderEnv(config)),
         dnsmasqStartScript: dnsmasqStartScript(config),
-        keepalivedVirtualIps: provisioning.keepalived
-            ? `${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}`
-            : undefined,
     };
 }
 

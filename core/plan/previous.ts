@@ -9,6 +9,7 @@
  * value of the wrong shape all mean "nothing known", never an error.
  */
 import type { ConfigIssue } from "../config";
+import { dhcpSlotsOf, listedConductors } from "./conductors";
 import { downgradeError } from "./database";
 import type { DhcpSlotsState } from "./slots";
 import type { IronicPlan } from "./types";
@@ -77,11 +78,11 @@ export function persistedState(plan: IronicPlan): PersistedState {
     const c = plan.config;
     const database = c.database.kind === "mariadb" ? { kind: c.database.kind, storageClass: c.database.storageClass ?? "" } : { kind: c.database.kind };
     const state: PersistedState = { topology: c.topology, database };
-    const slots = plan.dhcpSlots;
+    const slots = dhcpSlotsOf(plan);
     if (slots) {
         const nodes: Record<string, number> = {};
-        for (const cp of [...plan.conductors].sort((a, b) => a.node.localeCompare(b.node))) {
-            if (cp.slot !== undefined) nodes[cp.node] = cp.slot;
+        for (const cp of [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node))) {
+            if (cp.slot !== undefined) nodes[cp.node] = cp.slot.index;
         }
         state.dhcpSlots = { rangeStart: slots.rangeStart, rangeEnd: slots.rangeEnd, slots: slots.slots, nodes };
     }
@@ -128,7 +129,7 @@ const noStorageClassChange: PreviousCheck = (plan, previous) => {
  * DHCP slots: a changed layout without provisioning.dhcp.reslice, too few slots for the nodes,
  * pins on slots other nodes hold. The planner found them with the previous run's slots.
  */
-const dhcpSlots: PreviousCheck = (plan) => plan.dhcpSlots?.issues ?? [];
+const dhcpSlots: PreviousCheck = (plan) => dhcpSlotsOf(plan)?.issues ?? [];
 
 const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, dhcpSlots];
 

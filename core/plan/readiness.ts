@@ -17,6 +17,7 @@
 import { createHash } from "crypto";
 
 import { READINESS_SCRIPT, readAsset } from "../render/assets";
+import { listedConductors } from "./conductors";
 import type { IronicPlan } from "./types";
 
 /** The variables ironic-readiness.py reads: the one place their names are written in TypeScript. */
@@ -70,7 +71,7 @@ export function readinessPlan(plan: IronicPlan): ReadinessPlan | undefined {
     const c = plan.config;
     if (!c.readiness.enabled) return undefined;
     // Multi: the conductors whose address the config names (the others' is known only in their pods).
-    const expected = c.topology === "multi" ? plan.conductors.flatMap((cd) => (cd.ip ? [cd.ip] : [])).sort() : [];
+    const expected = listedConductors(plan).flatMap((cd) => (cd.ip ? [cd.ip] : [])).sort();
     const url = new URL(plan.urls.apiInCluster);
     const env: ReadinessPlainEnv = {
         [READINESS_ENV.mode]: c.readiness.mode,

@@ -1,5 +1,5 @@
 /** The `topology` stack output: which conductors run where, and the DHCP range each hands out. */
-import type { IronicPlan } from "./types";
+import type { IronicPlan, SizedRange } from "./types";
 
 export interface TopologySummary {
     topology: "single" | "multi";
@@ -7,15 +7,18 @@ export interface TopologySummary {
     conductors: { node: string; ip: string; slot?: number; dhcpRange: string | null }[];
 }
 
+const rangeText = (r: SizedRange | undefined) => (r ? `${r.start}-${r.end} (${r.size} addresses)` : null);
+
 export function topologySummary(plan: IronicPlan): TopologySummary {
-    return {
-        topology: plan.config.topology,
-        namespace: plan.namespace,
-        conductors: plan.conductors.map((c) => ({
-            node: c.node || "(any node)",
-            ip: c.ip ?? `found at start on ${c.interface}`,
-            ...(c.slot !== undefined ? { slot: c.slot } : {}),
-            dhcpRange: c.range ? `${c.range.start}-${c.range.end} (${c.range.size} addresses)` : null,
-        })),
-    };
+    const t = plan.topology;
+    const conductors: TopologySummary["conductors"] =
+        t.kind === "single"
+            ? [{ node: "(any node)", ip: t.conductor.ip, dhcpRange: rangeText(t.conductor.dhcp?.range) }]
+            : t.conductors.map((c) => ({
+                  node: c.node,
+                  ip: c.ip ?? `found at start on ${c.interface}`,
+                  ...(c.slot !== undefined ? { slot: c.slot.index } : {}),
+                  dhcpRange: rangeText(c.slot?.range),
+              }));
+    return { topology: t.kind, namespace: plan.namespace, conductors };
 }

@@ -12,25 +12,58 @@ export type EnvMap = Record<string, string>;
 /** One oslo.config override: [group, option, value], passed to the image as an OS_* variable. */
 export type OsloSetting = [string, string, string];
 
-export interface ConductorPlan {
-    /** Kubernetes node name ("" for the single topology, which is not pinned to a node). */
-    node: string;
-    /** Single: the provisioning IP. Multi: the entry's address; absent when the pod finds it at start. */
-    ip?: string;
-    interface?: string;
-    /** Multi: the DHCP slot and where it came from (a pin, the previous run, first-fit now). */
-    slot?: number;
-    slotSource?: SlotSource;
-    /** Multi: the node's entry in the per-node ConfigMap, what overrides what the pod finds itself (address, interface). */
-    env?: EnvMap;
-    /** Multi, address known: the image's environment the pod renders from it (provisioning IP, conductor host, interface). */
-    resolvedEnv?: EnvMap;
-    /** DHCP slice this conductor's dnsmasq hands out. */
-    range?: DhcpRange & { size: number };
-    /** Inputs of the dnsmasq renderer and its output (absent without DHCP). */
-    dnsmasqOptions?: DnsmasqOptions;
-    dnsmasqConf?: string;
+/** A DHCP range with its number of addresses. */
+export type SizedRange = DhcpRange & { size: number };
+
+/** What one dnsmasq serves: its range, the renderer's inputs and the rendered file. */
+export interface ServedDhcp {
+    range: SizedRange;
+    dnsmasqOptions: DnsmasqOptions;
+    dnsmasqConf: string;
 }
+
+/** Single: the one Ironic, on provisioning.ip, not pinned to a node. */
+export interface SingleConductor {
+    ip: string;
+    interface?: string;
+    /** Absent without DHCP (virtual media only): the whole range. */
+    dhcp?: ServedDhcp;
+}
+
+/**
+ * Multi: a node conductors[] lists. Every selected node runs a conductor, listed or not; a listing
+ * only overrides what the pod finds itself, or pins its slot.
+ */
+export interface ListedConductor {
+    /** Kubernetes node name. */
+    node: string;
+    /** The entry's address; absent when the pod finds it at start. */
+    ip?: string;
+    /** The entry's interface, else provisioning.interface. */
+    interface: string;
+    /** The node's entry in the per-node ConfigMap: what overrides what the pod finds (address, interface); may be empty. */
+    entry: EnvMap;
+    /** With an address in the entry: what the pod renders from it (the image's environment; with DHCP, dnsmasq's file). */
+    resolved?: { env: EnvMap; dnsmasq?: ServedDhcp };
+    /** With DHCP: the node's preferred slot, where the preference came from, its slice. */
+    slot?: { index: number; source: SlotSource; range: SizedRange };
+}
+
+/** The topology, as a discriminated union: what only one of them has lives only there. */
+export type TopologyPlan =
+    | {
+          kind: "single";
+          conductor: SingleConductor;
+          /** provisioning.keepalived: the VIP, interface and prefix keepalived manages. */
+          keepalivedVirtualIps?: string;
+      }
+    | {
+          kind: "multi";
+          /** The nodes conductors[] lists (config order); the others are known only in the cluster. */
+          conductors: ListedConductor[];
+          /** With DHCP: the slot layout, the preferred slots and the problems that refuse them. */
+          dhcpSlots?: DhcpSlotPlan;
+      };
 
 export interface IronicPlan {
     config: StackConfig;
@@ -70,9 +103,7 @@ export interface IronicPlan {
     };
     certificate: { dnsNames: string[]; ipAddresses: string[] };
     database: DatabasePlan;
-    conductors: ConductorPlan[];
-    /** Multi with DHCP: the slot layout, allocation and the problems that refuse it. */
-    dhcpSlots?: DhcpSlotPlan;
+    topology: TopologyPlan;
     dhcpEnabled: boolean;
     /** Environment common to the ironic and httpd containers. */
     commonEnv: EnvMap;
@@ -84,5 +115,4 @@ export interface IronicPlan {
     /** Where the conductors get IPA: the cache of this stack, another stack's, or the user's URLs. */
     imageCache: ImageCachePlan;
     dnsmasqStartScript: string;
-    keepalivedVirtualIps?: string;
 }

@@ -4,7 +4,7 @@ import * as path from "path";
 
 import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
 import { buildPlan } from "../../core/plan";
-import { slotDnsmasqConfs } from "../../core/plan/conductors";
+import { listedConductors, slotDnsmasqConfs } from "../../core/plan/conductors";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
@@ -38,7 +38,7 @@ describe("multi-conductor config validation", function () {
         const masters = withConductors([{ name: "master-1", ip: "172.22.0.2" }, { name: "master-2", ip: "172.22.0.3" }]);
         const ok = validateConfig(masters);
         assert.ok(ok.ok, JSON.stringify(!ok.ok && ok.issues));
-        assert.deepEqual(buildPlan(ok.config).conductors.map((c) => [c.node, c.slot]), [["master-1", 0], ["master-2", 1]]);
+        assert.deepEqual(listedConductors(buildPlan(ok.config)).map((c) => [c.node, c.slot?.index]), [["master-1", 0], ["master-2", 1]]);
         const list = issues({ ...masters, ironic: { config: { "dhcp.dhcp_provider": "none", "json_rpc.port": 1 } } });
         assert.ok(!list.some((i) => i.key.endsWith(".slot")), JSON.stringify(list));
         has(list, "ironic.config.dhcp.dhcp_provider", /set by this program/);
@@ -229,7 +229,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         const r = validateConfig(haRaw);
         assert.ok(r.ok);
         const plan = buildPlan(r.config);
-        const cp1 = plan.conductors.find((c) => c.node === "cp-1")!;
+        const cp1 = { dnsmasqConf: listedConductors(plan).find((c) => c.node === "cp-1")!.resolved!.dnsmasq!.dnsmasqConf };
         assert.doesNotMatch(cp1.dnsmasqConf!, /^dhcp-range=/m);
         assert.match(slotDnsmasqConfs(plan)["slot-1.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);

@@ -9,9 +9,15 @@ import * as path from "path";
 import { validateConfig, ipToNumber } from "../../core/config";
 import { IPXE_FILES } from "../../core/contract";
 import { renderDnsmasqConf, DnsmasqOptions } from "../../core/render/dnsmasq";
-import { buildPlan } from "../../core/plan";
+import { buildPlan, IronicPlan, SingleConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+
+/** The single topology's one conductor. */
+function singleOf(plan: IronicPlan): SingleConductor {
+    assert.equal(plan.topology.kind, "single");
+    return (plan.topology as Extract<IronicPlan["topology"], { kind: "single" }>).conductor;
+}
 
 function devPlan() {
     const r = validateConfig(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml")));
@@ -34,7 +40,7 @@ describe("dnsmasq config (real dnsmasq)", function () {
     });
 
     it("the dev stack's rendered config passes dnsmasq --test", function () {
-        const conf = devPlan().conductors[0].dnsmasqConf!;
+        const conf = singleOf(devPlan()).dhcp!.dnsmasqConf;
         const r = dnsmasqTest(conf);
         assert.ok(r.ok, r.output);
         assert.match(r.output, /syntax check OK/);
@@ -63,7 +69,7 @@ describe("dnsmasq config (real dnsmasq)", function () {
     });
 
     it("dnsmasq --test rejects a damaged config (the check can fail)", function () {
-        const conf = devPlan().conductors[0].dnsmasqConf!.replace(/^dhcp-range=.*$/m, "dhcp-range=172.22.0.10,not-an-address");
+        const conf = singleOf(devPlan()).dhcp!.dnsmasqConf.replace(/^dhcp-range=.*$/m, "dhcp-range=172.22.0.10,not-an-address");
         const r = dnsmasqTest(conf);
         assert.equal(r.ok, false);
         assert.match(r.output, /bad dhcp-range/);
@@ -78,7 +84,7 @@ describe("dnsmasq serves real DHCP leases (network namespaces)", function () {
     let hostNs = "";
     let hostIf = "";
     const plan = devPlan();
-    const conductor = plan.conductors[0];
+    const conductor = { ip: singleOf(plan).ip, ...singleOf(plan).dhcp! };
     const opts = conductor.dnsmasqOptions as DnsmasqOptions;
 
     before(async function () {

@@ -19,7 +19,7 @@ import { readAsset } from "../../core/render/assets";
 import { CONDUCTOR_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, ConductorPlan } from "../../core/plan";
+import { buildPlan, ListedConductor, listedConductors } from "../../core/plan";
 import { slotDnsmasqConfs } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/plan/names";
 import { PRUNER_ENV } from "../../core/contract";
@@ -51,7 +51,7 @@ const hostOf = (i: number) => `127.0.0.${11 + i}`;
 
 interface Member {
     conductor: LabConductor;
-    plan: ConductorPlan;
+    plan: ListedConductor;
     ns: string;
     dnsmasq?: Daemon;
     pruner?: Daemon;
@@ -156,7 +156,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         fs.writeFileSync(path.join(authDir, "password"), "api-password-from-the-test");
 
         // Conductor N ↔ the plan's node N: hash-ring host on a loopback alias; DHCP/HTTP address = the plan's IP.
-        plan.conductors.forEach((c, i) => {
+        listedConductors(plan).forEach((c, i) => {
             const host = hostOf(i);
             const dir = path.join(work, `c-${host}`);
             const env = Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, dir)]));
@@ -216,7 +216,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             m.ns = net.addNamespace(`i${i}`);
             net.plug(m.ns, `d${i}`, sw, br, { cidr: `${m.plan.ip}/${prefix}`, rename: m.plan.interface });
             const dir = m.conductor.dir;
-            const o = m.plan.dnsmasqOptions as DnsmasqOptions;
+            const o = m.plan.resolved!.dnsmasq!.dnsmasqOptions as DnsmasqOptions;
             const conf = renderDnsmasqConf({
                 ...o,
                 tftpRoot: path.join(dir, "tftp"),
@@ -225,7 +225,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             });
             fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
             // The range: the file of the slot the conductor holds (its preferred one, as on a first run).
-            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(m.plan.slot!)]);
+            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(m.plan.slot!.index)]);
             m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
         });
         clientNs = net.addNamespace("bm");
@@ -331,7 +331,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         const o = member(owner).plan;
         if (p.lease.serverid !== o.ip) return `lease from ${p.lease.serverid}`;
         const n = ipToNumber(p.lease.ip);
-        if (n < ipToNumber(o.range!.start) || n > ipToNumber(o.range!.end)) return `${p.lease.ip} outside ${o.range!.start}-${o.range!.end}`;
+        if (n < ipToNumber(o.slot!.range.start) || n > ipToNumber(o.slot!.range.end)) return `${p.lease.ip} outside ${o.slot!.range.start}-${o.slot!.range.end}`;
         if (p.lease.bootfile !== `http://${o.ip}:${plan.config.ports.http}/boot.ipxe`) return `bootfile ${p.lease.bootfile}`;
         return undefined;
     }

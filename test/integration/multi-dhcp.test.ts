@@ -13,7 +13,7 @@ import * as path from "path";
 import { validateConfig } from "../../core/config";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, ConductorPlan } from "../../core/plan";
+import { buildPlan, ListedConductor, listedConductors } from "../../core/plan";
 import { slotDnsmasqConfs } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/plan/names";
 import { readStackConfig } from "../../tools/render";
@@ -44,7 +44,7 @@ function ironicOptsFile(tag: string, ip: string, httpPort: number): string {
 }
 
 interface Node {
-    plan: ConductorPlan;
+    plan: ListedConductor;
     ns: string;
     dir: string;
     daemon?: Daemon;
@@ -73,20 +73,20 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
         const sw = lab.addNamespace("sw");
         const br = lab.addBridge(sw, "br");
         const prefix = plan.config.provisioning.cidr.split("/")[1];
-        plan.conductors.forEach((c, i) => {
+        listedConductors(plan).forEach((c, i) => {
             const ns = lab.addNamespace(`n${i}`);
             lab.plug(ns, `c${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
             const dir = path.join(work, c.node);
             for (const d of ["hostsdir", "optsdir", "tftp"]) fs.mkdirSync(path.join(dir, d), { recursive: true });
             // The node's own rendered config; only file locations point at this node's scratch dirs.
             const conf = renderDnsmasqConf({
-                ...(c.dnsmasqOptions as DnsmasqOptions),
+                ...(c.resolved!.dnsmasq!.dnsmasqOptions as DnsmasqOptions),
                 tftpRoot: path.join(dir, "tftp"),
                 leaseFile: path.join(dir, "dnsmasq.leases"),
                 knownHostsOnly: { hostsDir: path.join(dir, "hostsdir"), optsDir: path.join(dir, "optsdir") },
             });
             fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(c.slot!)]);
+            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(c.slot!.index)]);
             const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`], { allowFail: true });
             assert.equal(t.status, 0, t.stderr);
             nodes.push({ plan: c, ns, dir });
@@ -124,7 +124,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
     const node = (name: string) => nodes.find((n) => n.plan.node === name)!;
     const log = (n: Node) => fs.readFileSync(path.join(n.dir, "dnsmasq.log"), "utf8");
     const offersFor = (n: Node, mac: string) => log(n).split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(mac)).length;
-    const inSlice = (ip: string, c: ConductorPlan) => ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
+    const inSlice = (ip: string, c: ListedConductor) => ipToNumber(ip) >= ipToNumber(c.slot!.range.start) && ipToNumber(ip) <= ipToNumber(c.slot!.range.end);
 
     /** Place the entry Ironic's provider writes when `owner` prepares boot for the host. */
     function own(owner: Node) {
@@ -144,7 +144,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
         await settle();
         const lease = dhcpClient(knownNs, knownIf, work);
         assert.equal(lease.serverid, owner.plan.ip, `answered by ${lease.serverid}`);
-        assert.ok(lease.ip && inSlice(lease.ip, owner.plan), `${lease.ip} inside cp-1's slice ${owner.plan.range!.start}-${owner.plan.range!.end}`);
+        assert.ok(lease.ip && inSlice(lease.ip, owner.plan), `${lease.ip} inside cp-1's slice ${owner.plan.slot!.range.start}-${owner.plan.slot!.range.end}`);
         assert.equal(lease.siaddr, owner.plan.ip, "next-server is the owner");
         assert.equal(lease.tftp, owner.plan.ip, "TFTP server option from Ironic's opts file is the owner");
         const ipxe = dhcpClient(knownNs, knownIf, work, ["0xaf:01"]);

@@ -11,7 +11,8 @@ import * as path from "path";
 import { RawConfig, validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, ConductorPlan, IronicPlan } from "../../core/plan";
+import { buildPlan, dhcpSlotsOf, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
+import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
@@ -25,7 +26,18 @@ import { Cluster } from "../e2e/harness";
 import { requireToolchain } from "../e2e/toolchain";
 
 /** A node the test knows in full, whether or not the stack config lists it. */
-type KnownNode = ConductorPlan & { ip: string; interface: string; slot: number };
+interface KnownNode {
+    node: string;
+    ip: string;
+    interface: string;
+    slot: number;
+    range: SizedRange;
+    /** The dnsmasq file its pod renders from the templates. */
+    dnsmasqConf: string;
+}
+
+/** A listed node with its address, as the plan of a first run sees it. */
+const knownNode = (c: ListedConductor): KnownNode => ({ node: c.node, ip: c.ip!, interface: c.interface, slot: c.slot!.index, range: c.slot!.range, dnsmasqConf: c.resolved!.dnsmasq!.dnsmasqConf });
 
 interface Stack {
     raw: RawConfig;
@@ -47,7 +59,7 @@ function podRunnerPrerequisites(ctx: Mocha.Context): void {
 }
 
 const ROOT = path.join(__dirname, "..", "..");
-const inRange = (ip: string | undefined, c: ConductorPlan) => !!ip && ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
+const inRange = (ip: string | undefined, c: { range?: SizedRange }) => !!ip && ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
 
 /** Host PID and uid of the process listening on UDP port 67 in a namespace. */
 function dhcpListener(ns: string): { pid: number; uid: number } | undefined {
@@ -117,7 +129,9 @@ describe("pods as declared: dev stack (pod runner)", function () {
         assert.ok(l, "something listens on UDP 67");
         assert.equal(l!.uid, 997, "dnsmasq runs as the image's ironic user");
         const lease = dhcpClient(clientNs, clientIf, work);
-        const c = s.plan.conductors[0];
+        assert.equal(s.plan.topology.kind, "single");
+        const single = s.plan.topology.kind === "single" ? s.plan.topology.conductor : undefined;
+        const c = { ip: single!.ip, range: single!.dhcp?.range };
         assert.ok(inRange(lease.ip, c), `lease ${lease.ip} in ${c.range!.start}-${c.range!.end}\n${pod.logs("dnsmasq")}`);
         assert.equal(lease.siaddr, c.ip);
         // The start script copied the image's iPXE binaries into the TFTP root it serves.
@@ -209,9 +223,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         podRunnerPrerequisites(this);
         requireToolchain(this);
         work = tmpDir("pods-ha");
-        known = (await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha")).plan.conductors as KnownNode[];
+        known = listedConductors((await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha")).plan).map(knownNode);
         s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, conductors: [(raw.conductors as any[])[0], { name: "cp-1" }] }));
-        assert.deepEqual(s.plan.conductors.map((c) => [c.node, c.ip]), [["cp-0", "172.22.0.2"], ["cp-1", undefined]]);
+        assert.deepEqual(listedConductors(s.plan).map((c) => [c.node, c.ip]), [["cp-0", "172.22.0.2"], ["cp-1", undefined]]);
         kube = Cluster.up();
         kube.kubectl(["create", "namespace", s.plan.namespace]);
         // The rendered ServiceAccount, Role and RoleBinding of the slot agents, as the program creates them.
@@ -529,7 +543,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             await new Promise((r) => setTimeout(r, 1000));
             run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
             const lease = dhcpClient(clientNs, clientIf, work, ["0xaf:01"]);
-            const b = sliceBounds(s.plan.dhcpSlots!.rangeStart, s.plan.dhcpSlots!.rangeEnd, s.plan.dhcpSlots!.slots, slot);
+            const layout = dhcpSlotsOf(s.plan)!;
+            const b = sliceBounds(layout.rangeStart, layout.rangeEnd, layout.slots, slot);
             assert.equal(lease.serverid, c.ip, `${mac} answered by its owner ${c.name}`);
             assert.ok(ipToNumber(lease.ip!) >= ipToNumber(b.start) && ipToNumber(lease.ip!) <= ipToNumber(b.end), `${lease.ip} in ${c.name}'s slice (slot ${slot})`);
             for (const o of live) {
@@ -542,7 +557,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const ip = `172.22.0.${5 + i}`;
             // The free slot the newcomer must take: the one no running conductor holds.
             const held = slotHolders();
-            const free = [...Array(s.plan.dhcpSlots!.slots).keys()].filter((k) => !(k in held));
+            const free = [...Array(dhcpSlotsOf(s.plan)!.slots).keys()].filter((k) => !(k in held));
             assert.equal(free.length, 1, `one free slot before ${name} joins: ${JSON.stringify(held)}`);
             const pids = Object.fromEntries(live.map((c) => [c.name, dhcpListener(c.ns)?.pid]));
             // 1. The new node joins (Cluster API adds before it removes): the same pod template, no entry in the config.

@@ -1,5 +1,7 @@
 /** core/manifests/configmaps.ts: ConfigMap data of the stack and the hashes that roll the pods. */
 import { strict as assert } from "assert";
+import { listedConductors } from "../../../core/plan/conductors";
+import type { IronicPlan, TopologyPlan } from "../../../core/plan/types";
 
 import {
     bmoConfigMapData,
@@ -23,7 +25,7 @@ describe("manifests/configmaps", function () {
         it("the rendered config and the start script; its hash is the content hash of that data", function () {
             const data = dnsmasqConfigMapData(dev)!;
             assert.deepEqual(Object.keys(data), ["dnsmasq.conf", "start-dnsmasq.sh"]);
-            assert.equal(data["dnsmasq.conf"], dev.conductors[0].dnsmasqConf);
+            assert.equal(data["dnsmasq.conf"], dev.topology.kind === "single" && dev.topology.conductor.dhcp!.dnsmasqConf);
             assert.equal(data["start-dnsmasq.sh"], dev.dnsmasqStartScript);
             assert.match(data["dnsmasq.conf"], /dhcp-range=172\.22\.0\.10,172\.22\.0\.100/);
             assert.equal(dnsmasqConfigHash(dev), contentHash(data));
@@ -37,7 +39,8 @@ describe("manifests/configmaps", function () {
         });
 
         it("the hash follows the config", function () {
-            const changed = { ...dev, conductors: [{ ...dev.conductors[0], dnsmasqConf: dev.conductors[0].dnsmasqConf + "log-dhcp\n" }] };
+            const t = dev.topology as Extract<TopologyPlan, { kind: "single" }>;
+            const changed: IronicPlan = { ...dev, topology: { ...t, conductor: { ...t.conductor, dhcp: { ...t.conductor.dhcp!, dnsmasqConf: t.conductor.dhcp!.dnsmasqConf + "log-dhcp\n" } } } };
             assert.notEqual(dnsmasqConfigHash(changed), dnsmasqConfigHash(dev));
         });
     });
@@ -55,7 +58,7 @@ describe("manifests/configmaps", function () {
             assert.deepEqual(Object.keys(d2), ["cp-1.env", "slot-preferences.json"]);
             assert.equal(d2["cp-1.env"], "CONDUCTOR_INTERFACE='eno2'\nCONDUCTOR_NODE_IP='172.22.0.3'\n");
             assert.deepEqual(JSON.parse(d2["slot-preferences.json"]).pinned, { "cp-0": 2 });
-            const reversed = { ...ha, conductors: [...ha.conductors].reverse() };
+            const reversed: IronicPlan = { ...ha, topology: { ...(ha.topology as Extract<TopologyPlan, { kind: "multi" }>), conductors: [...listedConductors(ha)].reverse() } };
             assert.deepEqual(nodeDataConfigMapData(reversed), data, "independent of the conductor order");
         });
 
@@ -79,9 +82,9 @@ describe("manifests/configmaps", function () {
             assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh", "conductor-cert.py", "conductor-address.py", "node.env.template"]);
             // The templates: filled in with a listed node's address and interface, they are the plan's files of that node.
             assert.equal(data["node.env.template"], "IRONIC_CONDUCTOR_HOST='__CONDUCTOR_IP__'\nPROVISIONING_INTERFACE='__CONDUCTOR_INTERFACE__'\nPROVISIONING_IP='__CONDUCTOR_IP__'\n");
-            const cp2 = ha.conductors.find((c) => c.node === "cp-2")!;
-            assert.equal(fillNodeTemplate(data["node.dnsmasq.conf.template"], cp2.ip!, cp2.interface!), cp2.dnsmasqConf);
-            assert.equal(fillNodeTemplate(data["node.env.template"], cp2.ip!, cp2.interface!), renderEnvFile(cp2.resolvedEnv!));
+            const cp2 = listedConductors(ha).find((c) => c.node === "cp-2")!;
+            assert.equal(fillNodeTemplate(data["node.dnsmasq.conf.template"], cp2.ip!, cp2.interface), cp2.resolved!.dnsmasq!.dnsmasqConf);
+            assert.equal(fillNodeTemplate(data["node.env.template"], cp2.ip!, cp2.interface), renderEnvFile(cp2.resolved!.env));
             assert.doesNotMatch(data["node.dnsmasq.conf.template"], /^dhcp-range=/m, "the range is the held slot's, not the node's");
         });
 

@@ -184,7 +184,7 @@ describe("manifests/containers", function () {
     });
 
     it("keepalived: its own image and user, the VIP, and only the capabilities VRRP needs", function () {
-        assert.deepEqual(keepalivedContainer(vmedia, vmedia.keepalivedVirtualIps!), {
+        assert.deepEqual(keepalivedContainer(vmedia, vmedia.topology.kind === "single" ? vmedia.topology.keepalivedVirtualIps! : ""), {
             name: "keepalived",
             image: "quay.io/metal3-io/keepalived:latest",
             env: [{ name: "KEEPALIVED_VIRTUAL_IPS", value: "172.22.0.5,eth1,24" }],

@@ -1,5 +1,7 @@
 /** core/manifests/ironic.ts: the pod assembled from volumes, topology and containers; Deployment, DaemonSet, Service. */
 import { strict as assert } from "assert";
+import { listedConductors } from "../../../core/plan/conductors";
+import type { TopologyPlan } from "../../../core/plan/types";
 
 import { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData } from "../../../core/manifests/image-cache";
 import { contentHash } from "../../../core/manifests/meta";
@@ -100,7 +102,7 @@ describe("manifests/ironic", function () {
         });
 
         it("the template lists no node: it is the same with other conductors", function () {
-            const fewer: IronicPlan = { ...ha, conductors: ha.conductors.slice(1) };
+            const fewer: IronicPlan = { ...ha, topology: { ...(ha.topology as Extract<TopologyPlan, { kind: "multi" }>), conductors: listedConductors(ha).slice(1) } };
             assert.deepEqual(conductorDaemonSet(fewer), conductorDaemonSet(ha));
         });
     });

@@ -1,5 +1,6 @@
 /** Certificate SANs (core/plan/certificates.ts): the API certificate, and each node's own. */
 import { strict as assert } from "assert";
+import { listedConductors } from "../../../core/plan/conductors";
 
 import { apiCertificate, nodeCertificateSans } from "../../../core/plan/certificates";
 import { configOf, devRaw, haRaw, planOf, withKeys } from "./support";
@@ -27,7 +28,7 @@ describe("plan/certificates: apiCertificate", function () {
 describe("plan/certificates: nodeCertificateSans", function () {
     it("every node: its own name and IP first, then the Service names; no other node's", function () {
         const plan = planOf(haRaw);
-        const sans = plan.conductors.map((c) => [c.node, nodeCertificateSans(plan, c.node, c.ip!)] as const);
+        const sans = listedConductors(plan).map((c) => [c.node, nodeCertificateSans(plan, c.node, c.ip!)] as const);
         assert.deepEqual(sans, [
             ["cp-0", { dnsNames: ["cp-0", ...SERVICE_NAMES], ipAddresses: ["172.22.0.2"] }],
             ["cp-1", { dnsNames: ["cp-1", ...SERVICE_NAMES], ipAddresses: ["172.22.0.3"] }],

@@ -1,7 +1,8 @@
 /** The conductors of each topology and their dnsmasq options (core/plan/conductors.ts). */
 import { strict as assert } from "assert";
 
-import { cidrParts, dnsmasqStartScript, planConductors } from "../../../core/plan/conductors";
+import { cidrParts, dnsmasqStartScript, planTopology } from "../../../core/plan/conductors";
+import type { TopologyPlan } from "../../../core/plan/types";
 import { planDhcpSlots } from "../../../core/plan/slots";
 import { configOf, devNoDhcpRaw, devRaw, haNoDhcpRaw, haRaw, withKeys } from "./support";
 
@@ -10,74 +11,94 @@ const HA_PROVIDER = {
     leaseFile: "/shared/dnsmasq/dnsmasq.leases",
 };
 
+/** The topology plan of a config (a first run). */
+const single = (raw: Record<string, unknown>) => {
+    const t = planTopology(configOf(raw));
+    assert.equal(t.kind, "single");
+    return t as Extract<TopologyPlan, { kind: "single" }>;
+};
+const multi = (raw: Record<string, unknown>) => {
+    const t = planTopology(configOf(raw));
+    assert.equal(t.kind, "multi");
+    return t as Extract<TopologyPlan, { kind: "multi" }>;
+};
+
 describe("plan/conductors: single", function () {
-    it("one conductor, not pinned to a node, serving the whole DHCP range", function () {
-        const [c, ...rest] = planConductors(configOf(devRaw));
-        assert.equal(rest.length, 0);
+    it("one conductor, not pinned to a node, serving the whole DHCP range; no node, slot or entry exists in its type", function () {
+        const t = single(devRaw);
+        assert.deepEqual(Object.keys(t).sort(), ["conductor", "kind"], "no keepalived without provisioning.keepalived");
+        const c = t.conductor;
         const range = { start: "172.22.0.10", end: "172.22.0.100", prefixLength: 24, leaseTime: "1h", size: 91 };
-        assert.deepEqual({ ...c, dnsmasqConf: undefined }, {
-            node: "",
+        assert.deepEqual({ ...c, dhcp: { ...c.dhcp!, dnsmasqConf: undefined } }, {
             ip: "172.22.0.2",
             interface: "eth1",
-            range,
-            dnsmasqOptions: {
-                header: "dnsmasq for metal3/ironic (topology single)",
-                interface: "eth1",
-                serverIp: "172.22.0.2",
-                httpUrl: "http://172.22.0.2:6180",
+            dhcp: {
                 range,
-                gateway: "172.22.0.1",
-                dns: undefined,
+                dnsmasqOptions: {
+                    header: "dnsmasq for metal3/ironic (topology single)",
+                    interface: "eth1",
+                    serverIp: "172.22.0.2",
+                    httpUrl: "http://172.22.0.2:6180",
+                    range,
+                    gateway: "172.22.0.1",
+                    dns: undefined,
+                },
+                dnsmasqConf: undefined,
             },
-            dnsmasqConf: undefined,
         });
-        assert.equal(c.slot, undefined);
-        assert.equal(c.env, undefined, "single: the env is the pod's own (commonEnv), not a per-node file");
-        assert.match(c.dnsmasqConf!, /^dhcp-range=172\.22\.0\.10,172\.22\.0\.100,/m);
-        assert.doesNotMatch(c.dnsmasqConf!, /dhcp-ignore=tag:!known/);
+        assert.match(c.dhcp!.dnsmasqConf, /^dhcp-range=172\.22\.0\.10,172\.22\.0\.100,/m);
+        assert.doesNotMatch(c.dhcp!.dnsmasqConf, /dhcp-ignore=tag:!known/);
     });
 
-    it("without DHCP: no range, no dnsmasq options, no dnsmasq.conf", function () {
-        const [c] = planConductors(configOf(devNoDhcpRaw));
-        assert.equal(c.ip, "172.22.0.2");
-        assert.equal(c.range, undefined);
-        assert.equal(c.dnsmasqOptions, undefined);
-        assert.equal(c.dnsmasqConf, undefined);
+    it("without DHCP: no dhcp part at all", function () {
+        const c = single(devNoDhcpRaw).conductor;
+        assert.deepEqual(c, { ip: "172.22.0.2", interface: "eth1" });
+    });
+
+    it("keepalived: the VIP, its interface and the prefix, on the single topology only", function () {
+        const prov = devRaw.provisioning as Record<string, unknown>;
+        assert.equal(single(withKeys(devRaw, { provisioning: { ...prov, keepalived: true } })).keepalivedVirtualIps, "172.22.0.2,eth1,24");
     });
 });
 
 describe("plan/conductors: multi", function () {
-    it("one conductor per configured node, in config order, each with its slot's slice of the range", function () {
+    it("one entry per listed node, in config order, each with its preferred slot's slice of the range", function () {
         const config = configOf(haRaw);
-        const cs = planConductors(config);
+        const t = multi(haRaw);
         assert.deepEqual(
-            cs.map((c) => [c.node, c.ip, c.slot, c.slotSource, c.range && `${c.range.start}-${c.range.end}/${c.range.size}`]),
+            t.conductors.map((c) => [c.node, c.ip, c.slot?.index, c.slot?.source, c.slot && `${c.slot.range.start}-${c.slot.range.end}/${c.slot.range.size}`]),
             [
                 ["cp-0", "172.22.0.2", 0, "new", "172.22.0.10-172.22.0.59/50"],
                 ["cp-1", "172.22.0.3", 1, "new", "172.22.0.60-172.22.0.109/50"],
                 ["cp-2", "172.22.0.4", 2, "new", "172.22.0.110-172.22.0.159/50"],
             ],
         );
-        // The slices are the slot planner's (a first run), unchanged.
+        // The slices are the slot planner's (a first run), unchanged, and the layout is the plan's.
         const plan = planDhcpSlots(config.provisioning.dhcp!, config.conductors);
-        for (const c of cs) {
+        assert.deepEqual(t.dhcpSlots, plan);
+        for (const c of t.conductors) {
             const s = plan.slices.find((x) => x.node === c.node)!;
-            assert.deepEqual([c.range!.start, c.range!.end, c.slot], [s.start, s.end, s.slot]);
+            assert.deepEqual([c.slot!.range.start, c.slot!.range.end, c.slot!.index], [s.start, s.end, s.slot]);
         }
+        // Nobody listed: nothing known per node, the layout all the same.
+        const bare = multi({ ...haRaw, conductors: [] });
+        assert.deepEqual(bare.conductors, []);
+        assert.equal(bare.dhcpSlots!.slots, 4);
     });
 
     it("each listed node's entry: only its overrides; with its address known, the image's environment it resolves to", function () {
-        const [cp0] = planConductors(configOf(haRaw));
-        assert.deepEqual(cp0.env, { CONDUCTOR_NODE_IP: "172.22.0.2" });
-        assert.deepEqual(cp0.resolvedEnv, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
+        const [cp0] = multi(haRaw).conductors;
+        assert.deepEqual(cp0.entry, { CONDUCTOR_NODE_IP: "172.22.0.2" });
+        assert.deepEqual(cp0.resolved!.env, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
         // Name only: the pod finds the address; nothing is known before it starts but the slot.
-        const [bare] = planConductors(configOf({ ...haRaw, conductors: [{ name: "cp-9" }] }));
-        assert.deepEqual([bare.node, bare.ip, bare.env, bare.resolvedEnv, bare.dnsmasqConf, bare.slot], ["cp-9", undefined, {}, undefined, undefined, 0]);
+        const [bare] = multi({ ...haRaw, conductors: [{ name: "cp-9" }] }).conductors;
+        assert.deepEqual([bare.node, bare.ip, bare.entry, bare.resolved, bare.slot?.index], ["cp-9", undefined, {}, undefined, 0]);
     });
 
     it("dnsmasq answers known hosts only, from the provider's dirs; its range is the held slot's file", function () {
-        const cp2 = planConductors(configOf(haRaw)).find((c) => c.node === "cp-2")!;
-        assert.deepEqual(cp2.dnsmasqOptions, {
+        const cp2 = multi(haRaw).conductors.find((c) => c.node === "cp-2")!;
+        const dnsmasq = cp2.resolved!.dnsmasq!;
+        assert.deepEqual(dnsmasq.dnsmasqOptions, {
             header: "dnsmasq for a conductor of metal3/ironic on 172.22.0.4 (eth1)",
             interface: "eth1",
             serverIp: "172.22.0.4",
@@ -88,19 +109,21 @@ describe("plan/conductors: multi", function () {
             dns: undefined,
             ...HA_PROVIDER,
         });
-        assert.doesNotMatch(cp2.dnsmasqConf!, /^dhcp-range=/m);
-        assert.match(cp2.dnsmasqConf!, /^# dhcp-range: in slot-<k>\.dnsmasq\.conf of the DHCP slot k this pod holds/m);
-        assert.match(cp2.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
-        assert.match(cp2.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
+        assert.deepEqual(dnsmasq.range, cp2.slot!.range);
+        assert.doesNotMatch(dnsmasq.dnsmasqConf, /^dhcp-range=/m);
+        assert.match(dnsmasq.dnsmasqConf, /^# dhcp-range: in slot-<k>\.dnsmasq\.conf of the DHCP slot k this pod holds/m);
+        assert.match(dnsmasq.dnsmasqConf, /^dhcp-ignore=tag:!known$/m);
+        assert.match(dnsmasq.dnsmasqConf, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
     });
 
-    it("without DHCP: no slot, no range, no dnsmasq; a node's own interface wins over provisioning.interface", function () {
-        const cs = planConductors(configOf(haNoDhcpRaw));
+    it("without DHCP: no slot, no layout, no dnsmasq; a node's own interface wins over provisioning.interface", function () {
+        const t = multi(haNoDhcpRaw);
+        assert.equal(t.dhcpSlots, undefined);
         assert.deepEqual(
-            cs.map((c) => [c.node, c.interface, c.slot, c.range, c.dnsmasqConf, c.env]),
+            t.conductors.map((c) => [c.node, c.interface, c.slot, c.resolved?.dnsmasq, c.entry]),
             [
-                ["cp-0", "eth1", undefined, undefined, undefined, { CONDUCTOR_NODE_IP: "172.22.0.2" }],
-                ["cp-1", "eno2", undefined, undefined, undefined, { CONDUCTOR_NODE_IP: "172.22.0.3", CONDUCTOR_INTERFACE: "eno2" }],
+                ["cp-0", "eth1", undefined, undefined, { CONDUCTOR_NODE_IP: "172.22.0.2" }],
+                ["cp-1", "eno2", undefined, undefined, { CONDUCTOR_NODE_IP: "172.22.0.3", CONDUCTOR_INTERFACE: "eno2" }],
             ],
         );
     });
@@ -108,7 +131,7 @@ describe("plan/conductors: multi", function () {
     it("the DNS server reaches every conductor's dnsmasq", function () {
         const prov = haRaw.provisioning as Record<string, any>;
         const raw = withKeys(haRaw, { provisioning: { ...prov, dhcp: { ...prov.dhcp, dns: "172.22.0.53" } } });
-        for (const c of planConductors(configOf(raw))) assert.equal(c.dnsmasqOptions!.dns, "172.22.0.53", c.node);
+        for (const c of multi(raw).conductors) assert.equal(c.resolved!.dnsmasq!.dnsmasqOptions.dns, "172.22.0.53", c.node);
     });
 });
 

@@ -4,7 +4,7 @@ import { strict as assert } from "assert";
 import { buildPlan } from "../../../core/plan/plan";
 import { nodeDataReadersHash } from "../../../core/plan/conductor";
 import { apiCertificate } from "../../../core/plan/certificates";
-import { dnsmasqStartScript, planConductors } from "../../../core/plan/conductors";
+import { dnsmasqStartScript, listedConductors, planTopology } from "../../../core/plan/conductors";
 import { databasePlan } from "../../../core/plan/database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "../../../core/plan/env";
 import * as barrel from "../../../core/plan";
@@ -46,7 +46,8 @@ describe("plan/plan: buildPlan", function () {
         });
         assert.deepEqual(p.certificate, { dnsNames: p.serviceDnsNames, ipAddresses: ["172.22.0.2"] });
         assert.equal(p.dhcpEnabled, true);
-        assert.equal(p.keepalivedVirtualIps, undefined);
+        assert.equal(p.topology.kind, "single");
+        assert.equal(p.topology.kind === "single" && p.topology.keepalivedVirtualIps, undefined);
     });
 
     it("multi (ha): URLs name the conductor IP as a placeholder; the shared certificate part has no IP", function () {
@@ -58,12 +59,13 @@ describe("plan/plan: buildPlan", function () {
             vmediaTls: "https://<conductor IP>:6183",
         });
         assert.deepEqual(p.certificate.ipAddresses, []);
-        assert.deepEqual(p.conductors.map((c) => c.node), ["cp-0", "cp-1", "cp-2"]);
+        assert.deepEqual(listedConductors(p).map((c) => c.node), ["cp-0", "cp-1", "cp-2"]);
         assert.equal(p.database.kind, "mariadb");
     });
 
     it("keepalived: the virtual IP with interface and prefix length; no DHCP: dhcpEnabled false", function () {
-        assert.equal(buildPlan(configOf(vmediaRaw)).keepalivedVirtualIps, "172.22.0.5,eth1,24");
+        const vmedia = buildPlan(configOf(vmediaRaw)).topology;
+        assert.equal(vmedia.kind === "single" && vmedia.keepalivedVirtualIps, "172.22.0.5,eth1,24");
         assert.equal(buildPlan(configOf(vmediaRaw)).dhcpEnabled, false);
         assert.equal(buildPlan(configOf(devNoDhcpRaw)).dhcpEnabled, false);
     });
@@ -77,7 +79,7 @@ describe("plan/plan: buildPlan", function () {
             const config = configOf(raw);
             const p = buildPlan(config);
             assert.equal(p.config, config);
-            assert.deepEqual(p.conductors, planConductors(config));
+            assert.deepEqual(p.topology, planTopology(config));
             assert.deepEqual(p.database, databasePlan(config));
             assert.deepEqual(p.certificate, apiCertificate(config, p.serviceDnsNames));
             assert.deepEqual(p.commonEnv, commonEnv(config));

@@ -1,5 +1,6 @@
 /** core/plan/previous.ts: what one run of a stack exports for the next, and how the next reads it. */
 import { strict as assert } from "assert";
+import { listedConductors } from "../../../core/plan/conductors";
 
 import { buildPlan } from "../../../core/plan";
 import { PREVIOUS_OUTPUTS, parsePreviousState, persistedState, previousStateIssues } from "../../../core/plan/previous";
@@ -15,8 +16,8 @@ describe("plan/previous: the stack's own outputs, read back by its next run", fu
         assert.equal(dhcp.slots, undefined, "the ha example leaves the count to the planner");
         assert.equal(ha.dhcpSlots!.slots, 4, "the resolved count is persisted: the default for 3 conductors");
         const plan = planOf(haRaw);
-        assert.deepEqual(Object.keys(ha.dhcpSlots!.nodes), plan.conductors.map((c) => c.node).sort());
-        for (const c of plan.conductors) assert.equal(ha.dhcpSlots!.nodes[c.node], c.slot);
+        assert.deepEqual(Object.keys(ha.dhcpSlots!.nodes), listedConductors(plan).map((c) => c.node).sort());
+        for (const c of listedConductors(plan)) assert.equal(ha.dhcpSlots!.nodes[c.node], c.slot?.index);
 
         const dev = persistedState(planOf(devRaw));
         assert.equal(dev.topology, "single");
@@ -62,7 +63,7 @@ describe("plan/previous: the stack's own outputs, read back by its next run", fu
         const config = configOf(haRaw);
         const dhcpSlots = { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 3, "cp-2": 1, gone: 0 } };
         const plan = buildPlan(config, { dhcpSlots });
-        assert.deepEqual(plan.conductors.map((c) => [c.node, c.slot, c.slotSource, c.range!.start]), [
+        assert.deepEqual(listedConductors(plan).map((c) => [c.node, c.slot?.index, c.slot?.source, c.slot!.range.start]), [
             ["cp-0", 3, "kept", "172.22.0.160"],
             ["cp-1", 0, "new", "172.22.0.10"],
             ["cp-2", 1, "kept", "172.22.0.60"],

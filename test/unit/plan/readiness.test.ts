@@ -1,5 +1,6 @@
 /** The live readiness check's plan (core/plan/readiness.ts): what the Command gets, per topology and setting. */
 import { strict as assert } from "assert";
+import { listedConductors } from "../../../core/plan/conductors";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -14,7 +15,7 @@ describe("readiness plan (core/plan/readiness.ts)", function () {
         const plan = planOf(haRaw);
         const r = readinessPlan(plan)!;
         assert.deepEqual(r.expected, ["172.22.0.2", "172.22.0.3", "172.22.0.4"]);
-        assert.deepEqual(r.expected, plan.conductors.map((c) => c.resolvedEnv![ENV.conductorHost]).sort());
+        assert.deepEqual(r.expected, listedConductors(plan).map((c) => c.resolved!.env[ENV.conductorHost]).sort());
         // Entries without an address: their conductors' hostnames are known only in their pods.
         assert.deepEqual(readinessPlan(planOf({ ...haRaw, conductors: [{ name: "cp-0", ip: "172.22.0.2" }, { name: "cp-1" }] }))!.expected, ["172.22.0.2"]);
         assert.deepEqual(readinessPlan(planOf({ ...haRaw, conductors: [] }))!.expected, []);

@@ -14,6 +14,7 @@
  * counterexample. Re-run one with FC_SEED=<seed> (and FC_RUNS=<n> to search longer).
  */
 import { strict as assert } from "assert";
+import { dhcpSlotsOf, listedConductors } from "../../../core/plan/conductors";
 import * as fc from "fast-check";
 
 import { ConductorConfig, DhcpConfig, StackConfig, defaultDhcpSlots } from "../../../core/config";
@@ -181,8 +182,8 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
                         continue; // refused: the stack and the config stay as they were
                     }
                     accepted++;
-                    const sp = plan.dhcpSlots!;
-                    const slotOf = new Map(plan.conductors.map((c) => [c.node, c.slot]));
+                    const sp = dhcpSlotsOf(plan)!;
+                    const slotOf = new Map(listedConductors(plan).map((c) => [c.node, c.slot?.index]));
                     // One slot per conductor, all distinct, inside 0..slots-1.
                     assert.equal(sp.slices.length, run.conductors.length, where);
                     assert.equal(new Set(sp.slices.map((s) => s.slot)).size, sp.slices.length, `two nodes share a slot at ${where}`);
@@ -247,9 +248,9 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
                     const config = stackConfig(dhcp, nodes.map((name) => ({ name, ip: "172.22.0.2" })));
                     const plan = buildPlan(config, previous);
                     assert.deepEqual(previousStateIssues(plan, previous), [], `refused: ${JSON.stringify(nodes)}`);
-                    for (const c of plan.conductors) {
-                        if (seen.has(c.node)) assert.equal(c.slot, seen.get(c.node), `${c.node} moved`);
-                        seen.set(c.node, c.slot!);
+                    for (const c of listedConductors(plan)) {
+                        if (seen.has(c.node)) assert.equal(c.slot?.index, seen.get(c.node), `${c.node} moved`);
+                        seen.set(c.node, c.slot!.index);
                     }
                     for (const gone of [...seen.keys()].filter((n) => !nodes.includes(n))) seen.delete(gone);
                     previous = nextPrevious(config, previous);
