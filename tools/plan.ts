@@ -131,7 +131,7 @@ function dhcpLines(plan: IronicPlan): string[] {
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
         lines.push(
             `  The slots above are each node's preferred slot. Holders are decided in the cluster: each pod's slot agent claims a slot as the Lease ${plan.names.slotLeasePrefix}<k> ` +
-                `(its preferred one when free, else the lowest free one); see them with npm run -s slots -- --namespace ${plan.namespace} --name ${plan.name}`,
+                `(a pin only; else the slot its node held last, whatever is preferred here; else its preferred one when free; else the lowest free one); see them with npm run -s slots -- --namespace ${plan.namespace} --name ${plan.name}`,
         );
     }
     return lines;

@@ -115,6 +115,8 @@ describe("npm run plan", function () {
         assert.match(r.stdout, /^ {2}cp-1 +172\.22\.0\.3 +1 \(new\) +172\.22\.0\.60-172\.22\.0\.109 \(50 addresses\)$/m, "old-node's slot is free again");
         assert.match(r.stdout, /^ {2}cp-2 +172\.22\.0\.4 +0 \(kept\) +172\.22\.0\.10-172\.22\.0\.59 \(50 addresses\)$/m);
         assert.match(r.stdout, /4 slots \(kept from the previous run\) of 50 addresses in 172\.22\.0\.10-172\.22\.0\.209; free slots: 2$/m);
+        // The plan's slots are preferences; it says who decides, and in what order.
+        assert.match(r.stdout, /Holders are decided in the cluster: .*\(a pin only; else the slot its node held last, whatever is preferred here; else its preferred one when free; else the lowest free one\)/);
         const next = readTree(path.join(work, "next"));
         const cm = next[Object.keys(next).find((f) => /^configmap\/metal3\/ironic-conductors-[0-9a-f]{10}\.yaml$/.test(f))!];
         assert.match(cm ?? "", /"cp-0": 3,/, "the slot agents' preferences follow the kept slots");
