@@ -1,7 +1,28 @@
 #!/bin/bash
 # Rendered by metal3-ironic. Starts one container of a multi-conductor Ironic pod with the data of
 # the node it runs on. usage: conductor-start.sh <command> [args...]
+#
+# The node's address: its entry's, else the one conductor-address.py finds on the interface, refused
+# when it lies in the DHCP range or is the DHCP gateway. Then the node's files from the templates and,
+# where asked, its certificate; then the command runs, and the container restarts (exit 0) when the
+# entry, the conductor CA or the found address changes from what was read. A TERM (or INT) before the
+# command runs ends the wrapper at once (143; 130 for INT); once it runs, it is passed to it.
 set -euo pipefail
+# The container's PID 1 takes no default action on TERM: without a trap, a pod deleted while this
+# waits for its address or mints would wait out its grace period.
+child=""
+pause=""
+# shellcheck disable=SC2317 # run by the traps below
+on_signal() {
+  if [[ -n "$child" ]]; then
+    kill -TERM "$child" 2>/dev/null || true
+    return
+  fi
+  if [[ -n "$pause" ]]; then kill "$pause" 2>/dev/null || true; fi
+  exit "$1"
+}
+trap 'on_signal 143' TERM
+trap 'on_signal 130' INT
 node="${NODE_NAME:-}"
 data="${CONDUCTOR_DATA_DIR:-/etc/metal3-ironic/conductors}"
 ca="${CONDUCTOR_CA_DIR:-/etc/metal3-ironic/conductor-ca}"
@@ -14,6 +35,16 @@ run_dir="${CONDUCTOR_RUN_DIR:-/run/metal3-ironic/$$}"
 python="${CONDUCTOR_PYTHON:-python3.12}"
 # 1. The node's entry (conductors[] in the stack config), when it has one: overrides only.
 env_file="$data/$node.env"
+# The watch (below) compares the entry and the conductor CA with what they are now, before either
+# is read: a change from here on restarts the container (at worst once for nothing). Exactly this
+# node's file: node cp-1 does not watch cp-1.example.env.
+watched_files() {
+  local f
+  for f in "$env_file" "$ca/tls.crt" "$ca/tls.key"; do
+    if [[ -r "$f" ]]; then cat "$f" 2>/dev/null || true; fi
+  done
+}
+files_started=$(watched_files | sha256sum)
 if [[ -r "$env_file" ]]; then
   set -a
   # shellcheck disable=SC1090
@@ -21,14 +52,19 @@ if [[ -r "$env_file" ]]; then
   set +a
 fi
 # 2. The interface and address: the entry's, else provisioning.interface and the one address
-# conductor-address.py finds on it inside provisioning.cidr (waiting a little for a NIC coming up).
+# conductor-address.py finds on it inside provisioning.cidr (waiting a little for a NIC coming up),
+# refused inside provisioning.dhcp's range or equal to its gateway (dnsmasq could hand it to a host).
+# Only a found address is checked: config validation already refuses such a conductors[].ip.
 iface="${CONDUCTOR_INTERFACE:-${CONDUCTOR_DEFAULT_INTERFACE:-}}"
 if [[ ! "$iface" =~ ^[A-Za-z0-9_.:@-]{1,15}$ ]]; then
   echo "FATAL: node $node: no usable provisioning interface ('$iface'); set provisioning.interface, or conductors[].interface for this node" >&2
   exit 1
 fi
 find_address() {
-  "$python" "$scripts/conductor-address.py" "$iface" "${CONDUCTOR_CIDR:-}"
+  local args=()
+  if [[ -n "${CONDUCTOR_DHCP_RANGE:-}" ]]; then args+=(--dhcp-range "$CONDUCTOR_DHCP_RANGE"); fi
+  if [[ -n "${CONDUCTOR_GATEWAY:-}" ]]; then args+=(--gateway "$CONDUCTOR_GATEWAY"); fi
+  "$python" "$scripts/conductor-address.py" "${args[@]}" -- "$iface" "${CONDUCTOR_CIDR:-}"
 }
 discovered=""
 if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
@@ -41,7 +77,11 @@ if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
       echo "FATAL: node $node: no provisioning address (see above)" >&2
       exit 1
     fi
-    sleep 2
+    # In the background: bash runs a trap only once a foreground command ends, but `wait` at once.
+    sleep 2 &
+    pause=$!
+    wait "$pause"
+    pause=""
   done
   discovered="$CONDUCTOR_NODE_IP"
   echo "node $node: provisioning address $CONDUCTOR_NODE_IP on $iface, found on the node (no address in its entry of ConfigMap ${CONDUCTOR_NAMESPACE:-?}/${CONDUCTOR_CONFIGMAP:-?})"
@@ -78,26 +118,21 @@ if [[ ${#cert_dirs[@]} -gt 0 ]]; then
   done
 fi
 # Restart on a change of: the node's entry, the conductor CA (only where mounted: a re-issued one
-# must be minted from), or the address found on the node (the node's DHCP gave it another).
+# must be minted from), or the address found on the node (the node's DHCP gave it another). The
+# baseline: the files as they were before being read (above), and the address this start used.
 fingerprint() {
-  local f
-  for f in "$data/$node".* "$ca/tls.crt" "$ca/tls.key"; do
-    if [[ -r "$f" ]]; then cat "$f"; fi
-  done
-  if [[ -n "$discovered" ]]; then find_address 2>/dev/null || echo "$discovered"; fi
+  local address=""
+  if [[ -n "$discovered" ]]; then address=$(find_address 2>/dev/null || echo "$discovered"); fi
+  echo "$(watched_files | sha256sum) $address"
 }
-fingerprint_sum() {
-  fingerprint | sha256sum
-}
-started=$(fingerprint_sum)
+started="$files_started $discovered"
 "$@" &
 child=$!
-trap 'kill -TERM "$child" 2>/dev/null || true' TERM INT
 set +e
 while kill -0 "$child" 2>/dev/null; do
   sleep "${CONDUCTOR_WATCH_INTERVAL:-15}" &
   wait $!
-  if [[ "$(fingerprint_sum)" != "$started" ]] && kill -0 "$child" 2>/dev/null; then
+  if [[ "$(fingerprint)" != "$started" ]] && kill -0 "$child" 2>/dev/null; then
     echo "per-node data of $node, its address or the conductor CA changed: restarting this container to apply it"
     kill -TERM "$child"
     wait "$child"

@@ -23,7 +23,11 @@ export const CONDUCTOR_PATHS = {
 /**
  * Multi: the start wrapper (conductor-start.sh) reads these, set in the pod template (identical on
  * every node) but nodeIp and nodeInterface (the node's entry: its address and interface). certSans: the
- * SANs every conductor shares, as DNS:<name> / IP:<address> words; python runs the minter.
+ * SANs every conductor shares, as DNS:<name> / IP:<address> words; python runs the minter and the
+ * address finder. dhcpRange ("<rangeStart>-<rangeEnd>") and gateway, set only with provisioning.dhcp
+ * (gateway only when configured): the finder refuses a found address inside the range or equal to
+ * the gateway (an entry's address is checked by config validation). The wrapper exits 143 on a TERM
+ * before the command runs and forwards it to the command after; it watches exactly `<node>.env`.
  */
 export const WRAPPER_ENV = {
     node: "NODE_NAME",
@@ -45,5 +49,9 @@ export const WRAPPER_ENV = {
     runDir: "CONDUCTOR_RUN_DIR",
     /** Seconds to wait for the address to appear on the interface (a NIC still coming up) before failing. */
     addressWait: "CONDUCTOR_ADDRESS_WAIT",
+    /** provisioning.dhcp's "<rangeStart>-<rangeEnd>": a found address inside it is refused. */
+    dhcpRange: "CONDUCTOR_DHCP_RANGE",
+    /** provisioning.dhcp.gateway: a found address equal to it is refused. */
+    gateway: "CONDUCTOR_GATEWAY",
 } as const;
 

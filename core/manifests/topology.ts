@@ -39,6 +39,9 @@ export function multiTopology(plan: IronicPlan): PodTopology {
             { name: WRAPPER_ENV.python, value: COMMANDS.python },
             ...(plan.config.provisioning.interface ? [{ name: WRAPPER_ENV.defaultInterface, value: plan.config.provisioning.interface }] : []),
             { name: WRAPPER_ENV.cidr, value: plan.config.provisioning.cidr },
+            // With DHCP, the finder refuses a found address dnsmasq could hand out (the range) or
+            // names as the hosts' router (the gateway); config validation checks conductors[].ip.
+            ...dhcpEnv(plan),
             ...(certDirs.length > 0
                 ? [
                       { name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") },
@@ -53,6 +56,12 @@ export function multiTopology(plan: IronicPlan): PodTopology {
     };
 }
 
+function dhcpEnv(plan: IronicPlan): EnvVar[] {
+    const dhcp = plan.config.provisioning.dhcp;
+    if (!dhcp) return [];
+    return [{ name: WRAPPER_ENV.dhcpRange, value: `${dhcp.rangeStart}-${dhcp.rangeEnd}` }, ...(dhcp.gateway ? [{ name: WRAPPER_ENV.gateway, value: dhcp.gateway }] : [])];
+}
+
 export function podTopology(plan: IronicPlan): PodTopology {
-    return plan.config.topology === "multi" ? multiTopology(plan) : SINGLE;
+    return plan.topology.kind === "multi" ? multiTopology(plan) : SINGLE;
 }

@@ -4,7 +4,8 @@
  * node's files from the templates, mints the container's certificate from the conductor CA with
  * the real conductor-cert.py (Debian's python3-cryptography here; the image's release from PyPI in
  * conductor-cert.test.ts), and restarts its container only when this node's data or the conductor
- * CA changes.
+ * CA changes (also a change after it read them, before it started the command), exits at once on a
+ * TERM before the command runs, and refuses a found address that the DHCP range or gateway holds.
  */
 import { strict as assert } from "assert";
 import { spawn } from "child_process";
@@ -145,6 +146,65 @@ describe("conductor start wrapper (bash)", function () {
             }
         });
 
+        const finder = (args: string[]) => run("ip", ["netns", "exec", ns, "/usr/bin/python3", path.join(dir, "scripts", "conductor-address.py"), ...args], { allowFail: true });
+
+        it("the finder refuses an address inside provisioning.dhcp's range (either end included), naming the address, the interface, the keys and the fix", function () {
+            for (const range of ["172.22.0.5-172.22.0.9", "172.22.0.7-172.22.0.9", "172.22.0.2-172.22.0.7"]) {
+                const r = finder(["eth1", "172.22.0.0/24", "--dhcp-range", range, "--gateway", "172.22.0.1"]);
+                assert.equal(r.status, 2, range + r.stderr);
+                assert.equal(r.stdout, "");
+                assert.equal(r.stderr, `conductor-address: the address found on eth1, 172.22.0.7, lies inside the DHCP range ${range} (provisioning.dhcp.rangeStart/rangeEnd): dnsmasq could lease the conductor's own address to a host; give the node a provisioning address outside the range (and, if it keeps this one too, set conductors[].ip for this node to the new one), or move the range off it\n`);
+            }
+        });
+
+        it("the finder refuses an address equal to provisioning.dhcp.gateway, and takes one outside the range and not the gateway", function () {
+            const r = finder(["eth1", "172.22.0.0/24", "--gateway", "172.22.0.7"]);
+            assert.equal(r.status, 2, r.stderr);
+            assert.match(r.stderr, /the address found on eth1, 172\.22\.0\.7, is the DHCP gateway \(provisioning\.dhcp\.gateway\) that dnsmasq gives hosts as their router; give the node another provisioning address .*set conductors\[\]\.ip for this node.*or set provisioning\.dhcp\.gateway to the network's router/);
+            const ok = finder(["eth1", "172.22.0.0/24", "--dhcp-range", "172.22.0.10-172.22.0.209", "--gateway", "172.22.0.1"]);
+            assert.equal(ok.status, 0, ok.stderr);
+            assert.equal(ok.stdout, "172.22.0.7\n");
+            const bad = finder(["eth1", "172.22.0.0/24", "--dhcp-range", "172.22.0.10"]);
+            assert.equal(bad.status, 2);
+            assert.match(bad.stderr, /DHCP range '172\.22\.0\.10' is not START-END/);
+        });
+
+        it("the finder checks IPv6 the same way", function () {
+            run("ip", ["-n", ns, "addr", "add", "fd00:22::7/64", "dev", "eth1", "nodad"]);
+            try {
+                let r = finder(["eth1", "fd00:22::/64", "--dhcp-range", "fd00:22::1-fd00:22::ff"]);
+                assert.equal(r.status, 2, r.stderr);
+                assert.match(r.stderr, /the address found on eth1, fd00:22::7, lies inside the DHCP range fd00:22::1-fd00:22::ff \(provisioning\.dhcp\.rangeStart\/rangeEnd\)/);
+                r = finder(["eth1", "fd00:22::/64", "--gateway", "fd00:22:0::7"]);
+                assert.equal(r.status, 2, r.stderr);
+                assert.match(r.stderr, /fd00:22::7, is the DHCP gateway \(provisioning\.dhcp\.gateway\)/);
+                r = finder(["eth1", "fd00:22::/64", "--dhcp-range", "fd00:22::100-fd00:22::1ff", "--gateway", "fd00:22::1"]);
+                assert.equal(r.status, 0, r.stderr);
+                assert.equal(r.stdout, "fd00:22::7\n");
+                r = finder(["eth1", "fd00:22::/64", "--gateway", "172.22.0.1"]);
+                assert.equal(r.status, 2);
+                assert.match(r.stderr, /DHCP gateway 172\.22\.0\.1 is not an IPv6 address like provisioning\.cidr fd00:22::\/64/);
+            } finally {
+                run("ip", ["-n", ns, "addr", "del", "fd00:22::7/64", "dev", "eth1"]);
+            }
+        });
+
+        it("the wrapper passes the DHCP range and gateway to the finder: a refused address fails the start at once, without waiting", function () {
+            const t0 = Date.now();
+            let r = inNs(["bash", "-c", "echo RAN"], { CONDUCTOR_DHCP_RANGE: "172.22.0.5-172.22.0.9", CONDUCTOR_GATEWAY: "172.22.0.1", CONDUCTOR_ADDRESS_WAIT: "30" });
+            assert.equal(r.status, 1, r.stdout + r.stderr);
+            assert.ok(Date.now() - t0 < 10000, "no retry of a refusal");
+            assert.match(r.stderr, /conductor-address: the address found on eth1, 172\.22\.0\.7, lies inside the DHCP range 172\.22\.0\.5-172\.22\.0\.9/);
+            assert.match(r.stderr, /FATAL: node cp-9: no provisioning address/);
+            assert.doesNotMatch(r.stdout, /RAN/);
+            r = inNs(["true"], { CONDUCTOR_GATEWAY: "172.22.0.7" });
+            assert.equal(r.status, 1);
+            assert.match(r.stderr, /is the DHCP gateway \(provisioning\.dhcp\.gateway\)/);
+            r = inNs(["bash", "-c", 'echo "got $PROVISIONING_IP"'], { CONDUCTOR_DHCP_RANGE: "172.22.0.10-172.22.0.209", CONDUCTOR_GATEWAY: "172.22.0.1" });
+            assert.equal(r.status, 0, r.stderr);
+            assert.match(r.stdout, /got 172\.22\.0\.7/);
+        });
+
         it("no address inside the CIDR yet: waits up to CONDUCTOR_ADDRESS_WAIT for one to appear (a NIC coming up), then goes on", async function () {
             run("ip", ["-n", ns, "addr", "del", "172.22.0.7/24", "dev", "eth1"]);
             const child = spawn("ip", ["netns", "exec", ns, "bash", wrapper, "bash", "-c", 'echo "got $PROVISIONING_IP"'], { env: { ...env, NODE_NAME: "cp-9", CONDUCTOR_ADDRESS_WAIT: "30" } });
@@ -178,6 +238,30 @@ describe("conductor start wrapper (bash)", function () {
         });
     });
 
+    it("an address from the node's entry is not checked against the DHCP range (config validation does that)", function () {
+        const r = run("bash", [wrapper, "bash", "-c", 'echo "got $PROVISIONING_IP"'], { env: { ...env, CONDUCTOR_DHCP_RANGE: "172.22.0.2-172.22.0.9", CONDUCTOR_GATEWAY: "172.22.0.3" }, allowFail: true });
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /got 172\.22\.0\.3/);
+    });
+
+    it("exits at once (143) on SIGTERM while it waits for the address, never running the command", async function () {
+        const marker = path.join(dir, "ran");
+        const child = spawn("bash", [wrapper, "touch", marker], { env: { ...env, NODE_NAME: "cp-9", CONDUCTOR_DEFAULT_INTERFACE: "m3inope0", CONDUCTOR_ADDRESS_WAIT: "30" } });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on("exit", (code, signal) => res({ code, signal })));
+        await new Promise((r) => setTimeout(r, 2500)); // past the first look, in the 2 s pause or the next look
+        assert.match(out, /interface 'm3inope0' not found/);
+        assert.equal(child.exitCode, null, "still waiting for the address");
+        const t0 = Date.now();
+        child.kill("SIGTERM");
+        const { code, signal } = await done;
+        assert.ok(Date.now() - t0 < 3000, `stopped promptly (${Date.now() - t0} ms)`);
+        assert.deepEqual({ code, signal }, { code: 143, signal: null }, out);
+        assert.ok(!fs.existsSync(marker), "the command never ran");
+    });
+
     it("passes the command's exit status through", function () {
         assert.equal(run("bash", [wrapper, "bash", "-c", "exit 7"], { env, allowFail: true }).status, 7);
     });
@@ -209,6 +293,42 @@ describe("conductor start wrapper (bash)", function () {
         assert.equal(code, 0);
         assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
         assert.ok(Date.now() - t0 < 5000);
+    });
+
+    it("watches exactly its node's entry: not that of a node whose name it prefixes (cp-1.example)", async function () {
+        const w = start();
+        await new Promise((r) => setTimeout(r, 2500));
+        fs.writeFileSync(path.join(dir, "data", "cp-1.example.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.5" }));
+        await new Promise((r) => setTimeout(r, 1000)); // five watch intervals
+        assert.ok(w.alive(), "cp-1.example's entry must not restart cp-1");
+        fs.writeFileSync(path.join(dir, "data", "cp-1.example.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.6" }));
+        await new Promise((r) => setTimeout(r, 1000));
+        assert.ok(w.alive(), "cp-1.example's entry must not restart cp-1");
+        fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.33" }));
+        const { code, out } = await w.exited;
+        assert.equal(code, 0);
+        assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
+    });
+
+    it("restarts when the entry changed after it was read, before the command started (the baseline is what it read)", async function () {
+        // The minter's python changes the entry once it has minted: after the wrapper read it.
+        const next = path.join(dir, "cp-1.env.next");
+        fs.writeFileSync(next, renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.33" }));
+        const py = path.join(dir, "python");
+        fs.writeFileSync(py, `#!/bin/bash\n/usr/bin/python3 "$@" || exit $?\ncase "$1" in */conductor-cert.py) cp ${JSON.stringify(next)} ${JSON.stringify(path.join(dir, "data", "cp-1.env"))} ;; esac\n`, { mode: 0o755 });
+        const child = spawn("bash", [wrapper, "bash", "-c", 'echo "serving $PROVISIONING_IP"; exec sleep 60'], { env: { ...env, CONDUCTOR_PYTHON: py } });
+        let out = "";
+        child.stdout.on("data", (d) => (out += d));
+        child.stderr.on("data", (d) => (out += d));
+        const done = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
+        const timer = setTimeout(() => child.kill("SIGKILL"), 10000);
+        try {
+            assert.equal(await done, 0, out);
+        } finally {
+            clearTimeout(timer);
+        }
+        assert.match(out, /serving 172\.22\.0\.3\b/, "it started with what it read");
+        assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
     });
 
     it("restarts (exits) when the conductor CA is re-issued, so the next start mints from the new one", async function () {

@@ -21,7 +21,7 @@ const WRAPPER = ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh"];
 const MOUNTS = [mount("shared", "/shared")];
 const envNames = (env: unknown): string[] => (env as EnvVar[]).map((e) => plain(e.name));
 const envValue = (env: unknown, name: string) => (env as EnvVar[]).find((e) => e.name === name)?.value;
-const WRAPPER_NAMES = ["NODE_NAME", "CONDUCTOR_NAMESPACE", "CONDUCTOR_CONFIGMAP", "CONDUCTOR_DATA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_RUN_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_DEFAULT_INTERFACE", "CONDUCTOR_CIDR"];
+const WRAPPER_NAMES = ["NODE_NAME", "CONDUCTOR_NAMESPACE", "CONDUCTOR_CONFIGMAP", "CONDUCTOR_DATA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_RUN_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_DEFAULT_INTERFACE", "CONDUCTOR_CIDR", "CONDUCTOR_DHCP_RANGE", "CONDUCTOR_GATEWAY"];
 const MINTING = ["CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_CERT_SANS"];
 const W = WRAPPER_NAMES.length + MINTING.length;
 const isSorted = (xs: string[]) => xs.every((x, i) => i === 0 || xs[i - 1] < x);

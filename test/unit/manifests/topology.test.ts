@@ -3,10 +3,10 @@ import { strict as assert } from "assert";
 
 import { multiTopology, podTopology, SINGLE } from "../../../core/manifests/topology";
 import { nodeDataReadersHash } from "../../../core/plan/conductor";
-import { dev, ha, vmedia } from "./support";
+import { dev, ha, haNoDhcp, vmedia } from "./support";
 
-/** What every container's wrapper gets: its node, the entries, the scripts, its own run dir, where to find the address. */
-const wrapperEnv = (container: string) => [
+/** What every container's wrapper gets: its node, the entries, the scripts, its own run dir, where to find the address (without DHCP). */
+const wrapperEnvNoDhcp = (container: string) => [
     { name: "NODE_NAME", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
     { name: "CONDUCTOR_NAMESPACE", value: "metal3" },
     { name: "CONDUCTOR_CONFIGMAP", value: `ironic-conductors-${nodeDataReadersHash()}` },
@@ -16,6 +16,12 @@ const wrapperEnv = (container: string) => [
     { name: "CONDUCTOR_PYTHON", value: "python3.12" },
     { name: "CONDUCTOR_DEFAULT_INTERFACE", value: "eth1" },
     { name: "CONDUCTOR_CIDR", value: "172.22.0.0/24" },
+];
+/** With DHCP (the ha stack): the range and the gateway a found address must stay off. */
+const wrapperEnv = (container: string) => [
+    ...wrapperEnvNoDhcp(container),
+    { name: "CONDUCTOR_DHCP_RANGE", value: "172.22.0.10-172.22.0.209" },
+    { name: "CONDUCTOR_GATEWAY", value: "172.22.0.1" },
 ];
 
 describe("manifests/topology", function () {
@@ -46,6 +52,13 @@ describe("manifests/topology", function () {
             { name: "CONDUCTOR_CA_DIR", value: "/etc/metal3-ironic/conductor-ca" },
             { name: "CONDUCTOR_CERT_SANS", value: "DNS:ironic DNS:ironic.metal3 DNS:ironic.metal3.svc DNS:ironic.metal3.svc.cluster.local" },
         ]);
+    });
+
+    it("multi: the DHCP range and gateway only with provisioning.dhcp, the gateway only when set", function () {
+        assert.deepEqual(multiTopology(haNoDhcp).wrapperEnv("ironic"), wrapperEnvNoDhcp("ironic"));
+        const dhcp = ha.config.provisioning.dhcp!;
+        const noGateway = { ...ha, config: { ...ha.config, provisioning: { ...ha.config.provisioning, dhcp: { ...dhcp, gateway: undefined } } } };
+        assert.deepEqual(multiTopology(noGateway).wrapperEnv("ironic"), [...wrapperEnvNoDhcp("ironic"), { name: "CONDUCTOR_DHCP_RANGE", value: "172.22.0.10-172.22.0.209" }]);
     });
 
     it("multi: runs on every control-plane node unless placement.conductorNodeSelector picks others; placement.nodeSelector does not drop the role", function () {
