@@ -87,6 +87,12 @@ if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
   echo "node $node: provisioning address $CONDUCTOR_NODE_IP on $iface, found on the node (no address in its entry of ConfigMap ${CONDUCTOR_NAMESPACE:-?}/${CONDUCTOR_CONFIGMAP:-?})"
 fi
 export CONDUCTOR_NODE_IP
+# With a proxy (proxy.applyToIronic), this node's own address bypasses it: the pod template names
+# only the provisioning CIDR, which old curl releases ignore, and no node's address, so that
+# listing a node changes no pod template.
+for var in NO_PROXY no_proxy; do
+  if [[ -n "${!var:-}" ]]; then export "$var=${!var},$CONDUCTOR_NODE_IP"; fi
+done
 # 3. This node's files from the templates of the scripts ConfigMap (node.env.template and, with
 # DHCP, node.dnsmasq.conf.template): the image's environment and dnsmasq's own file.
 mkdir -p "$run_dir"

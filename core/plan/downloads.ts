@@ -21,8 +21,9 @@ export const LOOPBACK_NO_PROXY = ["localhost", "127.0.0.1"];
  * by ClusterIP.
  */
 export function defaultNoProxy(config: StackConfig): string[] {
-    // Multi: the addresses the entries name; the others are found at start, inside the CIDR.
-    const own = config.topology === "multi" ? config.conductors.flatMap((c) => (c.ip ? [c.ip] : [])) : [config.provisioning.ip];
+    // Multi: no node's address (a listing would change every pod's template); each conductor's
+    // start wrapper adds its own to NO_PROXY/no_proxy, the CIDR covers the peers.
+    const own = config.topology === "multi" ? [] : [config.provisioning.ip];
     return [...LOOPBACK_NO_PROXY, ".svc", `.${config.clusterDomain}`, config.provisioning.cidr, ...own].filter((x) => x !== "" && x !== ".");
 }
 

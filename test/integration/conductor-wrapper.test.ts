@@ -86,6 +86,14 @@ describe("conductor start wrapper (bash)", function () {
         assert.equal(pub(["x509", "-noout", "-pubkey", "-in", path.join(dir, "out-a", "tls.crt")]), pub(["pkey", "-pubout", "-in", path.join(dir, "out-a", "tls.key")]));
     });
 
+    it("adds the node's own address to NO_PROXY and no_proxy when a proxy is set, and sets neither otherwise", function () {
+        const show = 'echo "${NO_PROXY-unset}|${no_proxy-unset}"';
+        const proxied = run("bash", [wrapper, "bash", "-c", show], { env: { ...env, NO_PROXY: "localhost,.svc,172.22.0.0/24", no_proxy: "localhost,.svc,172.22.0.0/24" } });
+        assert.equal(proxied.stdout.trim().split("\n").pop(), "localhost,.svc,172.22.0.0/24,172.22.0.3|localhost,.svc,172.22.0.0/24,172.22.0.3");
+        const plain = run("bash", [wrapper, "bash", "-c", show], { env });
+        assert.equal(plain.stdout.trim().split("\n").pop(), "unset|unset");
+    });
+
     it("fails, naming the file, when the conductor CA is unusable: its key missing, or a certificate that is no CA", function () {
         fs.rmSync(path.join(dir, "ca", "tls.key"));
         let r = run("bash", [wrapper, "true"], { env, allowFail: true });

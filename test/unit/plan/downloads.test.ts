@@ -38,10 +38,13 @@ describe("plan/downloads: proxy variables of the IPA downloader", function () {
         assert.ok(env.NO_PROXY.includes(".svc"));
     });
 
-    it("multi: every conductor's IP is in the defaults (curl < 7.86 ignores the CIDR), and clusterDomain is followed", function () {
-        const c = configOf(withKeys(haRaw, { clusterDomain: "k8s.example", proxy: PROXY }));
+    it("multi: the CIDR and no node's address (each wrapper adds its own: a listing changes no pod template), and clusterDomain is followed", function () {
+        const c = configOf(withKeys(haRaw, { clusterDomain: "k8s.example", proxy: { ...PROXY, applyToIronic: true } }));
         const d = defaultNoProxy(c);
-        for (const n of c.conductors) assert.ok(d.includes(n.ip!), n.ip);
+        assert.ok(d.includes("172.22.0.0/24"));
+        for (const n of c.conductors) assert.ok(!d.includes(n.ip!), n.ip);
+        const listed = planOf(withKeys(haRaw, { conductors: [...(haRaw.conductors as object[]), { name: "cp-3", ip: "172.22.0.5" }], proxy: { ...PROXY, applyToIronic: true } }));
+        assert.equal(listed.ironicEnv.NO_PROXY, planOf(withKeys(haRaw, { proxy: { ...PROXY, applyToIronic: true } })).ironicEnv.NO_PROXY);
         assert.ok(d.includes(".k8s.example"));
         assert.ok(!d.includes(""), "no empty entry (multi has no provisioning.ip)");
         assert.equal(new Set(noProxyList(c)).size, noProxyList(c).length);
