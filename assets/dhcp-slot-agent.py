@@ -7,7 +7,10 @@
 # Lease still names the node: released Leases keep their node, so a restarted container, a new pod
 # of a rolling update, or a node listed in conductors[] later gets its slice back, whatever the
 # stack config remembers); else the slot the config remembers for this node (how the first run with
-# Leases adopts the slices of a stack that had none); else the lowest free one.
+# Leases adopts the slices of a stack that had none); else a free one: never used before released
+# by another node (that node may come back for it), slots remembered for other nodes last, lowest
+# first. A slot pinned for another node is never taken, and a holder yields its slot when the
+# config pins it for another node (or pins this node elsewhere).
 #
 # Protocol (the API server is the only arbiter; no other store):
 # - Slot k is the Lease "<prefix><k>". Creating it is the claim (atomic by name). Taking over an
@@ -95,9 +98,9 @@ def check_settings():
 
 
 def preferences():
-    """(pinned slot or None, preferred slot or None, slots other nodes are remembered in)."""
+    """(pinned slot or None, preferred slot or None, slots remembered or pinned for other nodes, slots pinned for other nodes)."""
     if not PREFERENCES or not os.path.exists(PREFERENCES):
-        return None, None, set()
+        return None, None, set(), set()
     try:
         with open(PREFERENCES) as f:
             data = json.load(f)
@@ -105,9 +108,17 @@ def preferences():
         kept = {n: int(v) for n, v in data.get("remembered", {}).items()}
     except (OSError, ValueError, TypeError, AttributeError) as e:
         log("preferences %s unreadable (%s): claiming the lowest free slot" % (PREFERENCES, e))
-        return None, None, set()
-    others = {s for n, s in kept.items() if n != NODE} | {s for n, s in pins.items() if n != NODE}
-    return pins.get(NODE), kept.get(NODE), others
+        return None, None, set(), set()
+    pinned_others = {s for n, s in pins.items() if n != NODE}
+    others = {s for n, s in kept.items() if n != NODE} | pinned_others
+    return pins.get(NODE), kept.get(NODE), others, pinned_others
+
+
+def preferences_stamp():
+    try:
+        return os.stat(PREFERENCES).st_mtime_ns if PREFERENCES else None
+    except OSError:
+        return None
 
 
 class ApiError(Exception):
@@ -158,7 +169,8 @@ def labels():
 def held_spec(previous=None):
     now = micro_time()
     transitions = (previous or {}).get("leaseTransitions", 0)
-    if previous and previous.get("holderIdentity") not in (None, "", IDENTITY):
+    # A new holder, also of a released Lease (no holder), counts as a transition.
+    if previous is not None and previous.get("holderIdentity") != IDENTITY:
         transitions += 1
     return {"holderIdentity": IDENTITY, "leaseDurationSeconds": LEASE_DURATION, "acquireTime": now,
             "renewTime": now, "leaseTransitions": transitions}
@@ -179,40 +191,59 @@ class Agent:
         self.child = None
         self.stopping = False
         self.seen = {}  # slot -> (resourceVersion, monotonic time it was first seen)
-        self.pinned, self.preferred, self.others = preferences()
+        self.history = {}  # slot -> the node its Lease names (held or released), as last surveyed
+        self.stamp = preferences_stamp()
+        self.pinned, self.preferred, self.others, self.pinned_others = preferences()
 
     def order(self, last=None):
         if self.pinned is not None:
             return [self.pinned]
-        first = [s for s in (last, self.preferred) if s is not None and s < COUNT]
-        first = first[:1] + [s for s in first[1:] if s != first[0]]
-        rest = [s for s in range(COUNT) if s not in first]
-        # Slots remembered for other nodes come last: their holders may still be serving
-        # from an earlier run that held no Lease.
-        rest.sort(key=lambda s: (s in self.others, s))
+        first = []
+        for s in (last, self.preferred):
+            if s is not None and s < COUNT and s not in self.pinned_others and s not in first:
+                first.append(s)
+        rest = [s for s in range(COUNT) if s not in first and s not in self.pinned_others]
+        # Never used first; a slot another node held last after those (it may come back for it);
+        # slots remembered for other nodes last (their holders may still be serving from an
+        # earlier run that held no Lease).
+        rest.sort(key=lambda s: (s in self.others, self.history.get(s, NODE) != NODE, s))
         return first + rest
 
-    def last_held(self):
-        """(slot, holder) of the Lease that names this node, preferring one this agent holds, then the latest renewed; (None, None) if none."""
-        found = []
+    def survey(self):
+        """Reads every slot's Lease: notes the node each names; returns (slot, holder, duration) of
+        this node's last one (preferring one this agent holds, then the latest renewed), or
+        (None, None, LEASE_DURATION). A slot whose Lease cannot be read is left unknown."""
+        mine = []
         for slot in range(COUNT):
             try:
                 lease = request("GET", lease_path(slot), timeout=RETRY_PERIOD)
             except ApiError as e:
                 if e.status != 404:
-                    log("slot %d: API error while looking for this node's last slot: %s" % (slot, e))
+                    log("slot %d: API error while reading its Lease: %s" % (slot, e))
+                self.history.pop(slot, None)
                 continue
             except OSError as e:
-                log("slot %d: API error while looking for this node's last slot: %s" % (slot, e))
+                log("slot %d: API error while reading its Lease: %s" % (slot, e))
                 continue
-            if ((lease.get("metadata") or {}).get("annotations") or {}).get(NODE_ANNOTATION) != NODE:
-                continue
-            spec = lease.get("spec") or {}
-            found.append((spec.get("holderIdentity") == IDENTITY, spec.get("renewTime") or "", slot, spec.get("holderIdentity")))
-        if not found:
-            return None, None
-        _, _, slot, holder = max(found)
-        return slot, holder
+            node = ((lease.get("metadata") or {}).get("annotations") or {}).get(NODE_ANNOTATION)
+            if node:
+                self.history[slot] = node
+            if NODE and node == NODE:
+                spec = lease.get("spec") or {}
+                mine.append((spec.get("holderIdentity") == IDENTITY, spec.get("renewTime") or "", slot,
+                             spec.get("holderIdentity"), spec.get("leaseDurationSeconds") or LEASE_DURATION))
+        if not mine:
+            return None, None, LEASE_DURATION
+        _, _, slot, holder, duration = max(mine)
+        return slot, holder, duration
+
+    def preferences_changed(self):
+        stamp = preferences_stamp()
+        if stamp == self.stamp:
+            return False
+        self.stamp = stamp
+        self.pinned, self.preferred, self.others, self.pinned_others = preferences()
+        return True
 
     def try_claim(self, slot):
         """The Lease object when this agent now holds `slot`, else None."""
@@ -257,18 +288,22 @@ class Agent:
 
     def claim(self):
         waited = False
-        last, holder = (None, None) if self.pinned is not None or not NODE else self.last_held()
-        # Held by another pod of this node (one that died without releasing): wait for it to expire
-        # rather than move this node's slice; a live pod of another node would have renamed it.
-        patient_until = 0.0
+        last, holder, duration = (None, None, LEASE_DURATION) if self.pinned is not None else self.survey()
+        # Held by another pod of this node (one that died without releasing): wait until it may be
+        # taken over (its duration + margin after this agent first saw its version) rather than move
+        # this node's slice, but not forever (a holder that keeps renewing is alive).
+        patient = False
         if last is not None:
             log("slot %d: this node's last (%s)" % (last, "released" if not holder else "held by " + holder))
-            if holder and holder != IDENTITY:
-                patient_until = time.monotonic() + LEASE_DURATION + CLAIM_MARGIN + 2 * RETRY_PERIOD
+            patient = bool(holder) and holder != IDENTITY and last not in self.pinned_others
+        start = time.monotonic()
+        wait = duration + CLAIM_MARGIN + 2 * RETRY_PERIOD
         while not self.stopping:
-            order = self.order(last)
-            if time.monotonic() < patient_until:
-                order = [last]
+            if patient:
+                seen = self.seen.get(last)
+                until = max(start, seen[1] if seen else start) + wait
+                patient = time.monotonic() < min(until, start + 3 * wait)
+            order = [last] if patient else self.order(last)
             for slot in order:
                 try:
                     lease = self.try_claim(slot)
@@ -311,7 +346,8 @@ class Agent:
         self.child = None
 
     def hold(self, slot, lease):
-        """Renew until the child exits, the Lease is lost, or a stop is asked; returns the reason."""
+        """Renew until the child exits, the Lease is lost, a stop is asked, or the config pins the
+        slot for another node (or this node elsewhere); returns the reason."""
         last_ok = time.monotonic()
         while True:
             self.sleep(RETRY_PERIOD)
@@ -319,6 +355,8 @@ class Agent:
                 return "stop", lease
             if self.child.poll() is not None:
                 return "child", lease
+            if self.preferences_changed() and (slot in self.pinned_others or self.pinned not in (None, slot)):
+                return "yield", lease
             sent = time.monotonic()
             remaining = RENEW_DEADLINE - (sent - last_ok)
             if remaining <= 0:
@@ -374,6 +412,9 @@ class Agent:
                 self.stop_child("no renewal for %ss (renew deadline): another conductor may take slot %d" % (RENEW_DEADLINE, slot))
             elif why in ("taken", "deleted"):
                 self.stop_child("the Lease of slot %d was %s by someone else" % (slot, why))
+            elif why == "yield":
+                self.stop_child("slot %d is now pinned %s" % (slot, "for another node" if slot in self.pinned_others else "elsewhere for this node"))
+                self.release(slot, lease)
             else:
                 code = self.child.poll() if why == "child" else None
                 self.stop_child("stop asked" if why == "stop" else "it exited")

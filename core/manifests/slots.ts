@@ -49,7 +49,9 @@ export function slotRole(a: SlotLeaseAccess): k8s.types.input.rbac.v1.Role {
         kind: "Role",
         metadata: { name: a.name, namespace: a.namespace, labels: a.labels },
         rules: [
-            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: a.leaseNames, verbs: ["get", "update"] },
+            // delete: the agents of earlier releases delete their Lease on a clean stop (today's
+            // clear its holder); the Role changes before their pods roll, so they keep it for now.
+            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: a.leaseNames, verbs: ["get", "update", "delete"] },
             { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
         ],
     };

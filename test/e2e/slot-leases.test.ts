@@ -228,8 +228,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
     it("the ServiceAccount may reach only this stack's slot Leases", function () {
         const can = (args: string[]) => cluster.kubectl(["auth", "can-i", ...args, `--as=system:serviceaccount:${NS}:${SA}`], { allowFail: true }).stdout.trim();
         assert.equal(can(["create", "leases.coordination.k8s.io", "-n", NS]), "yes");
-        for (const verb of ["get", "update"]) assert.equal(can([verb, "leases.coordination.k8s.io/race-0", "-n", NS]), "yes", verb);
-        assert.equal(can(["delete", "leases.coordination.k8s.io/race-0", "-n", NS]), "no", "a release keeps the Lease (it names the node)");
+        for (const verb of ["get", "update", "delete"]) assert.equal(can([verb, "leases.coordination.k8s.io/race-0", "-n", NS]), "yes", verb);
         assert.equal(can(["get", "leases.coordination.k8s.io/kube-scheduler", "-n", NS]), "no");
         assert.equal(can(["update", "leases.coordination.k8s.io/race-9", "-n", NS]), "no");
         assert.equal(can(["list", "leases.coordination.k8s.io", "-n", NS]), "no");
@@ -342,9 +341,9 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         assert.deepEqual(holders("pin-"), { 0: "fresh", 1: "p1", 2: "p2" });
     });
 
-    it("a node gets back the slot it held last (over a lower free slot and its remembered one); a released slot is free for any node at once; a dead pod's slot is waited for, not abandoned", async function () {
-        // Four slots: a → 0, b → 1, c → 2; 3 stays free.
-        const a = startAgent("last-", "a0", 4, { node: "na" });
+    it("a node gets back the slot it held last (over a lower free slot and its remembered one); free slots: never used first, then released ones; a dead pod's slot is waited for; a slot pinned for another node is yielded and never taken", async function () {
+        // Four slots: a → 0, b → 1, c → 2; 3 never used.
+        const a = startAgent("last-", "a0", 4, { node: "na", preferences: { pinned: {}, remembered: {} } });
         await waitFor("a0", () => status("last-", "a0") === "slot 0");
         const b = startAgent("last-", "b0", 4, { node: "nb" });
         await waitFor("b0", () => status("last-", "b0") === "slot 1");
@@ -365,17 +364,29 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         await waitFor("c1 to take back slot 2", () => status("last-", "c1").startsWith("slot ") && startOf("last-", "c1"), 10000);
         assert.equal(status("last-", "c1"), "slot 2");
         assert.ok(Date.now() - t0 < TIMING.leaseDuration * 1000, "at once: the Lease was released");
-        // A new node takes the lowest free slot, b's released one, at once: a node's history reserves nothing.
+        // A new node takes the never-used slot 3 before b's released slot 1 (b may come back for it)...
         startAgent("last-", "d0", 4, { node: "nd" });
-        await waitFor("d0 to take slot 1", () => status("last-", "d0") === "slot 1" && startOf("last-", "d0"), 10000);
-        // c's pod dies without releasing; its next pod waits for slot 2 to expire rather than move to the free slot 3.
+        await waitFor("d0 to take slot 3", () => status("last-", "d0") === "slot 3" && startOf("last-", "d0"), 10000);
+        // ...and the next one takes slot 1 at once: a released slot is free for any node.
+        const e = startAgent("last-", "e0", 4, { node: "ne" });
+        await waitFor("e0 to take slot 1", () => status("last-", "e0") === "slot 1" && startOf("last-", "e0"), 10000);
+        await e.stop();
+        // c's pod dies without releasing; its next pod waits for slot 2 to expire rather than move to the free slot 1.
         killGroup(c1, "last-", "c1", 2);
         const killedAt = Date.now() / 1000;
         startAgent("last-", "c2", 4, { node: "nc" });
         const back = await waitFor("c2 to take slot 2 after it expired", () => status("last-", "c2") === "slot 2" && startOf("last-", "c2"), 40000);
         assert.ok(back.t - killedAt >= TIMING.leaseDuration + TIMING.claimMargin - TIMING.retryPeriod - 0.2, `taken ${(back.t - killedAt).toFixed(2)}s after the kill`);
-        assert.deepEqual(holders("last-"), { 0: "a0", 1: "d0", 2: "c2" }, "slot 3 never taken");
-        assert.ok(!events("last-").some((e) => e.slot === 3), "nobody served slot 3");
+        assert.deepEqual(holders("last-"), { 0: "a0", 2: "c2", 3: "d0" }, "slot 1 stayed free");
+        assert.ok(!events("last-").some((ev) => ev.slot === 1 && ev.id === "c2"), "c2 never served slot 1");
+        // The config pins slot 0 for node nz: a0 yields it (and never takes it back), z0 gets it.
+        const prefs = path.join(dir, "last-a0.prefs.json");
+        fs.writeFileSync(`${prefs}.tmp`, JSON.stringify({ pinned: { nz: 0 }, remembered: {} }));
+        fs.renameSync(`${prefs}.tmp`, prefs);
+        await waitFor("a0 to yield slot 0 and take slot 1", () => status("last-", "a0") === "slot 1", 15000);
+        startAgent("last-", "z0", 4, { node: "nz", preferences: { pinned: { nz: 0 }, remembered: {} } });
+        await waitFor("z0 to take its pinned slot 0", () => status("last-", "z0") === "slot 0" && startOf("last-", "z0"), 10000);
+        assert.deepEqual(holders("last-"), { 0: "z0", 1: "a0", 2: "c2", 3: "d0" });
         assertNeverTwoHolders("last-");
         await a.stop();
     });
