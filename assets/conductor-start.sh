@@ -12,13 +12,16 @@ set -euo pipefail
 # waits for its address or mints would wait out its grace period.
 child=""
 pause=""
+terminating=""
 # shellcheck disable=SC2317 # run by the traps below
 on_signal() {
+  if [[ -n "$pause" ]]; then kill "$pause" 2>/dev/null || true; fi
   if [[ -n "$child" ]]; then
+    # Passed on; the watch loop then waits for the command alone (no further watch sleep).
+    terminating=1
     kill -TERM "$child" 2>/dev/null || true
     return
   fi
-  if [[ -n "$pause" ]]; then kill "$pause" 2>/dev/null || true; fi
   exit "$1"
 }
 trap 'on_signal 143' TERM
@@ -135,9 +138,12 @@ started="$files_started $discovered"
 "$@" &
 child=$!
 set +e
-while kill -0 "$child" 2>/dev/null; do
+while [[ -z "$terminating" ]] && kill -0 "$child" 2>/dev/null; do
   sleep "${CONDUCTOR_WATCH_INTERVAL:-15}" &
-  wait $!
+  pause=$!
+  wait "$pause"
+  pause=""
+  if [[ -n "$terminating" ]]; then break; fi
   if [[ "$(fingerprint)" != "$started" ]] && kill -0 "$child" 2>/dev/null; then
     echo "per-node data of $node, its address or the conductor CA changed: restarting this container to apply it"
     kill -TERM "$child"
@@ -145,5 +151,11 @@ while kill -0 "$child" 2>/dev/null; do
     exit 0
   fi
 done
-wait "$child"
-exit $?
+# The command's status; a wait that a signal interrupts returns early, so wait until it is gone.
+status=0
+while :; do
+  wait "$child"
+  status=$?
+  if ! kill -0 "$child" 2>/dev/null; then break; fi
+done
+exit "$status"

@@ -33,7 +33,7 @@ export function userConfigMaps(plan: IronicPlan): UserSecret[] {
     return ca?.kind === "configMap" ? [{ key: "trust.extraCaBundle.configMap", name: ca.name }] : [];
 }
 
-/** Every ConfigMap name this program writes in some mode, with what it is; `<prefix>-*` stands for every name with that prefix. */
+/** Every ConfigMap name this program writes in some mode, with what it is; `<base>-*` stands for `<base>-<10 hex digits>` (names carrying a hash). */
 export function ownedConfigMapNames(plan: IronicPlan): Map<string, string> {
     const n = plan.names;
     return new Map([
@@ -72,7 +72,8 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
 
 /** Problems with user-supplied Secret names: one that the program itself writes would be overwritten, and deleted on destroy. */
 export function userSecretIssues(plan: IronicPlan): ConfigIssue[] {
-    const ownerOf = (owned: Map<string, string>, name: string) => [...owned].find(([n]) => (n.endsWith("-*") ? name.startsWith(n.slice(0, -1)) : n === name))?.[1];
+    const hashed = (base: string, name: string) => name.startsWith(base) && /^[0-9a-f]{10}$/.test(name.slice(base.length));
+    const ownerOf = (owned: Map<string, string>, name: string) => [...owned].find(([n]) => (n.endsWith("-*") ? hashed(n.slice(0, -1), name) : n === name))?.[1];
     const clash = (kind: string, users: UserSecret[], owned: Map<string, string>) =>
         users.flatMap((u) => {
             const what = ownerOf(owned, u.name);

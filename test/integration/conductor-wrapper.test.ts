@@ -274,8 +274,8 @@ describe("conductor start wrapper (bash)", function () {
         assert.equal(run("bash", [wrapper, "bash", "-c", "exit 7"], { env, allowFail: true }).status, 7);
     });
 
-    function start(): { exited: Promise<{ code: number | null; out: string }>; kill: () => void; alive: () => boolean } {
-        const child = spawn("bash", [wrapper, "sleep", "60"], { env });
+    function start(command: string[] = ["sleep", "60"], extraEnv: NodeJS.ProcessEnv = {}): { exited: Promise<{ code: number | null; out: string }>; kill: () => void; alive: () => boolean } {
+        const child = spawn("bash", [wrapper, ...command], { env: { ...env, ...extraEnv } });
         let out = "";
         let done = false;
         child.stdout.on("data", (d) => (out += d));
@@ -348,6 +348,17 @@ describe("conductor start wrapper (bash)", function () {
         assert.equal(code, 0);
         assert.match(out, /conductor-cert: minted .*out-a\/tls\.crt for cp-1 \(IP:172\.22\.0\.3, DNS:cp-1, DNS:ironic, DNS:ironic\.metal3\.svc\)/);
         assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
+    });
+
+    it("after a forwarded SIGTERM, exits with the command, not a watch interval later, passing its status", async function () {
+        // A command that takes half a second to stop and exits 7; a watch interval far longer than that.
+        const w = start(["bash", "-c", "trap 'sleep 0.5; exit 7' TERM; while :; do sleep 0.1; done"], { CONDUCTOR_WATCH_INTERVAL: "30" });
+        await new Promise((r) => setTimeout(r, 2500));
+        const t0 = Date.now();
+        w.kill();
+        const { code } = await w.exited;
+        assert.ok(Date.now() - t0 < 3000, `stopped ${Date.now() - t0} ms after the TERM`);
+        assert.equal(code, 7, "the command's own status");
     });
 
     it("forwards SIGTERM to the command", async function () {

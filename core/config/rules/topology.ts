@@ -22,6 +22,15 @@ export const topologyRule: Rule = ({ config: c, parsed, failed }, add) => {
     if (!failed.has("provisioning") && !c.provisioning.interface) {
         add("provisioning.interface", 'topology "multi" needs the provisioning network\'s interface on the conductor nodes: any node the placement selects runs a conductor, listed in conductors[] or not, and finds its address there (conductors[].interface overrides it for one node)');
     }
+    // Both selectors apply to the conductor pods: one key with two values selects no node at all.
+    if (!failed.has("placement")) {
+        for (const [key, value] of Object.entries(c.placement.conductorNodeSelector)) {
+            const stackWide = c.placement.nodeSelector[key];
+            if (stackWide !== undefined && stackWide !== value) {
+                add(`placement.conductorNodeSelector.${key}`, `"${value}" contradicts placement.nodeSelector.${key} "${stackWide}": the conductor pods need both to match, so no node would run one; drop the key from one of them`);
+            }
+        }
+    }
     if (!failed.has("database") && c.database.kind === "sqlite") {
         add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');
     }

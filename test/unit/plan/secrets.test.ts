@@ -80,6 +80,8 @@ describe("plan/secrets: userSecretIssues (name clashes)", function () {
             assert.match(issues[0].message, what);
         }
         assert.deepEqual(named("ironic-scriptsx"), []);
+        assert.deepEqual(named("ironic-conductors-ca"), [], "only a hash suffix is ours");
+        assert.deepEqual(named("ironic-scripts-0123456789a"), []);
         assert.deepEqual(named("corp-ca"), []);
     });
 
