@@ -37,6 +37,8 @@ export interface LabConductor {
     /** JSON-RPC over TLS: this conductor's certificate and the CA it verifies peers with. */
     tls?: LabTls;
     daemon?: Daemon;
+    /** Stopped for good (retireConductor): no longer expected to run. */
+    retired?: boolean;
 }
 
 export interface LabOptions {
@@ -201,19 +203,59 @@ export class IronicLab {
         const api: Record<string, Record<string, string>> = { DEFAULT: { host: "api", log_file: path.join(this.logs, "api.log") }, oslo_concurrency: { lock_path: path.join(this.o.work, "api-locks") } };
         if (this.o.apiTls) merge(api, { ...tlsSections(this.o.apiTls), api: { enable_ssl_api: "true" } });
         fs.writeFileSync(path.join(this.etc, "api.conf"), ini(api));
-        for (const c of this.conductors) {
-            for (const d of ["tmp", "tftp", "tftp/master_images", "images", "instance_master", "http", "locks"]) fs.mkdirSync(path.join(c.dir, d), { recursive: true });
-            const sections: Record<string, Record<string, string>> = {
-                DEFAULT: { host: c.host, log_file: path.join(this.logs, `conductor-${c.host}.log`), tempdir: path.join(c.dir, "tmp") },
-                json_rpc: { host_ip: c.host },
-                pxe: { tftp_root: path.join(c.dir, "tftp"), tftp_master_path: path.join(c.dir, "tftp", "master_images"), images_path: path.join(c.dir, "images"), instance_master_path: path.join(c.dir, "instance_master") },
-                deploy: { http_root: path.join(c.dir, "http") },
-                oslo_concurrency: { lock_path: path.join(c.dir, "locks") },
-            };
-            if (c.tls) merge(sections, tlsSections(c.tls));
-            merge(sections, c.ini);
-            fs.writeFileSync(path.join(c.dir, "conductor.conf"), ini(sections));
-        }
+        for (const c of this.conductors) this.writeConductorConfig(c);
+    }
+
+    private writeConductorConfig(c: LabConductor): void {
+        for (const d of ["tmp", "tftp", "tftp/master_images", "images", "instance_master", "http", "locks"]) fs.mkdirSync(path.join(c.dir, d), { recursive: true });
+        const sections: Record<string, Record<string, string>> = {
+            DEFAULT: { host: c.host, log_file: path.join(this.logs, `conductor-${c.host}.log`), tempdir: path.join(c.dir, "tmp") },
+            json_rpc: { host_ip: c.host },
+            pxe: { tftp_root: path.join(c.dir, "tftp"), tftp_master_path: path.join(c.dir, "tftp", "master_images"), images_path: path.join(c.dir, "images"), instance_master_path: path.join(c.dir, "instance_master") },
+            deploy: { http_root: path.join(c.dir, "http") },
+            oslo_concurrency: { lock_path: path.join(c.dir, "locks") },
+        };
+        if (c.tls) merge(sections, tlsSections(c.tls));
+        merge(sections, c.ini);
+        fs.writeFileSync(path.join(c.dir, "conductor.conf"), ini(sections));
+    }
+
+    /**
+     * A conductor added after the lab is configured (a node joining a running cluster): its
+     * configuration is written at once; start it with startConductor. Its address must be free
+     * on the run's JSON-RPC port (reserved for the first conductors' addresses only).
+     */
+    async joinConductor(host: string, env: Record<string, string>, extraIni: Record<string, Record<string, string>>, tlsFiles?: LabTls): Promise<LabConductor> {
+        const port = this.jsonRpcPort;
+        if (this.conductors.some((c) => c.host === host)) throw new Error(`conductor ${host} exists already`);
+        if (!(await bindable([host], port))) throw new Error(`JSON-RPC port ${port} is taken on ${host}`);
+        const c = this.addConductor(host, env, extraIni, tlsFiles);
+        this.writeConductorConfig(c);
+        return c;
+    }
+
+    /**
+     * Stop a conductor for good as a drained pod stops: SIGTERM, then up to `graceMs` for Ironic's
+     * graceful shutdown (which marks it offline) before SIGKILL. Returns how long it took and how
+     * it ended (`exit 0`, `SIGTERM`, ... or `SIGKILL` when the grace ran out).
+     */
+    async retireConductor(c: LabConductor, graceMs = 60000): Promise<{ ms: number; ended: string }> {
+        c.retired = true;
+        const d = c.daemon;
+        const t0 = Date.now();
+        if (!d || !d.running) return { ms: 0, ended: "not running" };
+        const done = new Promise<void>((r) => d.proc.once("exit", () => r()));
+        process.kill(d.pid, "SIGTERM");
+        const timer = setTimeout(() => {
+            try {
+                process.kill(d.pid, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }, graceMs);
+        await done;
+        clearTimeout(timer);
+        return { ms: Date.now() - t0, ended: d.proc.signalCode ?? `exit ${d.proc.exitCode}` };
     }
 
     dbsync(): void {
@@ -245,7 +287,7 @@ export class IronicLab {
         const all: [string, Daemon | undefined, string][] = [
             ["mariadbd", this.mariadb, "mariadb.log"],
             ["ironic-api", this.apiDaemon, "api.log"],
-            ...this.conductors.map((c): [string, Daemon | undefined, string] => [`conductor ${c.host}`, c.daemon, `conductor-${c.host}.log`]),
+            ...this.conductors.filter((c) => !c.retired).map((c): [string, Daemon | undefined, string] => [`conductor ${c.host}`, c.daemon, `conductor-${c.host}.log`]),
         ];
         for (const [name, d, log] of all) {
             if (d && !d.running) throw new Error(`${name} exited (${d.proc.exitCode ?? d.proc.signalCode}):\n${tail(path.join(this.logs, log), 40)}`);

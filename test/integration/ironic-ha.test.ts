@@ -19,7 +19,7 @@ import { readAsset } from "../../core/render/assets";
 import { CONDUCTOR_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, ListedConductor, listedConductors } from "../../core/plan";
+import { buildPlan, dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
 import { slotDnsmasqConfs } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/plan/names";
 import { PRUNER_ENV } from "../../core/contract";
@@ -56,6 +56,8 @@ interface Member {
     dnsmasq?: Daemon;
     pruner?: Daemon;
     log: string;
+    /** Stopped for good (a replaced node): its conductor, dnsmasq and pruner are gone. */
+    retired?: boolean;
 }
 
 describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, pruning", function () {
@@ -73,6 +75,10 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     let clientIf = "";
     const nodeUuid: Record<string, string> = {}; // mac -> uuid
     let prunerEnv: Record<string, string> = {};
+    /** What every conductor is made from (set up in before(), reused for conductors added later). */
+    const made = { osEnv: {} as Record<string, string>, certSans: [] as string[], minter: "", conductorCaDir: "" };
+    /** The provisioning network's switch: its namespace, bridge and prefix length. */
+    const provisioningNet = { sw: "", br: "", prefix: "" };
     const t0 = Date.now();
     const stamp = (msg: string) => console.log(`      [${((Date.now() - t0) / 1000).toFixed(1).padStart(6)}s] ${msg}`);
     /** Generous waits for start-up: a second suite on the same 2 cores doubles the load. */
@@ -137,6 +143,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         ca.intermediate(conductorCaDir);
         const minter = path.join(work, CONDUCTOR_PATHS.certMinter);
         fs.writeFileSync(minter, readAsset(CONDUCTOR_PATHS.certMinter));
+        Object.assign(made, { osEnv, certSans: ironicEnv.CONDUCTOR_CERT_SANS.split(" "), minter, conductorCaDir });
         const apiDir = path.join(work, "api");
         const apiTls = tlsFilesIn(apiDir);
         ca.issue("ironic-api", { dnsNames: [], ipAddresses: ["127.0.0.1"] }, apiTls.certFile, apiTls.keyFile);
@@ -157,25 +164,9 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
 
         // Conductor N ↔ the plan's node N: hash-ring host on a loopback alias; DHCP/HTTP address = the plan's IP.
         listedConductors(plan).forEach((c, i) => {
-            const host = hostOf(i);
-            const dir = path.join(work, `c-${host}`);
-            const env = Object.fromEntries(Object.entries(osEnv).map(([k, v]) => [k, remap(v, dir)]));
-            const files = tlsFilesIn(dir);
-            // Minted as the pod's wrapper mints it: conductor-cert.py, from the conductor CA, for this address.
-            run("/usr/bin/python3", [minter, conductorCaDir, path.dirname(files.certFile), c.node, host, ...ironicEnv.CONDUCTOR_CERT_SANS.split(" ")]);
-            fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
-            fs.copyFileSync(ca.certFile, files.caFile);
-            const conductor = lab.addConductor(
-                host,
-                env,
-                {
-                    pxe: { tftp_server: c.ip! },
-                    deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` },
-                },
-                files,
-            );
-            for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
-            members.push({ conductor, plan: c, ns: "", log: path.join(dir, "dnsmasq.log") });
+            const p = prepareConductor(c, hostOf(i));
+            const conductor = lab.addConductor(hostOf(i), p.env, p.ini, p.tls);
+            members.push({ conductor, plan: c, ns: "", log: path.join(p.dir, "dnsmasq.log") });
         });
 
         await lab.startDatabase();
@@ -209,33 +200,57 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         stamp(`${Object.keys(nodeUuid).length} nodes active; owners: ${JSON.stringify(await ownerCounts())}`);
 
         // The provisioning network: one bridge, one namespace per conductor, one for the host.
-        const sw = net.addNamespace("sw");
-        const br = net.addBridge(sw, "br");
-        const prefix = plan.config.provisioning.cidr.split("/")[1];
-        members.forEach((m, i) => {
-            m.ns = net.addNamespace(`i${i}`);
-            net.plug(m.ns, `d${i}`, sw, br, { cidr: `${m.plan.ip}/${prefix}`, rename: m.plan.interface });
-            const dir = m.conductor.dir;
-            const o = m.plan.resolved!.dnsmasq!.dnsmasqOptions as DnsmasqOptions;
-            const conf = renderDnsmasqConf({
-                ...o,
-                tftpRoot: path.join(dir, "tftp"),
-                leaseFile: remap(o.leaseFile!, dir),
-                knownHostsOnly: { hostsDir: remap(o.knownHostsOnly!.hostsDir, dir), optsDir: remap(o.knownHostsOnly!.optsDir, dir) },
-            });
-            fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            // The range: the file of the slot the conductor holds (its preferred one, as on a first run).
-            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(m.plan.slot!.index)]);
-            m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
-        });
+        provisioningNet.sw = net.addNamespace("sw");
+        provisioningNet.br = net.addBridge(provisioningNet.sw, "br");
+        provisioningNet.prefix = plan.config.provisioning.cidr.split("/")[1];
+        const { sw, br } = provisioningNet;
+        members.forEach((m, i) => startDnsmasq(m, i));
         clientNs = net.addNamespace("bm");
         clientIf = net.plug(clientNs, "bm", sw, br, { mac: macOf(1) });
-        for (const m of members) {
-            await until(() => /:67\b/.test(run("ip", ["netns", "exec", m.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, "dnsmasq listening", 250, () => {
-                if (!m.dnsmasq!.running) throw new Error(`dnsmasq of ${m.conductor.host} exited`);
-            });
-        }
+        for (const m of members) await untilListening(m);
         fs.writeFileSync(path.join(work, "pruner.py"), renderPrunerScript());
+    }
+
+    /**
+     * A conductor's files as the pod has them: its directory, the program's OS_* settings with
+     * paths moved into it, its certificate minted as the pod's wrapper mints it (conductor-cert.py,
+     * from the conductor CA, for its node and address), its per-node ini, the DHCP provider's dirs.
+     */
+    function prepareConductor(c: ListedConductor, host: string) {
+        const dir = path.join(work, `c-${host}`);
+        const env = Object.fromEntries(Object.entries(made.osEnv).map(([k, v]) => [k, remap(v, dir)]));
+        const files = tlsFilesIn(dir);
+        run("/usr/bin/python3", [made.minter, made.conductorCaDir, path.dirname(files.certFile), c.node, host, ...made.certSans]);
+        fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
+        fs.copyFileSync(ca.certFile, files.caFile);
+        for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
+        const ini = { pxe: { tftp_server: c.ip! }, deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` } };
+        return { dir, env, ini, tls: files };
+    }
+
+    /** Member i's namespace on the provisioning switch and its dnsmasq (the rendered per-node config, the file of the slot it holds). */
+    function startDnsmasq(m: Member, i: number) {
+        const { sw, br, prefix } = provisioningNet;
+        m.ns = net.addNamespace(`i${i}`);
+        net.plug(m.ns, `d${i}`, sw, br, { cidr: `${m.plan.ip}/${prefix}`, rename: m.plan.interface });
+        const dir = m.conductor.dir;
+        const o = m.plan.resolved!.dnsmasq!.dnsmasqOptions as DnsmasqOptions;
+        const conf = renderDnsmasqConf({
+            ...o,
+            tftpRoot: path.join(dir, "tftp"),
+            leaseFile: remap(o.leaseFile!, dir),
+            knownHostsOnly: { hostsDir: remap(o.knownHostsOnly!.hostsDir, dir), optsDir: remap(o.knownHostsOnly!.optsDir, dir) },
+        });
+        fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
+        // The range: the file of the slot the conductor holds (its preferred one, as on a first run; a joining node's is the free one).
+        fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(m.plan.slot!.index)]);
+        m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
+    }
+
+    async function untilListening(m: Member) {
+        await until(() => /:67\b/.test(run("ip", ["netns", "exec", m.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, "dnsmasq listening", 250, () => {
+            if (!m.dnsmasq!.running) throw new Error(`dnsmasq of ${m.conductor.host} exited`);
+        });
     }
 
     after(async function () {
@@ -266,25 +281,26 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     const member = (host: string) => members.find((m) => m.conductor.host === host)!;
 
     function startPruners() {
-        for (const m of members) {
-            const env: Record<string, string> = {
-                PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
-                ...Object.fromEntries(Object.entries(prunerEnv).filter(([k]) => k.startsWith("PRUNER_")).map(([k, v]) => [k, remap(v, m.conductor.dir)])),
-                // The pod's pruner dials the Service URL; here the API's loopback address, over TLS
-                // verified with the CA at the pod's path (remapped above).
-                [PRUNER_ENV.apiUrl]: lab.apiUrl,
-                [PRUNER_ENV.authDir]: path.join(work, "etc", "api-auth"),
-                [PRUNER_ENV.conductorHost]: m.conductor.host,
-            };
-            assert.ok(env[PRUNER_ENV.apiUrl].startsWith("https://") && env[PRUNER_ENV.caFile] === m.conductor.tls!.caFile, "the pruner verifies the API with the CA the pod mounts");
-            m.pruner = new Daemon("/usr/bin/python3", [path.join(work, "pruner.py")], path.join(m.conductor.dir, "pruner.log"), env);
-        }
+        for (const m of members) startPruner(m);
+    }
+    function startPruner(m: Member) {
+        const env: Record<string, string> = {
+            PATH: "/usr/sbin:/usr/bin:/sbin:/bin",
+            ...Object.fromEntries(Object.entries(prunerEnv).filter(([k]) => k.startsWith("PRUNER_")).map(([k, v]) => [k, remap(v, m.conductor.dir)])),
+            // The pod's pruner dials the Service URL; here the API's loopback address, over TLS
+            // verified with the CA at the pod's path (remapped above).
+            [PRUNER_ENV.apiUrl]: lab.apiUrl,
+            [PRUNER_ENV.authDir]: path.join(work, "etc", "api-auth"),
+            [PRUNER_ENV.conductorHost]: m.conductor.host,
+        };
+        assert.ok(env[PRUNER_ENV.apiUrl].startsWith("https://") && env[PRUNER_ENV.caFile] === m.conductor.tls!.caFile, "the pruner verifies the API with the CA the pod mounts");
+        m.pruner = new Daemon("/usr/bin/python3", [path.join(work, "pruner.py")], path.join(m.conductor.dir, "pruner.log"), env);
     }
 
-    /** Active host entries per MAC across all conductors' hostsdirs. */
-    function activeEntries(): Record<string, string[]> {
+    /** Active host entries per MAC across the hostsdirs of all conductors (`of`: the members still in service). */
+    function activeEntries(of: Member[] = members.filter((m) => !m.retired)): Record<string, string[]> {
         const out: Record<string, string[]> = {};
-        for (const m of members) {
+        for (const m of of) {
             const dir = m.conductor.env.OS_DNSMASQ__DHCP_HOSTSDIR;
             for (const f of fs.readdirSync(dir)) {
                 if (!f.startsWith("ironic-")) continue;
@@ -324,7 +340,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         return { offeredBy, lease };
     }
 
-    /** A MAC answered by exactly its owner, from the owner's slice, with boot options at the owner. */
+    /** A MAC answered by exactly its owner, from the owner's slice, with boot options (boot file, next-server, TFTP server) at the owner. */
     async function answeredByOwnerOnly(mac: string, owner: string): Promise<string | undefined> {
         const p = await probe(mac);
         if (p.offeredBy.length !== 1 || p.offeredBy[0] !== owner) return `offers from [${p.offeredBy.join(", ")}], owner ${owner}`;
@@ -333,6 +349,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         const n = ipToNumber(p.lease.ip);
         if (n < ipToNumber(o.slot!.range.start) || n > ipToNumber(o.slot!.range.end)) return `${p.lease.ip} outside ${o.slot!.range.start}-${o.slot!.range.end}`;
         if (p.lease.bootfile !== `http://${o.ip}:${plan.config.ports.http}/boot.ipxe`) return `bootfile ${p.lease.bootfile}`;
+        if (p.lease.siaddr !== o.ip || p.lease.tftp !== o.ip) return `next-server ${p.lease.siaddr}, TFTP server (option 66) ${p.lease.tftp}`;
         return undefined;
     }
 
@@ -505,5 +522,169 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         const pruned = members.map((m) => fs.readFileSync(path.join(m.conductor.dir, "pruner.log"), "utf8").split("\n").filter((l) => / set to ignore/.test(l)).length);
         stamp(`final: ${active.length} active MACs answered once each, ${undeploy.length} undeployed unanswered; entries pruned per conductor: ${pruned.join("/")}`);
         assert.ok(pruned.reduce((a, b) => a + b, 0) > 0, "the pruners did the pruning");
+    });
+
+    it("rolling replacement as Cluster API does it: cp-0..cp-2 replaced one at a time by nodes with new hosts and addresses; after every join and every drain each active MAC is answered once, by its owner", async function () {
+        const sp = dhcpSlotsOf(plan)!;
+        const live = () => members.filter((m) => !m.retired);
+        // New hash-ring hosts chosen so that each join takes over active nodes: with the fixed node
+        // UUIDs the ring (tooz's HashRing, md5, 2^5 partitions, as Ironic 21.4 builds it) gives
+        // 127.0.0.17/.19/.21 2/6/6 active nodes after the earlier tests' undeploys (3/6/7 when this
+        // test runs alone), and cp-0/1/2's drains move 2/3/3 (2/5/3). With .14/.15/.16, .15 would get none.
+        const replacements = [
+            { node: "cp-3", ip: "172.22.0.5", host: "127.0.0.17" },
+            { node: "cp-4", ip: "172.22.0.6", host: "127.0.0.19" },
+            { node: "cp-5", ip: "172.22.0.7", host: "127.0.0.21" },
+        ];
+        const gateway = plan.config.provisioning.dhcp!.gateway;
+        for (const n of replacements) {
+            const x = ipToNumber(n.ip);
+            assert.ok(x < ipToNumber(sp.rangeStart) || x > ipToNumber(sp.rangeEnd), `${n.ip} is outside the DHCP range`);
+            assert.ok(!members.some((m) => m.plan.ip === n.ip || m.conductor.host === n.host) && n.ip !== gateway, `${n.ip} / ${n.host} are unused`);
+        }
+        const oldHosts = [hostOf(0), hostOf(1), hostOf(2)];
+        assert.deepEqual(live().map((m) => m.conductor.host).sort(), oldHosts, "the rollout starts from cp-0..cp-2");
+        assert.deepEqual(await lab.aliveConductors(), oldHosts);
+        for (const m of live()) if (!m.pruner?.running) startPruner(m); // the test runs alone (--grep)
+        // Earlier tests undeployed some nodes: only the active ones have DHCP entries to move.
+        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
+        const macs = Object.keys(nodeUuid).filter((m) => byUuid[nodeUuid[m]].provision_state === "active");
+        const inactive = Object.keys(nodeUuid).filter((m) => !macs.includes(m));
+        assert.ok(macs.length >= 9, `active nodes: ${macs.length}`);
+        let last: string[] = [];
+        /** Until every active MAC is answered once, by its owner (allAnsweredByOwnerOnly in one sweep); the last problems on a timeout. */
+        const untilOwnerOnly = (ms: number, what: string) =>
+            until(async () => (last = await allAnsweredByOwnerOnly(macs)).length === 0, ms, what, 500).catch((e: Error) => {
+                throw new Error(`${e.message}: ${last.join("; ")}`);
+            });
+        const settle = await untilOwnerOnly(120000, "steady state before the rollout");
+        stamp(`rollout: ${macs.length} active MACs answered once by their owners (${(settle / 1000).toFixed(1)}s to steady state); owners ${JSON.stringify(await ownerCounts())}`);
+
+        // GET /v1/conductors all along: conductors it reports alive whose process still runs (a
+        // cleanly stopped one stays `alive` until its heartbeat ages past the timeout).
+        const liveness = { min: Infinity, samples: 0, low: "" };
+        let sampling = true;
+        const sampler = (async () => {
+            while (sampling) {
+                try {
+                    const alive = await lab.aliveConductors();
+                    const running = alive.filter((h) => members.find((m) => m.conductor.host === h)?.conductor.daemon?.running);
+                    liveness.samples++;
+                    if (running.length < liveness.min) Object.assign(liveness, { min: running.length, low: `${running.join(", ")} at ${((Date.now() - t0) / 1000).toFixed(1)}s` });
+                } catch {
+                    /* the API is busy: the next sample counts */
+                }
+                await new Promise((r) => setTimeout(r, 1000));
+            }
+        })();
+
+        /** The checks after every sub-step: DHCP from every active MAC's owner only, at least two conductors alive, no MAC active twice. */
+        const checkStep = async (what: string) => {
+            await untilOwnerOnly(120000, `${what}: every active MAC answered once, by its owner`);
+            const alive = await lab.aliveConductors();
+            const running = alive.filter((h) => members.find((m) => m.conductor.host === h)?.conductor.daemon?.running);
+            assert.ok(running.length >= 2, `${what}: alive conductors ${alive.join(", ")} (running: ${running.join(", ")})`);
+            assert.deepEqual(Object.entries(activeEntries()).filter(([, h]) => h.length > 1), [], `${what}: no MAC active in two conductors' hostsdirs`);
+        };
+        const secs = (ms: number) => `${(ms / 1000).toFixed(1)}s`;
+        const measured: string[] = [];
+        try {
+            for (let i = 0; i < replacements.length; i++) {
+                const { node, ip, host } = replacements[i];
+                const old = member(oldHosts[i]);
+
+                // (1) The new node joins: the program's plan for it (the nodes that stay keep their
+                // slots, it gets the one slot no live conductor serves), its conductor, dnsmasq, pruner.
+                const stay = live();
+                const held = new Set(stay.map((m) => m.plan.slot!.index));
+                const free = [...Array(sp.slots).keys()].filter((k) => !held.has(k));
+                assert.equal(free.length, 1, `slots held: ${[...held].join(", ")} of ${sp.slots}`);
+                const next = buildPlan(
+                    { ...plan.config, conductors: [...stay.map((m) => ({ name: m.plan.node, ip: m.plan.ip! })), { name: node, ip }] },
+                    { dhcpSlots: { rangeStart: sp.rangeStart, rangeEnd: sp.rangeEnd, slots: sp.slots, nodes: Object.fromEntries(stay.map((m) => [m.plan.node, m.plan.slot!.index])) } },
+                );
+                assert.deepEqual(dhcpSlotsOf(next)!.issues, []);
+                const listed = listedConductors(next);
+                stay.forEach((m, k) => assert.equal(listed[k].slot!.index, m.plan.slot!.index, `${m.plan.node} keeps its slot`));
+                const joining = listed[listed.length - 1];
+                assert.equal(joining.slot!.index, free[0], `${node} gets the free slot`);
+                const files = prepareConductor(joining, host);
+                const m: Member = { conductor: await lab.joinConductor(host, files.env, files.ini, files.tls), plan: joining, ns: "", log: path.join(files.dir, "dnsmasq.log") };
+                members.push(m);
+                startDnsmasq(m, members.length - 1);
+                await untilListening(m);
+                startPruner(m);
+                const joinedAt = Date.now();
+                const since = (t: number) => secs(Date.now() - t);
+                lab.startConductor(m.conductor);
+                await lab.untilRunning(async () => (await lab.aliveConductors()).includes(host), START, `${host} alive`, 500);
+                const aliveAfter = since(joinedAt);
+                // Its nodes: the API's ring maps some active nodes to it (fixed node UUIDs and hosts:
+                // the same ones every run); it takes them over, writing its own DHCP files. Each API
+                // worker refreshes its own ring, so an answer may still show the old ring (none of
+                // them): the set is the first non-empty answer, and it only grows.
+                let mine: string[] = [];
+                const mapped = async () => {
+                    const own = await owners();
+                    mine = [...new Set([...mine, ...macs.filter((mac) => own[mac] === host)])];
+                    return mine.length > 0;
+                };
+                await until(mapped, 60000, `active nodes mapped to ${host} (none: the ring gives this host no active node; see the choice of hosts above)`, 250);
+                const mappedAfter = since(joinedAt);
+                await until(async () => (await mapped()) && mine.every((mac) => (activeEntries([m])[mac] ?? []).includes(host)), 60000, `${host} to take over its nodes`, 250);
+                const tookAfter = since(joinedAt);
+                await checkStep(`${host} (${node}) joined`);
+                console.log(
+                    `      measured join of ${host} (${node}, ${ip}, slot ${joining.slot!.index}): alive after ${aliveAfter}, ${mine.length} active nodes mapped to it after ${mappedAfter}, taken over (its own DHCP files) after ${tookAfter}, every active MAC answered once by its owner after ${since(joinedAt)}`,
+                );
+                measured.push(`${node} took over ${mine.length} nodes ${tookAfter} after start (DHCP owner-only after ${since(joinedAt)})`);
+
+                // (2) The old node is drained: its pod's containers get SIGTERM together.
+                const ownBefore = await owners();
+                const leaving = macs.filter((mac) => ownBefore[mac] === old.conductor.host);
+                old.retired = true;
+                const drainedAt = Date.now();
+                const [stopped] = await Promise.all([lab.retireConductor(old.conductor), old.dnsmasq!.stop(), old.pruner?.stop()]);
+                assert.notEqual(stopped.ended, "SIGKILL", `${old.conductor.host} stopped on SIGTERM within the grace period (took ${stopped.ms} ms)`);
+                await until(async () => Object.values(await owners()).every((o) => o && o !== old.conductor.host), 60000, `no node mapped to ${old.conductor.host}`, 250);
+                const remappedAfter = since(drainedAt);
+                let own: Record<string, string> = {};
+                await until(async () => {
+                    own = await owners();
+                    return leaving.every((mac) => (activeEntries()[mac] ?? []).includes(own[mac]));
+                }, 60000, `survivors to take over ${old.conductor.host}'s nodes`, 250);
+                const takenAfter = since(drainedAt);
+                await checkStep(`${old.conductor.host} (${old.plan.node}) drained`);
+                const to: Record<string, number> = {};
+                for (const mac of leaving) to[own[mac]] = (to[own[mac]] ?? 0) + 1;
+                console.log(
+                    `      measured drain of ${old.conductor.host} (${old.plan.node}): exited on SIGTERM (${stopped.ended}) after ${secs(stopped.ms)}, its ${leaving.length} active nodes mapped elsewhere after ${remappedAfter}, taken over by the survivors ${JSON.stringify(to)} after ${takenAfter}, every active MAC answered once by its owner after ${since(drainedAt)}`,
+                );
+                measured.push(`${old.plan.node}'s ${leaving.length} nodes taken over ${takenAfter} after SIGTERM (DHCP owner-only after ${since(drainedAt)})`);
+                stamp(`step ${i + 1}/3: ${node} replaced ${old.plan.node}; owners ${JSON.stringify(await ownerCounts())}`);
+            }
+        } finally {
+            sampling = false;
+            await sampler;
+        }
+
+        // The end: only the new nodes' conductors, owning every node; no MAC active twice; the
+        // undeployed nodes answered by nobody.
+        const newHosts = replacements.map((n) => n.host).sort();
+        const gone = await until(async () => JSON.stringify(await lab.aliveConductors()) === JSON.stringify(newHosts), 60000, "only the new conductors alive", 500);
+        assert.deepEqual(await lab.aliveConductors(), newHosts);
+        assert.ok(oldHosts.every((h) => !member(h).conductor.daemon!.running && !member(h).dnsmasq!.running), "cp-0..cp-2's conductors and dnsmasq are gone");
+        const finalOwners = await owners();
+        assert.deepEqual(Object.entries(finalOwners).filter(([, o]) => !newHosts.includes(o)), [], "every node is owned by a new conductor");
+        const entries = activeEntries();
+        assert.deepEqual(Object.entries(entries).filter(([, h]) => h.length > 1), [], "no MAC active in two conductors' hostsdirs");
+        assert.deepEqual(macs.filter((mac) => JSON.stringify(entries[mac]) !== JSON.stringify([finalOwners[mac]])), [], "each active MAC is active exactly at its owner");
+        for (const mac of inactive) assert.deepEqual((await probe(mac, 1)).offeredBy, [], `${mac} (not deployed) is answered by nobody`);
+        assert.ok(liveness.samples > 10 && liveness.min >= 2, `at least two conductors alive in GET /v1/conductors all along: min ${liveness.min} (${liveness.low}) over ${liveness.samples} samples`);
+        const stale = Object.keys(activeEntries(members.filter((x) => x.retired))).length;
+        stamp(
+            `rollout done: ${macs.length} active MACs owned by ${JSON.stringify(await ownerCounts())}; conductors alive ≥ ${liveness.min} in ${liveness.samples} samples (lowest: ${liveness.low}); GET /v1/conductors lists only the new ones as alive (waited ${secs(gone)} after the last drain's checks); ${stale} stale entries left in the removed nodes' dirs (no dnsmasq reads them)`,
+        );
+        console.log(`      measured rollout: ${measured.join("; ")}`);
     });
 });
