@@ -16,6 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { formatIssues, validateReadable } from "../core/config";
 import { IronicPlan, buildPlan } from "../core/plan";
+import { rangeText } from "../core/plan/summary";
 import type { SizedRange } from "../core/plan/types";
 import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
@@ -109,7 +110,7 @@ function previousLine(file: string | undefined, previous: PreviousState): string
 function dhcpLines(plan: IronicPlan): string[] {
     const lines: string[] = [];
     lines.push("DHCP per conductor:");
-    const slice = (r: SizedRange | undefined) => (r ? `${r.start}-${r.end} (${r.size} addresses)` : "no DHCP (virtual media only)");
+    const slice = (r: SizedRange | undefined) => rangeText(r) ?? "no DHCP (virtual media only)";
     const t = plan.topology;
     if (t.kind === "single") {
         lines.push(`  ${"(single, any node)".padEnd(26)} ${t.conductor.ip.padEnd(15)} ${slice(t.conductor.dhcp?.range)}`);

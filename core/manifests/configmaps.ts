@@ -4,7 +4,7 @@
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
 import { renderConductorWrapper } from "../plan/conductor";
-import { dhcpSlotsOf, listedConductors, nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
+import { dhcpSlotsOf, listedConductorsByNode, nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
 import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
@@ -36,7 +36,7 @@ export function dnsmasqConfigHash(plan: IronicPlan): string | undefined {
  */
 export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> {
     const data: Record<string, string> = {};
-    for (const c of [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node))) {
+    for (const c of listedConductorsByNode(plan)) {
         if (Object.keys(c.entry).length > 0) data[nodeKeys(c.node).env] = renderEnvFile(c.entry);
     }
     if (dhcpSlotsOf(plan)) data[SLOT_PREFERENCES_KEY] = slotPreferences(plan);

@@ -11,7 +11,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 
 import { COMMANDS, CONDUCTOR_PATHS } from "../contract";
-import { dhcpSlotsOf, listedConductors } from "../plan/conductors";
+import { dhcpSlotsOf, listedConductorsByNode } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
 import { SLOT_PREFERENCES_KEY } from "../plan/names";
 import { SLOT_TIMINGS } from "../plan/timings";
@@ -157,7 +157,7 @@ export function slotLeaseAccess(plan: IronicPlan): SlotLeaseAccess | undefined {
 export function slotPreferences(plan: IronicPlan): string {
     const pinned: Record<string, number> = {};
     const remembered: Record<string, number> = {};
-    for (const c of [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node))) {
+    for (const c of listedConductorsByNode(plan)) {
         if (c.slot === undefined) continue;
         (c.slot.source === "pinned" ? pinned : remembered)[c.node] = c.slot.index;
     }

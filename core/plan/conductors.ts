@@ -14,8 +14,8 @@ import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasq
 import { renderEnvFile } from "../render/envfile";
 import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
 import { sliceBounds } from "./slices";
-import { type DhcpSlotPlan, planDhcpSlots } from "./slots";
-import type { EnvMap, IronicPlan, ListedConductor, ServedDhcp, SingleConductor, SizedRange, TopologyPlan } from "./types";
+import { type DhcpSlotPlan, type DhcpSlotsState, planDhcpSlots } from "./slots";
+import type { EnvMap, IronicPlan, ListedConductor, SingleConductor, SizedRange, TopologyPlan } from "./types";
 
 export function cidrParts(cidr: string): { network: string; prefixLength: number } {
     const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
@@ -24,10 +24,10 @@ export function cidrParts(cidr: string): { network: string; prefixLength: number
 
 /**
  * Single: its one conductor (and keepalived's VIP). Multi: one entry per `conductors[]` entry (in
- * config order), with the preferred slots of `dhcpSlots` (default: those of a first run, no
- * previous state).
+ * config order), with its preferred slot of the layout planned from `previousSlots` (the previous
+ * run's; absent: a first run).
  */
-export function planTopology(config: StackConfig, dhcpSlots?: DhcpSlotPlan): TopologyPlan {
+export function planTopology(config: StackConfig, previousSlots?: DhcpSlotsState): TopologyPlan {
     const { provisioning } = config;
     switch (config.topology) {
         case "single":
@@ -37,15 +37,20 @@ export function planTopology(config: StackConfig, dhcpSlots?: DhcpSlotPlan): Top
                 ...(provisioning.keepalived ? { keepalivedVirtualIps: `${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}` } : {}),
             };
         case "multi": {
-            const slots = dhcpSlots ?? (provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors) : undefined);
+            const slots = provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previousSlots) : undefined;
             return { kind: "multi", conductors: planListed(config, slots), ...(slots ? { dhcpSlots: slots } : {}) };
         }
     }
 }
 
-/** Multi: the listed nodes (none for single). */
+/** Multi: the listed nodes in config order (none for single). */
 export function listedConductors(plan: IronicPlan): ListedConductor[] {
     return plan.topology.kind === "multi" ? plan.topology.conductors : [];
+}
+
+/** The listed nodes by node name: the order of every per-node map the program writes (quiet diffs). */
+export function listedConductorsByNode(plan: IronicPlan): ListedConductor[] {
+    return [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node));
 }
 
 /** Multi with DHCP: the slot layout (undefined otherwise). */
@@ -91,28 +96,25 @@ function singleConductor(config: StackConfig): SingleConductor {
     const dhcp = provisioning.dhcp;
     // Validation requires provisioning.ip with topology single.
     const ip = provisioning.ip!;
-    const served = (): ServedDhcp | undefined => {
-        if (!dhcp) return undefined;
-        const range: SizedRange = {
-            start: dhcp.rangeStart,
-            end: dhcp.rangeEnd,
-            prefixLength: cidrParts(provisioning.cidr).prefixLength,
-            leaseTime: dhcp.leaseTime,
-            size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
-        };
-        const dnsmasqOptions: DnsmasqOptions = {
-            header: `dnsmasq for ${namespace}/${name} (topology single)`,
-            interface: provisioning.interface,
-            serverIp: ip,
-            httpUrl: `http://${ip}:${ports.http}`,
-            range,
-            gateway: dhcp.gateway,
-            dns: dhcp.dns,
-        };
-        return { range, dnsmasqOptions, dnsmasqConf: renderDnsmasqConf(dnsmasqOptions) };
+    const conductor: SingleConductor = { ip, ...(provisioning.interface ? { interface: provisioning.interface } : {}) };
+    if (!dhcp) return conductor;
+    const range: SizedRange = {
+        start: dhcp.rangeStart,
+        end: dhcp.rangeEnd,
+        prefixLength: cidrParts(provisioning.cidr).prefixLength,
+        leaseTime: dhcp.leaseTime,
+        size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
     };
-    const dhcpServed = served();
-    return { ip, ...(provisioning.interface ? { interface: provisioning.interface } : {}), ...(dhcpServed ? { dhcp: dhcpServed } : {}) };
+    const dnsmasqOptions: DnsmasqOptions = {
+        header: `dnsmasq for ${namespace}/${name} (topology single)`,
+        interface: provisioning.interface,
+        serverIp: ip,
+        httpUrl: `http://${ip}:${ports.http}`,
+        range,
+        gateway: dhcp.gateway,
+        dns: dhcp.dns,
+    };
+    return { ...conductor, dhcp: { range, dnsmasqOptions, dnsmasqConf: renderDnsmasqConf(dnsmasqOptions) } };
 }
 
 /** What the start wrapper fills in the per-node templates with: the node's address and interface. */

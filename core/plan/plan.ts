@@ -11,7 +11,6 @@ import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
 import { planImageCache } from "./image-cache";
 import type { PreviousState } from "./previous";
-import { planDhcpSlots } from "./slots";
 import type { IronicPlan } from "./types";
 
 /**
@@ -20,8 +19,7 @@ import type { IronicPlan } from "./types";
  */
 export function buildPlan(config: StackConfig, previous: PreviousState = {}): IronicPlan {
     const { name, namespace, ports, provisioning } = config;
-    const dhcpSlots = config.topology === "multi" && provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previous.dhcpSlots) : undefined;
-    const topology = planTopology(config, dhcpSlots);
+    const topology = planTopology(config, previous.dhcpSlots);
     const serviceDnsNames = [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.${config.clusterDomain}`];
     const database = databasePlan(config);
     // Multi: each conductor is reached on its own node's IP, which no shared value can name.
@@ -60,6 +58,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
 
 function resourceNames(config: StackConfig): IronicPlan["names"] {
     const { name } = config;
+    const nodeData = `${name}-conductors`;
     return {
         deployment: name,
         service: name,
@@ -71,7 +70,8 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         rpcCredentialsSecret: `${name}-rpc-credentials`,
         // Named for the code that reads it (the wrapper, the slot agent): a release that reads the
         // entries differently writes a new ConfigMap, and pods not rolled yet keep reading theirs.
-        nodeDataConfigMap: `${name}-conductors-${nodeDataReadersHash()}`,
+        nodeDataConfigMapBase: nodeData,
+        nodeDataConfigMap: `${nodeData}-${nodeDataReadersHash()}`,
         conductorCaSecret: `${name}-conductor-ca`,
         scriptsConfigMapBase: `${name}-scripts`,
         slotAccount: `${name}-dhcp-slots`,

@@ -9,7 +9,7 @@
  * value of the wrong shape all mean "nothing known", never an error.
  */
 import type { ConfigIssue } from "../config";
-import { dhcpSlotsOf, listedConductors } from "./conductors";
+import { dhcpSlotsOf, listedConductorsByNode } from "./conductors";
 import { downgradeError } from "./database";
 import type { DhcpSlotsState } from "./slots";
 import type { IronicPlan } from "./types";
@@ -81,7 +81,7 @@ export function persistedState(plan: IronicPlan): PersistedState {
     const slots = dhcpSlotsOf(plan);
     if (slots) {
         const nodes: Record<string, number> = {};
-        for (const cp of [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node))) {
+        for (const cp of listedConductorsByNode(plan)) {
             if (cp.slot !== undefined) nodes[cp.node] = cp.slot.index;
         }
         state.dhcpSlots = { rangeStart: slots.rangeStart, rangeEnd: slots.rangeEnd, slots: slots.slots, nodes };

@@ -39,9 +39,9 @@ export function ownedConfigMapNames(plan: IronicPlan): Map<string, string> {
     return new Map([
         [n.dnsmasqConfigMap, "the dnsmasq configuration (single)"],
         [n.bmoConfigMap, "the settings baremetal-operator reads"],
-        [`${n.nodeDataConfigMap.replace(/-[0-9a-f]+$/, "")}-*`, "the per-node entries (multi), one per version of the scripts that read them"],
+        [`${n.nodeDataConfigMapBase}-*`, "the per-node entries (multi), one per version of the scripts that read them"],
         [`${n.scriptsConfigMapBase}-*`, "the conductors' scripts (multi), one per content"],
-        [`${plan.name}-conductors`, "the per-node entries of earlier versions (multi)"],
+        [n.nodeDataConfigMapBase, "the per-node entries of earlier versions (multi)"],
         [n.scriptsConfigMapBase, "the conductors' scripts of earlier versions (multi)"],
         [plan.database.names.configMap, 'the MariaDB configuration (database.kind "mariadb")'],
     ]);

@@ -7,7 +7,8 @@ export interface TopologySummary {
     conductors: { node: string; ip: string; slot?: number; dhcpRange: string | null }[];
 }
 
-const rangeText = (r: SizedRange | undefined) => (r ? `${r.start}-${r.end} (${r.size} addresses)` : null);
+/** A range as the topology output and `npm run plan` show it: `start-end (N addresses)`, null without one. */
+export const rangeText = (r: SizedRange | undefined): string | null => (r ? `${r.start}-${r.end} (${r.size} addresses)` : null);
 
 export function topologySummary(plan: IronicPlan): TopologySummary {
     const t = plan.topology;

@@ -81,6 +81,8 @@ export interface IronicPlan {
         bmoConfigMap: string;
         /** Multi only. */
         rpcCredentialsSecret: string;
+        /** The per-node entries' ConfigMap: `<nodeDataConfigMapBase>-<hash of the scripts that read it>`. */
+        nodeDataConfigMapBase: string;
         nodeDataConfigMap: string;
         /** Multi: the conductor CA (certificate and key) the conductors mint their certificates from. */
         conductorCaSecret: string;

@@ -31,6 +31,7 @@ describe("plan/plan: buildPlan", function () {
             credentialsSecret: "ironic-credentials",
             bmoConfigMap: "ironic-bmo",
             rpcCredentialsSecret: "ironic-rpc-credentials",
+            nodeDataConfigMapBase: "ironic-conductors",
             nodeDataConfigMap: `ironic-conductors-${nodeDataReadersHash()}`,
             conductorCaSecret: "ironic-conductor-ca",
             scriptsConfigMapBase: "ironic-scripts",
