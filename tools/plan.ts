@@ -17,6 +17,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { formatIssues, validateReadable } from "../core/config";
 import { IronicPlan, buildPlan } from "../core/plan";
 import { rangeText } from "../core/plan/summary";
+import { extraDhcpRanges } from "../core/plan/conductors";
+import { sliceBounds } from "../core/plan/slices";
 import type { SizedRange } from "../core/plan/types";
 import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
@@ -112,8 +114,10 @@ function dhcpLines(plan: IronicPlan): string[] {
     lines.push("DHCP per conductor:");
     const slice = (r: SizedRange | undefined) => rangeText(r) ?? "no DHCP (virtual media only)";
     const t = plan.topology;
+    const relayed = extraDhcpRanges(plan.config);
     if (t.kind === "single") {
         lines.push(`  ${"(single, any node)".padEnd(26)} ${t.conductor.ip.padEnd(15)} ${slice(t.conductor.dhcp?.range)}`);
+        for (const x of relayed) lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}`);
         return lines;
     }
     const selector = Object.entries({ ...plan.config.placement.nodeSelector, ...plan.config.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
@@ -130,6 +134,10 @@ function dhcpLines(plan: IronicPlan): string[] {
         const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
         const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: 4, or listed conductors + 1" }[slots.slotsFrom];
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
+        for (const x of relayed) {
+            const size = sliceBounds(x.start, x.end, slots.slots, 0).size;
+            lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}: cut into the same ${slots.slots} slots of ${size} addresses; slot k's holder serves slot k of every range`);
+        }
         lines.push(
             `  The slots above are each node's preferred slot. Holders are decided in the cluster: each pod's slot agent claims a slot as the Lease ${plan.names.slotLeasePrefix}<k> ` +
                 `(a pin only; else the slot its node held last, whatever is preferred here; else its preferred one when free; else the lowest free one); see them with npm run -s slots -- --namespace ${plan.namespace} --name ${plan.name}`,

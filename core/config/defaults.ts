@@ -150,6 +150,14 @@ function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig
                   minSize: dhcp.minSize ?? DEFAULT_MIN_DHCP_RANGE,
                   slots: dhcp.slots,
                   reslice: dhcp.reslice ?? false,
+                  extraRanges: (dhcp.extraRanges ?? []).map((r) => ({
+                      subnet: r.subnet,
+                      rangeStart: r.rangeStart,
+                      rangeEnd: r.rangeEnd,
+                      gateway: r.gateway,
+                      ...(r.dns !== undefined ? { dns: r.dns } : {}),
+                      leaseTime: r.leaseTime ?? dhcp.leaseTime ?? "1h",
+                  })),
               }
             : undefined,
     };

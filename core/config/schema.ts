@@ -15,6 +15,9 @@ import { imageCacheSection } from "./image-cache";
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
+/** Upper bound of `provisioning.dhcp.extraRanges` (relayed subnets): each is a dnsmasq tag and a few lines per file. */
+export const MAX_EXTRA_DHCP_RANGES = 32;
+
 /** Upper bound of `provisioning.dhcp.slots` (and so of any DHCP slot number + 1). */
 export const MAX_DHCP_SLOTS = 64;
 
@@ -157,6 +160,10 @@ export const sections = {
             minSize: z.number().int().min(1).optional(),
             slots: z.number().int().min(1).max(MAX_DHCP_SLOTS).optional(),
             reslice: z.boolean().optional(),
+            extraRanges: z
+                .array(strict({ subnet: cidr, rangeStart: ipv4, rangeEnd: ipv4, gateway: ipv4, dns: ipv4.optional(), leaseTime: leaseTime.optional() }))
+                .max(MAX_EXTRA_DHCP_RANGES)
+                .optional(),
         }).optional(),
     }),
     tls: strict({

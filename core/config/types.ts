@@ -18,6 +18,20 @@ export interface DhcpConfig {
     slots?: number;
     /** Multi: allow this run to cut the range anew when the range or slot count changed. */
     reslice: boolean;
+    /** Relayed subnets (hosts behind a DHCP relay), each with its own range; in multi sliced like the main range. */
+    extraRanges: ExtraDhcpRangeConfig[];
+}
+
+/** A relayed subnet's DHCP range: dnsmasq answers requests a relay forwards with a giaddr in `subnet`. */
+export interface ExtraDhcpRangeConfig {
+    subnet: string;
+    rangeStart: string;
+    rangeEnd: string;
+    /** The subnet's router (usually the relay itself): how its hosts reach the conductors. */
+    gateway: string;
+    dns?: string;
+    /** Default: the main range's lease time. */
+    leaseTime: string;
 }
 
 /** A per-node override of topology multi: the node's address (else found at start), interface, slot pin. */

@@ -10,7 +10,7 @@ import * as ipaddr from "ipaddr.js";
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, WRAPPER_ENV } from "../contract";
 import { ipToNumber } from "../ip";
-import { DnsmasqOptions, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
+import { DnsmasqOptions, ExtraDhcpRange, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { renderEnvFile } from "../render/envfile";
 import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
 import { sliceBounds } from "./slices";
@@ -81,14 +81,35 @@ export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
     if (!sp || !dhcp) return {};
     const { prefixLength } = cidrParts(plan.config.provisioning.cidr);
     const out: Record<string, string> = {};
+    const extra = extraDhcpRanges(plan.config);
     for (let k = 0; k < sp.slots; k++) {
         const b = sliceBounds(sp.rangeStart, sp.rangeEnd, sp.slots, k);
+        // The same slot k of every relayed subnet's range: a conductor's share is one slot everywhere.
+        const extraSlices = extra.map((x) => ({ ...x, ...sliceBounds(x.start, x.end, sp.slots, k) }));
+        const extraText = extraSlices.map((x) => `, ${x.size} in ${x.tag}`).join("");
         out[slotConfKey(k)] = renderDnsmasqSlotConf(
             { start: b.start, end: b.end, prefixLength, leaseTime: dhcp.leaseTime },
-            `DHCP slot ${k} of ${sp.slots} of ${plan.namespace}/${plan.name}: ${b.size} addresses`,
+            `DHCP slot ${k} of ${sp.slots} of ${plan.namespace}/${plan.name}: ${b.size} addresses${extraText}`,
+            extraSlices.map(({ tag, start, end, prefixLength: p, leaseTime }) => ({ tag, start, end, prefixLength: p, leaseTime })),
         );
     }
     return out;
+}
+
+/** The tag of relayed subnet i's range in every dnsmasq file (dhcp-range set:, dhcp-option tag:). */
+export const relayedRangeTag = (i: number) => `relayed-${i}`;
+
+/** The relayed subnets' whole ranges, each with its tag, router and DNS server (config order). */
+export function extraDhcpRanges(config: StackConfig): ExtraDhcpRange[] {
+    return (config.provisioning.dhcp?.extraRanges ?? []).map((r, i) => ({
+        tag: relayedRangeTag(i),
+        start: r.rangeStart,
+        end: r.rangeEnd,
+        prefixLength: cidrParts(r.subnet).prefixLength,
+        leaseTime: r.leaseTime,
+        gateway: r.gateway,
+        ...(r.dns !== undefined ? { dns: r.dns } : {}),
+    }));
 }
 
 function singleConductor(config: StackConfig): SingleConductor {
@@ -113,6 +134,7 @@ function singleConductor(config: StackConfig): SingleConductor {
         range,
         gateway: dhcp.gateway,
         dns: dhcp.dns,
+        extraRanges: extraDhcpRanges(config),
     };
     return { ...conductor, dhcp: { range, dnsmasqOptions, dnsmasqConf: renderDnsmasqConf(dnsmasqOptions) } };
 }
@@ -142,6 +164,7 @@ function nodeDnsmasqOptions(config: StackConfig, ip: string, iface: string, rang
         rangeFromSlot: RANGE_FROM_SLOT,
         gateway: dhcp?.gateway,
         dns: dhcp?.dns,
+        extraRanges: extraDhcpRanges(config),
         knownHostsOnly: { hostsDir: DHCP_PROVIDER_PATHS.hostsDir, optsDir: DHCP_PROVIDER_PATHS.optsDir },
         leaseFile: DHCP_PROVIDER_PATHS.leaseFile,
     };

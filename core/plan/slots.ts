@@ -71,6 +71,22 @@ export function planDhcpSlots(dhcp: DhcpConfig, conductors: ConductorConfig[], p
         slotsFrom,
         deployed: previous !== undefined && !resliced,
     });
-    const issues = [...(resliced ? [] : changes), ...sp.issues];
+    const issues = [...(resliced ? [] : changes), ...sp.issues, ...extraRangeIssues(dhcp, slots, slotsFrom)];
     return { rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots, slotsFrom, resliced, sliceSize: sp.sliceSize, unused: sp.unused, slices: sp.slices, issues };
+}
+
+/** Each relayed subnet's range is cut into the same slots: each slice must hold minSize addresses too. */
+function extraRangeIssues(dhcp: DhcpConfig, slots: number, slotsFrom: DhcpSlotPlan["slotsFrom"]): ConfigIssue[] {
+    const from = slotsFrom === "config" ? `provisioning.dhcp.slots = ${slots}` : `${slots} slots, ${slotsFrom === "previous" ? "the previous run's count" : "the default"}`;
+    return dhcp.extraRanges.flatMap((r, i) => {
+        const total = ipToNumber(r.rangeEnd) - ipToNumber(r.rangeStart) + 1;
+        const per = Math.floor(total / slots);
+        if (per >= dhcp.minSize) return [];
+        return [
+            {
+                key: `provisioning.dhcp.extraRanges[${i}]`,
+                message: `range ${r.rangeStart}-${r.rangeEnd} (${total} addresses) cut into ${slots} slots (${from}) gives ${per} per conductor; at least ${dhcp.minSize} are needed (every conductor serves its slot of every relayed range). Widen the range or lower provisioning.dhcp.minSize`,
+            },
+        ];
+    });
 }

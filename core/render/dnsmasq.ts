@@ -18,6 +18,18 @@ export interface DhcpRange {
     leaseTime: string;
 }
 
+/**
+ * A relayed subnet's range: dnsmasq serves it to requests a DHCP relay forwards with a relay
+ * address (giaddr) in that subnet, tags them `tag`, and gives them the subnet's own router and
+ * DNS server (tagged options override the main range's untagged ones).
+ */
+export interface ExtraDhcpRange extends DhcpRange {
+    /** The dnsmasq tag of the range (`relayed-<i>`): set by its dhcp-range, matched by its options. */
+    tag: string;
+    gateway: string;
+    dns?: string;
+}
+
 export interface DnsmasqOptions {
     /** Bind to this interface; when absent, dnsmasq serves the interface that carries `serverIp`. */
     interface?: string;
@@ -35,6 +47,8 @@ export interface DnsmasqOptions {
     rangeFromSlot?: string;
     gateway?: string;
     dns?: string;
+    /** Relayed subnets: their ranges (multi: in the slot file, like the main range) and options. */
+    extraRanges?: ExtraDhcpRange[];
     /**
      * Answer only hosts Ironic has written into these directories (multi-conductor). The
      * directories are shared with the ironic container, whose `dnsmasq` DHCP provider writes them.
@@ -78,6 +92,11 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
         // without a DNS server no resolver (dnsmasq would otherwise offer itself).
         lines.push(o.gateway ? `dhcp-option=option:router,${o.gateway}` : "dhcp-option=option:router");
         lines.push(o.dns ? `dhcp-option=option:dns-server,${o.dns}` : "dhcp-option=option:dns-server");
+        for (const x of o.extraRanges ?? []) {
+            lines.push(o.rangeFromSlot ? `# dhcp-range of ${x.tag}: ${o.rangeFromSlot}` : dhcpRangeLine(x));
+            lines.push(`dhcp-option=tag:${x.tag},option:router,${x.gateway}`);
+            lines.push(x.dns ? `dhcp-option=tag:${x.tag},option:dns-server,${x.dns}` : `dhcp-option=tag:${x.tag},option:dns-server`);
+        }
         if (o.knownHostsOnly) {
             lines.push(`dhcp-hostsdir=${o.knownHostsOnly.hostsDir}`);
             lines.push(`dhcp-optsdir=${o.knownHostsOnly.optsDir}`);
@@ -98,13 +117,16 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
     return lines.join("\n") + "\n";
 }
 
-function dhcpRangeLine(r: DhcpRange): string {
-    return `dhcp-range=${r.start},${r.end},${netmaskOf(r.prefixLength)},${r.leaseTime}`;
+function dhcpRangeLine(r: DhcpRange & { tag?: string }): string {
+    return `dhcp-range=${r.tag ? `set:${r.tag},` : ""}${r.start},${r.end},${netmaskOf(r.prefixLength)},${r.leaseTime}`;
 }
 
-/** Multi: the file of one DHCP slot, only its slice of the range (read after the node's own file). */
-export function renderDnsmasqSlotConf(range: DhcpRange, header: string): string {
-    return [`# ${header}`, "# Rendered by metal3-ironic. Change the stack configuration, not this file.", dhcpRangeLine(range)].join("\n") + "\n";
+/**
+ * Multi: the file of one DHCP slot, only its slice of the range and of each relayed subnet's range
+ * (the same slot in every range; read after the node's own file, which carries their options).
+ */
+export function renderDnsmasqSlotConf(range: DhcpRange, header: string, extraRanges: (DhcpRange & { tag: string })[] = []): string {
+    return [`# ${header}`, "# Rendered by metal3-ironic. Change the stack configuration, not this file.", dhcpRangeLine(range), ...extraRanges.map(dhcpRangeLine)].join("\n") + "\n";
 }
 
 /**

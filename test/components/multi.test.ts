@@ -237,4 +237,20 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.match(cp1.dnsmasqConf!, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.3:6180\/boot\.ipxe$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-leasefile=\/shared\/dnsmasq\/dnsmasq\.leases$/m);
     });
+
+    it("the ha stack's relayed subnet is cut into the same 4 slots: slot k's file holds slot k of both ranges, disjoint, covering the relayed range in order", function () {
+        const r = validateConfig(haRaw);
+        assert.ok(r.ok);
+        const confs = slotDnsmasqConfs(buildPlan(r.config));
+        const relayed = Object.keys(confs)
+            .sort()
+            .map((k) => /^dhcp-range=set:relayed-0,([\d.]+),([\d.]+),255\.255\.255\.0,1h$/m.exec(confs[k])!.slice(1));
+        assert.deepEqual(relayed, [
+            ["172.23.0.10", "172.23.0.59"],
+            ["172.23.0.60", "172.23.0.109"],
+            ["172.23.0.110", "172.23.0.159"],
+            ["172.23.0.160", "172.23.0.209"],
+        ]);
+        assert.match(confs["slot-1.dnsmasq.conf"], /^# DHCP slot 1 of 4 of metal3\/ironic: 50 addresses, 50 in relayed-0$/m);
+    });
 });

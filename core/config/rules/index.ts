@@ -5,6 +5,7 @@
  */
 import { conductorsRule } from "./conductors";
 import { databaseRule } from "./database";
+import { dhcpExtraRangesRule } from "./dhcp-extra-ranges";
 import { dhcpGatewayRule } from "./dhcp-gateway";
 import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
@@ -28,6 +29,7 @@ export const RULES: readonly Rule[] = [
     dhcpRangeRule,
     dhcpSizeRule,
     dhcpGatewayRule,
+    dhcpExtraRangesRule,
     tlsRule,
     conductorsRule,
     topologyRule,

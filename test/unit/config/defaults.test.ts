@@ -66,6 +66,7 @@ describe("config defaults", function () {
             minSize: DEFAULT_MIN_DHCP_RANGE,
             slots: undefined,
             reslice: false,
+            extraRanges: [],
         });
         assert.equal(DEFAULT_MIN_DHCP_RANGE, 8);
         const set = applyDefaults({ provisioning: { cidr: "172.22.0.0/24", dhcp: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.100", slots: 6, reslice: true } } });

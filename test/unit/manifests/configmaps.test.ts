@@ -77,7 +77,11 @@ describe("manifests/configmaps", function () {
             assert.equal(data["dhcp-slot-agent.py"], readAsset("dhcp-slot-agent.py"));
             // 172.22.0.10-209 in 4 slots of 50: each slot file holds only its slice.
             assert.match(data["slot-2.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.110,172\.22\.0\.159,255\.255\.255\.0,1h$/m);
-            assert.equal(data["slot-2.dnsmasq.conf"].split("\n").filter((l) => l && !l.startsWith("#")).length, 1, "one dhcp-range line, nothing else");
+            // ... and slot 2 of the relayed rack's range, nothing else.
+            assert.deepEqual(
+                data["slot-2.dnsmasq.conf"].split("\n").filter((l) => l && !l.startsWith("#")),
+                ["dhcp-range=172.22.0.110,172.22.0.159,255.255.255.0,1h", "dhcp-range=set:relayed-0,172.23.0.110,172.23.0.159,255.255.255.0,1h"],
+            );
             assert.equal(data["start-dnsmasq.sh"], ha.dnsmasqStartScript);
             assert.deepEqual(Object.keys(scriptsConfigMapData(haNoDhcp)), ["conductor-start.sh", "conductor-cert.py", "conductor-address.py", "node.env.template"]);
             // The templates: filled in with a listed node's address and interface, they are the plan's files of that node.

@@ -42,6 +42,7 @@ describe("plan/conductors: single", function () {
                     range,
                     gateway: "172.22.0.1",
                     dns: undefined,
+                    extraRanges: [],
                 },
                 dnsmasqConf: undefined,
             },
@@ -107,6 +108,8 @@ describe("plan/conductors: multi", function () {
             rangeFromSlot: "in slot-<k>.dnsmasq.conf of the DHCP slot k this pod holds (a Lease, claimed at start by dhcp-slot-agent.py)",
             gateway: "172.22.0.1",
             dns: undefined,
+            // The ha stack's relayed rack: its whole range here (options only); the slot file has the slice.
+            extraRanges: [{ tag: "relayed-0", start: "172.23.0.10", end: "172.23.0.209", prefixLength: 24, leaseTime: "1h", gateway: "172.23.0.1" }],
             ...HA_PROVIDER,
         });
         assert.deepEqual(dnsmasq.range, cp2.slot!.range);

@@ -162,7 +162,7 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
         let resliced = 0;
         fc.assert(
             fc.property(lifeArb, ({ range, minSize, slots, initial, ops }) => {
-                let dhcp: DhcpConfig = { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, leaseTime: "1h", minSize, slots, reslice: false };
+                let dhcp: DhcpConfig = { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, leaseTime: "1h", minSize, slots, reslice: false, extraRanges: [] };
                 let conductors: ConductorConfig[] = initial.map((c) => ({ name: c.name, ip: "172.22.0.2", ...(c.pin !== undefined ? { slot: c.pin } : {}) }));
                 let previous: PreviousState = {};
                 let history: string[] = [];
@@ -237,7 +237,7 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
         fc.assert(
             fc.property(arb, ({ names, steps, initial }) => {
                 // A range large enough for 64 slices of 8: only collisions could refuse a run.
-                const dhcp: DhcpConfig = { rangeStart: "10.0.0.1", rangeEnd: "10.0.8.0", leaseTime: "1h", minSize: 8, slots: 16, reslice: false };
+                const dhcp: DhcpConfig = { rangeStart: "10.0.0.1", rangeEnd: "10.0.8.0", leaseTime: "1h", minSize: 8, slots: 16, reslice: false, extraRanges: [] };
                 const pool = [...names];
                 let nodes = pool.splice(0, Math.min(initial, pool.length));
                 let previous: PreviousState = {};
@@ -264,7 +264,7 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
         const arb = fc.record({ range: rangeArb.filter((r) => r.total >= 32), n: fc.integer({ min: 1, max: 12 }), victim: fc.nat(), inOneRun: fc.boolean() });
         fc.assert(
             fc.property(arb, ({ range, n, victim, inOneRun }) => {
-                const dhcp: DhcpConfig = { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, leaseTime: "1h", minSize: 1, reslice: false };
+                const dhcp: DhcpConfig = { rangeStart: range.rangeStart, rangeEnd: range.rangeEnd, leaseTime: "1h", minSize: 1, reslice: false, extraRanges: [] };
                 const nodes = [...Array(n).keys()].map((i) => ({ name: `cp-${i}`, ip: "172.22.0.2" }));
                 const first = planDhcpSlots(dhcp, nodes);
                 assert.deepEqual(first.issues, []);
@@ -311,7 +311,7 @@ describe("DHCP slots: a stack's life, run after run (fast-check)", function () {
 // Worked examples
 
 const RANGE = { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209" };
-const dhcpOf = (over: Partial<DhcpConfig> = {}): DhcpConfig => ({ ...RANGE, leaseTime: "1h", minSize: 8, reslice: false, ...over });
+const dhcpOf = (over: Partial<DhcpConfig> = {}): DhcpConfig => ({ ...RANGE, leaseTime: "1h", minSize: 8, reslice: false, ...over, extraRanges: over.extraRanges ?? [] });
 const nodes = (...spec: (string | [string, number])[]): ConductorConfig[] =>
     spec.map((s) => (typeof s === "string" ? { name: s, ip: "172.22.0.2" } : { name: s[0], ip: "172.22.0.2", slot: s[1] }));
 const table = (p: { slices: { node: string; slot: number; source: string; start: string; end: string }[] }) => p.slices.map((s) => `${s.node}:${s.slot}:${s.source} ${s.start}-${s.end}`);

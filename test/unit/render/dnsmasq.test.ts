@@ -39,6 +39,29 @@ describe("core/render/dnsmasq", function () {
         assert.match(conf, /^dhcp-match=set:ipxe,175$/m);
     });
 
+    it("relayed subnets: each range tagged, with its own router and DNS options (tagged options win over the main range's for its hosts)", function () {
+        const rack = { tag: "relayed-0", start: "172.23.0.10", end: "172.23.0.209", prefixLength: 24, leaseTime: "2h", gateway: "172.23.0.1" };
+        const conf = renderDnsmasqConf({ ...base, gateway: "172.22.0.1", extraRanges: [rack, { ...rack, tag: "relayed-1", start: "10.9.0.10", end: "10.9.0.20", prefixLength: 16, gateway: "10.9.0.1", dns: "10.9.0.53" }] });
+        const lines = conf.split("\n");
+        const at = (l: string) => lines.indexOf(l);
+        assert.ok(at("dhcp-range=set:relayed-0,172.23.0.10,172.23.0.209,255.255.255.0,2h") > at("dhcp-option=option:router,172.22.0.1"));
+        assert.ok(at("dhcp-option=tag:relayed-0,option:router,172.23.0.1") > 0);
+        assert.ok(at("dhcp-option=tag:relayed-0,option:dns-server") > 0, "no DNS server for the rack: the option suppressed for its tag");
+        assert.ok(at("dhcp-range=set:relayed-1,10.9.0.10,10.9.0.20,255.255.0.0,2h") > 0);
+        assert.ok(at("dhcp-option=tag:relayed-1,option:dns-server,10.9.0.53") > 0);
+        assert.equal(renderDnsmasqConf({ ...base, extraRanges: [] }), renderDnsmasqConf(base), "no relayed subnets: the file of earlier releases, byte for byte");
+    });
+
+    it("multi: a relayed range's slice is in the slot file, after the main one; the node file names it and keeps its options", function () {
+        const range = { start: "172.22.0.60", end: "172.22.0.109", prefixLength: 24, leaseTime: "1h" };
+        const slot = renderDnsmasqSlotConf(range, "slot 1", [{ tag: "relayed-0", start: "172.23.0.60", end: "172.23.0.109", prefixLength: 24, leaseTime: "1h" }]);
+        assert.deepEqual(slot.split("\n").slice(2), ["dhcp-range=172.22.0.60,172.22.0.109,255.255.255.0,1h", "dhcp-range=set:relayed-0,172.23.0.60,172.23.0.109,255.255.255.0,1h", ""]);
+        const node = renderDnsmasqConf({ ...base, rangeFromSlot: "in the slot file", extraRanges: [{ tag: "relayed-0", ...range, gateway: "172.23.0.1" }] });
+        assert.doesNotMatch(node, /^dhcp-range=/m);
+        assert.match(node, /^# dhcp-range of relayed-0: in the slot file$/m);
+        assert.match(node, /^dhcp-option=tag:relayed-0,option:router,172\.23\.0\.1$/m);
+    });
+
     it("without a range: TFTP only, no DHCP lines at all", function () {
         const conf = renderDnsmasqConf({ ...base, range: undefined });
         assert.doesNotMatch(conf, /^(dhcp-range|dhcp-option|dhcp-boot|dhcp-match|dhcp-ignore|log-dhcp)/m);
