@@ -148,6 +148,43 @@ export class NetnsLab {
     }
 }
 
+/**
+ * A rack's router that relays DHCP, as a switch's `ip helper-address` does: a namespace with a leg
+ * on the provisioning bridge and one on the rack's bridge, forwarding between them, running real
+ * dnsmasq in relay mode (no DHCP server of its own) that forwards every request from the rack to
+ * each of `servers`, stamped with its rack address as giaddr. Stopped by PID.
+ */
+export class DhcpRelay {
+    readonly ns: string;
+    /** The rack's bridge (in the switch namespace): plug hosts of the relayed subnet here. */
+    readonly rackBridge: string;
+    private readonly daemon: Daemon;
+
+    constructor(lab: NetnsLab, o: { switchNs: string; provBridge: string; provCidr: string; rackCidr: string; servers: string[]; work: string }) {
+        this.ns = lab.addNamespace("rt");
+        this.rackBridge = lab.addBridge(o.switchNs, "rk");
+        lab.plug(this.ns, "rtp", o.switchNs, o.provBridge, { cidr: o.provCidr });
+        lab.plug(this.ns, "rtr", o.switchNs, this.rackBridge, { cidr: o.rackCidr });
+        execFileSync("ip", ["netns", "exec", this.ns, "sysctl", "-qw", "net.ipv4.ip_forward=1"]);
+        const rackAddr = o.rackCidr.split("/")[0];
+        const log = path.join(o.work, `relay-${this.ns}.log`);
+        this.daemon = new Daemon(
+            "ip",
+            ["netns", "exec", this.ns, "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--port=0", "--log-dhcp", `--log-facility=${log}`, `--pid-file=${path.join(o.work, `relay-${this.ns}.pid`)}`, ...o.servers.map((s) => `--dhcp-relay=${rackAddr},${s}`)],
+            `${log}.out`,
+        );
+    }
+
+    /** The route a node on the provisioning network takes to the rack's subnet: through this router. */
+    static routeVia(ns: string, rackSubnet: string, routerProvAddr: string): void {
+        execFileSync("ip", ["-n", ns, "route", "replace", rackSubnet, "via", routerProvAddr]);
+    }
+
+    async stop(): Promise<void> {
+        await this.daemon.stop();
+    }
+}
+
 export function canUseNetns(): boolean {
     if (!isRoot() || !which("ip")) return false;
     const probe = `m3i-probe${process.pid}`;

@@ -21,7 +21,7 @@ import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, PodRunnerOptions, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
-import { ApiBridge, canUseNetns, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { ApiBridge, canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { Cluster } from "../e2e/harness";
 import { requireToolchain } from "../e2e/toolchain";
 
@@ -82,14 +82,22 @@ describe("pods as declared: dev stack (pod runner)", function () {
     let clientIf = "";
     const extra: PodRunner[] = [];
     let cache: ImageCacheLab;
+    let sw = "";
+    let br = "";
+    let relay: DhcpRelay | undefined;
+    const DEV_RACK = { subnet: "172.23.0.0/24", rangeStart: "172.23.0.10", rangeEnd: "172.23.0.60", gateway: "172.23.0.1" };
 
     before(async function () {
         podRunnerPrerequisites(this);
         work = tmpDir("pods-dev");
-        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev");
+        // The dev stack with a second rack behind a DHCP relay (provisioning.dhcp.extraRanges).
+        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev", (raw) => {
+            const prov = raw.provisioning as Record<string, any>;
+            return { ...raw, provisioning: { ...prov, dhcp: { ...prov.dhcp, extraRanges: [DEV_RACK] } } };
+        });
         images = prepareImages(work);
-        const sw = net.addNamespace("sw");
-        const br = net.addBridge(sw, "br");
+        sw = net.addNamespace("sw");
+        br = net.addBridge(sw, "br");
         nodeNs = net.addNamespace("n0");
         const prefix = s.plan.config.provisioning.cidr.split("/")[1];
         net.plug(nodeNs, "n0", sw, br, { cidr: `${s.plan.config.provisioning.ip}/${prefix}`, rename: s.plan.config.provisioning.interface });
@@ -109,6 +117,7 @@ describe("pods as declared: dev stack (pod runner)", function () {
     after(async function () {
         for (const p of [pod, ...extra]) await p?.stop();
         await cache?.stop();
+        await relay?.stop();
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
@@ -136,6 +145,25 @@ describe("pods as declared: dev stack (pod runner)", function () {
         assert.equal(lease.siaddr, c.ip);
         // The start script copied the image's iPXE binaries into the TFTP root it serves.
         assert.deepEqual(fs.readdirSync(path.join(pod.volumePath("shared"), "tftpboot")).sort(), ["snponly-arm64.efi", "snponly-x86_64.efi", "undionly.kpxe"]);
+    });
+
+    it("a host behind a DHCP relay gets an address of its rack's range (provisioning.dhcp.extraRanges), the rack's router, and this conductor as its boot server", async function () {
+        // Needs the dnsmasq container of the test before (started from its ConfigMap as declared).
+        const ip = s.plan.config.provisioning.ip;
+        relay = new DhcpRelay(net, { switchNs: sw, provBridge: br, provCidr: "172.22.0.254/24", rackCidr: "172.23.0.1/24", servers: [ip], work });
+        // The node's route to the rack (its default route, on a real site).
+        DhcpRelay.routeVia(nodeNs, DEV_RACK.subnet, "172.22.0.254");
+        const rackNs = net.addNamespace("rh");
+        const rackIf = net.plug(rackNs, "rh", sw, relay.rackBridge, { mac: "52:54:00:00:02:02" });
+        let lease: Record<string, string> = {};
+        await until(() => !!(lease = dhcpClient(rackNs, rackIf, work)).ip, 30000, "a lease through the relay");
+        assert.ok(ipToNumber(lease.ip) >= ipToNumber(DEV_RACK.rangeStart) && ipToNumber(lease.ip) <= ipToNumber(DEV_RACK.rangeEnd), `lease ${lease.ip} in the rack's range\n${pod.logs("dnsmasq")}`);
+        assert.equal(lease.router, DEV_RACK.gateway, "the rack's router, not the provisioning network's");
+        assert.equal(lease.subnet, "255.255.255.0");
+        assert.equal(lease.serverid, ip);
+        assert.equal(lease.siaddr, ip, "TFTP from this conductor");
+        assert.equal(lease.dns, undefined, "no DNS server option for the rack (none configured)");
+        assert.match(pod.logs("dnsmasq"), /tags: relayed-0/, "dnsmasq tagged the request with the rack's range");
     });
 
     it("ramdisk-logs starts with its declared mounts; its liveness probe wants the deploy-log directory the ironic container creates", async function () {
@@ -193,6 +221,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     let sw = "";
     let br = "";
     let images: Record<string, StandinImage>;
+    let relay: DhcpRelay | undefined;
     const others: PodRunner[] = [];
     let cache: ImageCacheLab;
     const serviceHosts = (apiIp: string) => ({
@@ -292,6 +321,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         for (const { pod } of pods) await pod.stop();
         for (const p of others.reverse()) await p.stop();
         await cache?.stop();
+        await relay?.stop();
         await apiBridge?.stop();
         kube?.down();
         net.destroy();
@@ -354,6 +384,42 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
         run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(9)]);
         assert.deepEqual(dhcpClient(clientNs, clientIf, work), {}, "a MAC no conductor owns gets no answer");
+    });
+
+    it("a relayed rack (provisioning.dhcp.extraRanges): the relay forwards to every conductor, and each known host is answered by its owner only, from the owner's slot of the rack's range", async function () {
+        // The host files of the test before stay: conductor i owns macOf(i).
+        const rack = s.plan.config.provisioning.dhcp!.extraRanges[0];
+        assert.ok(rack, "Pulumi.ha.yaml has a relayed rack");
+        const layout = dhcpSlotsOf(s.plan)!;
+        const RELAY_IP = "172.22.0.248";
+        relay = new DhcpRelay(net, { switchNs: sw, provBridge: br, provCidr: `${RELAY_IP}/${prefix}`, rackCidr: `${rack.gateway}/${rack.subnet.split("/")[1]}`, servers: pods.map((p) => p.node.ip), work });
+        for (const p of pods) DhcpRelay.routeVia(p.ns, rack.subnet, RELAY_IP);
+        const rackNs = net.addNamespace("hr");
+        const rackIf = net.plug(rackNs, "hr", sw, relay.rackBridge, { mac: macOf(9) });
+        const offersTo = (j: number, mac: string) => pods[j].pod.logs("dnsmasq").split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(mac));
+        for (let i = 0; i < pods.length; i++) {
+            const { node } = pods[i];
+            const slice = sliceBounds(rack.rangeStart, rack.rangeEnd, layout.slots, node.slot);
+            const before = pods.map((_, j) => offersTo(j, macOf(i)).length);
+            run("ip", ["-n", rackNs, "link", "set", rackIf, "address", macOf(i)]);
+            let lease: Record<string, string> = {};
+            await until(() => !!(lease = dhcpClient(rackNs, rackIf, work, ["0xaf:01"])).ip, 30000, `a lease for ${macOf(i)} through the relay`);
+            assert.equal(lease.serverid, node.ip, `${macOf(i)} answered by its owner ${node.node}`);
+            assert.ok(ipToNumber(lease.ip) >= ipToNumber(slice.start) && ipToNumber(lease.ip) <= ipToNumber(slice.end), `${lease.ip} in ${node.node}'s slot ${node.slot} of the rack's range (${slice.start}-${slice.end})`);
+            assert.equal(lease.router, rack.gateway, "the rack's router");
+            assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`, "iPXE is sent to its owner's httpd");
+            pods.forEach((_, j) => {
+                const made = offersTo(j, macOf(i)).length - before[j];
+                if (j === i) assert.ok(made >= 1, `${node.node} offered ${macOf(i)} an address through the relay`);
+                else assert.equal(made, 0, `${pods[j].node.node} made no offer to ${macOf(i)}`);
+            });
+        }
+        run("ip", ["-n", rackNs, "link", "set", rackIf, "address", macOf(9)]);
+        assert.deepEqual(dhcpClient(rackNs, rackIf, work), {}, "a relayed MAC no conductor owns gets no answer");
+        const relayed = pods.map((p) => p.pod.logs("dnsmasq").split("\n").filter((l) => /DHCPDISCOVER\(\S+\) /.test(l) && l.includes(macOf(0))).length);
+        assert.ok(relayed.every((n) => n >= 1), `every conductor saw the relayed requests of ${macOf(0)} (${relayed.join(", ")}): only ownership decided who answered`);
+        await relay.stop();
+        relay = undefined;
     });
 
     it("a dnsmasq container stopped cleanly releases its Lease at once; started again, its agent claims the same slot and serves the same slice", async function () {
