@@ -22,8 +22,8 @@ export function readRawConfig(): RawConfig {
  * not share a name with one this program writes; names do not depend on the previous run).
  * Throws a RunError (printed without a stack trace) listing every problem.
  */
-export function configFromRaw(raw: RawConfig): StackConfig {
-    const result = validateConfig(raw);
+export function configFromRaw(raw: RawConfig, configKeys: string[] = []): StackConfig {
+    const result = validateConfig(raw, { configKeys });
     if (!result.ok) throw new pulumi.RunError(formatIssues(result.issues));
     const issues = userSecretIssues(buildPlan(result.config));
     if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
@@ -68,9 +68,10 @@ async function readPreviousState(): Promise<PreviousState> {
 }
 
 export async function runProgram(raw: RawConfig = readRawConfig()): Promise<ProgramOutputs> {
-    // In this order, all before any managed resource: the config alone, then what the previous
-    // run left (a StackReference read), then the plan with it.
-    const config = configFromRaw(raw);
+    // In this order, all before any managed resource: the config alone (with every key of the
+    // stack, so one of ours under another prefix is named), then what the previous run left (a
+    // StackReference read), then the plan with it.
+    const config = configFromRaw(raw, Object.keys(pulumi.runtime.allConfig()));
     const plan = planFromConfig(config, await readPreviousState());
     // Values set with --secret stay secret in every resource and output that carries them.
     const needles = keepConfigSecretsSecret(raw);

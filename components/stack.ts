@@ -117,7 +117,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.credentials = pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password })));
         this.topology = pulumi.output(topologySummary(plan));
         this.ironicImage = pulumi.output(c.images.ironic);
-        this.state = pulumi.output(persistedState(plan));
+        // The stack's own name too: `npm run plan --previous FILE` refuses another stack's outputs.
+        this.state = pulumi.output(persistedState(plan, pulumi.getStack()));
         this.ironicVersion = pulumi.output(c.images.ironicVersion);
         this.conductorsAlive = ready?.conductorsAlive;
         this.imageCacheUrl = cache.url;

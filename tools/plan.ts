@@ -20,7 +20,7 @@ import { rangeText } from "../core/plan/summary";
 import { extraDhcpRanges } from "../core/plan/conductors";
 import { sliceBounds } from "../core/plan/slices";
 import type { SizedRange } from "../core/plan/types";
-import { PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
+import { PreviousState, parsePreviousState, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { userSecretIssues } from "../components/stack";
 
@@ -31,7 +31,7 @@ import { renderOffline, readStackFile, StackFile } from "./render";
 const USAGE = "usage: npm run plan [-- --stack NAME] [--file Pulumi.NAME.yaml] [--out DIR] [--previous OUTPUTS.json] [--write-outputs OUTPUTS.json] [--diff PREVIOUS_RENDER_DIR]";
 
 function parseArgs(argv: string[]): { stack: string; out?: string; file?: string; previous?: string; writeOutputs?: string; diff?: string } {
-    let stack = "dev";
+    let stack: string | undefined;
     let out: string | undefined;
     let file: string | undefined;
     let previous: string | undefined;
@@ -59,6 +59,14 @@ function parseArgs(argv: string[]): { stack: string; out?: string; file?: string
             process.exit(2);
         }
     }
+    // The stack a file belongs to is in its name (Pulumi.<stack>.yaml); --stack says it explicitly
+    // (e.g. an edited copy of a stack's file), and wins.
+    const fromFile = file ? /^Pulumi\.(.+)\.ya?ml$/.exec(path.basename(file))?.[1] : undefined;
+    if (file && stack === undefined && fromFile === undefined) {
+        console.error(`plan: --file ${file}: cannot tell its stack from the name (expected Pulumi.<stack>.yaml); pass --stack NAME too`);
+        process.exit(2);
+    }
+    stack = stack ?? fromFile ?? "dev";
     if (!/^[A-Za-z0-9_.-]+$/.test(stack)) {
         console.error(`plan: invalid stack name "${stack}"`);
         process.exit(2);
@@ -173,13 +181,18 @@ async function main(): Promise<number> {
     const previous = parsePreviousState(previousOutputs);
     const { secretKeys, unreadable } = stackFile;
     // What the engine hands the program, less what only the CLI can decrypt.
-    const { result, skipped, checked: raw } = validateReadable(stackFile.raw, unreadable);
+    const { result, skipped, checked: raw } = validateReadable(stackFile.raw, unreadable, { configKeys: stackFile.configKeys });
     if (!result.ok) {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(result.issues)}`);
         return 1;
     }
     // As the program does: the plan with what the previous run left, and what that run forbids.
     const plan = buildPlan(result.config, previous);
+    const previousProblems = args.previous ? previousOutputsProblems(previousOutputs, plan, stack) : [];
+    if (previousProblems.length > 0) {
+        console.error(`plan: --previous ${args.previous}:\n${previousProblems.map((p) => `  - ${p}`).join("\n")}`);
+        return 2;
+    }
     const planIssues = [...userSecretIssues(plan), ...previousStateIssues(plan, previous)];
     if (planIssues.length > 0) {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(planIssues)}`);

@@ -25,6 +25,8 @@ export interface StackFile {
     /** Top-level keys holding an encrypted value (what the engine reports as secret). */
     secretKeys: string[];
     unreadable: UnreadablePath[];
+    /** Every key of the file's config block, with its prefix. */
+    configKeys: string[];
 }
 
 export function readStackFile(file: string): StackFile {
@@ -33,6 +35,8 @@ export function readStackFile(file: string): StackFile {
     const config = (doc.config ?? {}) as Record<string, unknown>;
     const raw: RawConfig = {};
     const unreadable: UnreadablePath[] = [];
+    // Every key of the file (any prefix): validation names one of ours under another prefix.
+    const configKeys = Object.keys(config);
     for (const [k, v] of Object.entries(config)) {
         if (!k.startsWith(`${PROJECT}:`)) continue;
         const key = k.slice(PROJECT.length + 1);
@@ -40,7 +44,7 @@ export function readStackFile(file: string): StackFile {
         raw[key] = value !== null && typeof value === "object" ? value : decodeConfigValue(value === null ? "" : String(value));
     }
     const secretKeys = [...new Set(unreadable.map((p) => p[0]))].sort();
-    return { raw, secretKeys, unreadable };
+    return { raw, secretKeys, unreadable, configKeys };
 }
 
 /** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */

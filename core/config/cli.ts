@@ -32,7 +32,7 @@ export function cliSpelling(expected: string, v: unknown): { value: unknown } | 
 
 type Path = PropertyKey[];
 
-function getAt(root: unknown, path: Path): unknown {
+export function getAt(root: unknown, path: Path): unknown {
     let v: unknown = root;
     for (const p of path) {
         if (v === null || typeof v !== "object") return undefined;

@@ -4,7 +4,8 @@
  */
 import type { z } from "zod";
 
-import { parseAsCliWrote } from "./cli";
+import { getAt, parseAsCliWrote } from "./cli";
+import { misplacedKeys, nonAsciiNote, typeHint } from "./hints";
 import { applyDefaults } from "./defaults";
 import { PROJECT, type RawConfig } from "./raw";
 import { RULES, type RuleInput } from "./rules";
@@ -36,18 +37,33 @@ function pathKey(section: string, path: PropertyKey[]): string {
 const plainKey = (s: string) => /^[A-Za-z0-9_.\/-]{1,100}$/.test(s);
 const quotedKey = (s: string) => `[${quoted(s.length > 100 ? `${s.slice(0, 100)}...` : s)}]`;
 
-/** The message of a zod issue; a bad map key says what is wrong with the key itself. */
-function issueMessage(iss: z.core.$ZodIssue): string {
+/**
+ * The message of a zod issue, given the value it is about: a bad map key says what is wrong with
+ * the key itself, a type error says what the key takes and what it got, and a string with
+ * characters outside ASCII is shown escaped (core/config/hints.ts).
+ */
+function issueMessage(iss: z.core.$ZodIssue, key: string, value: unknown): string {
     if (iss.code === "invalid_key") return `this key ${iss.issues.map((i) => i.message).join("; ")}`;
-    return iss.message;
+    if (iss.code === "invalid_type") return typeHint(String(iss.expected), key, value);
+    const note = nonAsciiNote(value);
+    return note ? `${iss.message} (${note})` : iss.message;
+}
+
+/** Options of validateConfig. */
+export interface ValidateOptions {
+    /**
+     * Every key of the stack's config as `namespace:key` (the engine's or the stack file's), so a
+     * key of this program under another prefix is reported instead of silently ignored.
+     */
+    configKeys?: string[];
 }
 
 /**
  * Validate and default the raw stack configuration. Returns every problem found; structural
  * problems of one section do not prevent checks of the others.
  */
-export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig } | { ok: false; issues: ConfigIssue[] } {
-    const issues: ConfigIssue[] = [];
+export function validateConfig(raw: RawConfig, opts: ValidateOptions = {}): { ok: true; config: StackConfig } | { ok: false; issues: ConfigIssue[] } {
+    const issues: ConfigIssue[] = misplacedKeys(opts.configKeys ?? [], TOP_LEVEL_KEYS);
     const parsed: ParsedSections = {};
 
     for (const key of Object.keys(raw).sort()) {
@@ -62,7 +78,10 @@ export function validateConfig(raw: RawConfig): { ok: true; config: StackConfig 
         if (result.success) {
             (parsed as Record<string, unknown>)[key] = result.data;
         } else {
-            for (const iss of result.error.issues) issues.push({ key: pathKey(key, iss.path), message: issueMessage(iss) });
+            for (const iss of result.error.issues) {
+                const at = pathKey(key, iss.path);
+                issues.push({ key: at, message: issueMessage(iss, at, getAt(raw[key], iss.path as PropertyKey[])) });
+            }
         }
     }
     if (raw.provisioning === undefined) {
@@ -98,15 +117,16 @@ export type UnreadablePath = [string, ...PropertyKey[]];
 export function validateReadable(
     raw: RawConfig,
     unreadable: UnreadablePath[],
+    opts: ValidateOptions = {},
 ): { result: ReturnType<typeof validateConfig>; skipped: string[]; checked: RawConfig } {
-    const first = validateConfig(raw);
+    const first = validateConfig(raw, opts);
     if (first.ok || unreadable.length === 0) return { result: first, skipped: [], checked: raw };
     const under = (issue: string, key: string) => issue === key || issue.startsWith(`${key}.`) || issue.startsWith(`${key}[`);
     const tripped = unreadable.map((p) => ({ path: p, key: pathKey(p[0], p.slice(1)) })).filter((u) => first.issues.some((i) => under(i.key, u.key)));
     if (tripped.length === 0) return { result: first, skipped: [], checked: raw };
     let pruned: RawConfig = raw;
     for (const u of tripped) pruned = withoutPath(pruned, u.path);
-    return { result: validateConfig(pruned), skipped: tripped.map((u) => u.key), checked: pruned };
+    return { result: validateConfig(pruned, opts), skipped: tripped.map((u) => u.key), checked: pruned };
 }
 
 function withoutPath(root: RawConfig, path: UnreadablePath): RawConfig {

@@ -8,7 +8,9 @@
  * Reading is tolerant: a first run, a stack written by an older version of this program or a
  * value of the wrong shape all mean "nothing known", never an error.
  */
-import type { ConfigIssue } from "../config";
+import * as ipaddr from "ipaddr.js";
+
+import { type ConfigIssue, MAX_DHCP_SLOTS } from "../config";
 import { dhcpSlotsOf, listedConductorsByNode } from "./conductors";
 import { downgradeError } from "./database";
 import type { DhcpSlotsState } from "./slots";
@@ -32,6 +34,8 @@ export interface PersistedState {
     /** Database kind and, for a deployed MariaDB, its volume's storage class ("" = cluster default). */
     database: { kind: string; storageClass?: string };
     dhcpSlots?: DhcpSlotsState;
+    /** The Pulumi stack that wrote it (absent in the state of releases before it was added). */
+    stack?: string;
 }
 
 /** The previous run as this run sees it; every field may be missing. */
@@ -45,11 +49,14 @@ export interface PreviousState {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
+const isIpv4 = (v: unknown): v is string => typeof v === "string" && ipaddr.IPv4.isValidFourPartDecimal(v);
+const isSlotCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_DHCP_SLOTS;
+
 function parseDhcpSlots(v: unknown): DhcpSlotsState | undefined {
-    if (!isRecord(v) || typeof v.rangeStart !== "string" || typeof v.rangeEnd !== "string" || !Number.isInteger(v.slots) || !isRecord(v.nodes)) return undefined;
+    if (!isRecord(v) || !isIpv4(v.rangeStart) || !isIpv4(v.rangeEnd) || !isSlotCount(v.slots) || !isRecord(v.nodes)) return undefined;
     const nodes: Record<string, number> = {};
     for (const [node, slot] of Object.entries(v.nodes)) {
-        if (Number.isInteger(slot) && (slot as number) >= 0) nodes[node] = slot as number;
+        if (Number.isInteger(slot) && (slot as number) >= 0 && (slot as number) < (v.slots as number)) nodes[node] = slot as number;
     }
     return { rangeStart: v.rangeStart, rangeEnd: v.rangeEnd, slots: v.slots as number, nodes };
 }
@@ -74,7 +81,7 @@ export function parsePreviousState(outputs: Record<string, unknown>): PreviousSt
 }
 
 /** The `state` output of this run: what the next run will read back. Key order is fixed (quiet diffs). */
-export function persistedState(plan: IronicPlan): PersistedState {
+export function persistedState(plan: IronicPlan, stack?: string): PersistedState {
     const c = plan.config;
     const database = c.database.kind === "mariadb" ? { kind: c.database.kind, storageClass: c.database.storageClass ?? "" } : { kind: c.database.kind };
     const state: PersistedState = { topology: c.topology, database };
@@ -86,6 +93,7 @@ export function persistedState(plan: IronicPlan): PersistedState {
         }
         state.dhcpSlots = { rangeStart: slots.rangeStart, rangeEnd: slots.rangeEnd, slots: slots.slots, nodes };
     }
+    if (stack !== undefined) state.stack = stack;
     return state;
 }
 
@@ -136,4 +144,52 @@ const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, dhcpSl
 /** Every problem of moving from the previous run to this plan (empty when allowed). */
 export function previousStateIssues(plan: IronicPlan, previous: PreviousState): ConfigIssue[] {
     return CHECKS.flatMap((check) => check(plan, previous));
+}
+
+/**
+ * Problems of a file that should hold this stack's outputs (`npm run plan -- --previous FILE`):
+ * the program itself reads its outputs tolerantly (an older release's state means "nothing
+ * known"), but a file a person passes must be what they think it is: this program's outputs, of
+ * this stack, with each known output well formed.
+ */
+export function previousOutputsProblems(outputs: Record<string, unknown>, plan: IronicPlan, stack: string): string[] {
+    const how = "write it with pulumi stack output --json > FILE in this stack's directory (--stack NAME)";
+    const known = ["apiUrl", PREVIOUS_OUTPUTS.ironicImage, PREVIOUS_OUTPUTS.state];
+    if (!known.some((k) => k in outputs)) return [`holds none of this program's outputs (${known.join(", ")}): ${how}`];
+    const problems: string[] = [];
+    const image = outputs[PREVIOUS_OUTPUTS.ironicImage];
+    if (image !== undefined && typeof image !== "string") problems.push(`ironicImage must be the deployed image reference (a string)`);
+    const state = outputs[PREVIOUS_OUTPUTS.state];
+    if (state !== undefined) {
+        if (!isRecord(state)) problems.push("state must be an object (topology, database, dhcpSlots)");
+        else {
+            if (state.topology !== "single" && state.topology !== "multi") problems.push(`state.topology must be "single" or "multi"`);
+            if (!isRecord(state.database) || typeof state.database.kind !== "string") problems.push("state.database must be an object with a kind");
+            if (typeof state.stack === "string" && state.stack !== stack) {
+                problems.push(`is the outputs of stack ${JSON.stringify(state.stack)} (state.stack), not of ${JSON.stringify(stack)}: pass this stack's outputs (pulumi stack output --json --stack ${stack})`);
+            }
+            if (state.dhcpSlots !== undefined && !parseDhcpSlots(state.dhcpSlots)) {
+                problems.push(`state.dhcpSlots must have rangeStart and rangeEnd (IPv4 addresses), slots (1-${MAX_DHCP_SLOTS}) and nodes (node name to slot)`);
+            }
+        }
+    }
+    const apiUrl = outputs.apiUrl;
+    if (typeof apiUrl === "string") {
+        const hostOf = (u: string) => {
+            try {
+                return new URL(u).hostname;
+            } catch {
+                return undefined;
+            }
+        };
+        const theirs = hostOf(apiUrl);
+        const ours = hostOf(plan.urls.apiInCluster);
+        if (theirs !== ours) {
+            problems.push(
+                `is the outputs of another stack: its apiUrl names ${theirs ?? JSON.stringify(apiUrl)}, this stack's API is ${ours} (name ${plan.name}, namespace ${plan.namespace}); ${how}. ` +
+                    "If this change renames the stack's name or namespace, every object is created anew: render it without --previous",
+            );
+        }
+    }
+    return problems;
 }

@@ -175,6 +175,8 @@ describe("multi-conductor resources (pulumi mocks)", function () {
             topology: "multi",
             database: { kind: "mariadb", storageClass: "" },
             dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 4, nodes: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } },
+            // The stack that wrote it: npm run plan --previous refuses another stack's outputs.
+            stack: "ha",
         });
         const image: string = await new Promise((res) => first.outputs.ironicImage.apply(res));
         const second = await renderOffline(haRaw, "ha", { previousOutputs: { ironicImage: image, state } });

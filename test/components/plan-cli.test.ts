@@ -177,6 +177,57 @@ describe("npm run plan", function () {
         assert.match(r.stdout, /checks skipped \(pulumi preview checks the plaintext\): provisioning\.dhcp\.leaseTime/);
     });
 
+    it("--file renders under the stack its name says (Pulumi.<stack>.yaml) unless --stack names it", function () {
+        const file = path.join(work, "Pulumi.rack.yaml");
+        fs.copyFileSync(path.join(ROOT, "Pulumi.ha.yaml"), file);
+        const r = plan(["--file", file, "--out", path.join(work, "rack")]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.match(r.stdout, /^stack rack: topology multi/m, "the file's stack, not dev");
+        const named = plan(["--file", file, "--stack", "ha", "--out", path.join(work, "rack-ha")]);
+        assert.equal(named.status, 0, named.stderr);
+        assert.match(named.stdout, /^stack ha: topology multi/m, "an explicit --stack wins (an edited copy of a stack's file)");
+        const odd = path.join(work, "stack-config.yaml");
+        fs.copyFileSync(path.join(ROOT, "Pulumi.dev.yaml"), odd);
+        assert.match(plan(["--file", odd]).stderr, /cannot tell its stack from the name \(expected Pulumi\.<stack>\.yaml\); pass --stack NAME too/);
+        assert.equal(plan(["--file", odd, "--stack", "dev", "--out", path.join(work, "odd")]).status, 0);
+    });
+
+    it("refuses a key of this program under another prefix instead of rendering the default in its place", function () {
+        const file = path.join(work, "Pulumi.prefix.yaml");
+        fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, "Pulumi.dev.yaml"), "utf8").replace("metal3-ironic:namespace: metal3", "metal3:namespace: bmo-system"));
+        const r = plan(["--file", file, "--out", path.join(work, "prefix")]);
+        assert.equal(r.status, 1);
+        assert.match(r.stderr, /- metal3:namespace: is under the prefix "metal3", but this project is metal3-ironic/);
+    });
+
+    it("--previous: a file that is not this program's outputs, is malformed, or is another stack's is refused, naming what is wrong", function () {
+        const outputs = path.join(work, "ha-outputs.json");
+        assert.equal(plan(["--stack", "ha", "--out", path.join(work, "ha-w"), "--write-outputs", outputs]).status, 0);
+        assert.equal(JSON.parse(fs.readFileSync(outputs, "utf8")).state.stack, "ha", "the state names the stack that wrote it");
+        const prev = (name: string, content: unknown) => {
+            const f = path.join(work, name);
+            fs.writeFileSync(f, JSON.stringify(content));
+            return f;
+        };
+        const cases: [string, unknown, RegExp][] = [
+            ["empty.json", {}, /holds none of this program's outputs \(apiUrl, ironicImage, state\)/],
+            ["state-number.json", { state: 5 }, /state must be an object/],
+            // Once "plan: Invalid array length" (the slot count went straight into an array).
+            ["huge.json", { state: { topology: "multi", database: { kind: "mariadb" }, dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 1e12, nodes: {} } } }, /state\.dhcpSlots must have rangeStart and rangeEnd \(IPv4 addresses\), slots \(1-64\)/],
+            ["other-ns.json", { apiUrl: "https://ironic.other.svc:6385" }, /is the outputs of another stack: its apiUrl names ironic\.other\.svc, this stack's API is ironic\.metal3\.svc/],
+        ];
+        for (const [name, content, expected] of cases) {
+            const r = plan(["--stack", "ha", "--out", path.join(work, "ha-p"), "--previous", prev(name, content)]);
+            assert.equal(r.status, 2, `${name}: ${r.stdout}`);
+            assert.match(r.stderr, expected, name);
+        }
+        const other = plan(["--stack", "dev", "--out", path.join(work, "dev-p"), "--previous", outputs]);
+        assert.equal(other.status, 2);
+        assert.match(other.stderr, /is the outputs of stack "ha" \(state\.stack\), not of "dev"/);
+        const own = plan(["--stack", "ha", "--out", path.join(work, "ha-p"), "--previous", outputs]);
+        assert.equal(own.status, 0, own.stderr);
+    });
+
     it("explains a missing stack file", function () {
         const r = plan(["--stack", "nosuchstack"]);
         assert.equal(r.status, 2);

@@ -48,7 +48,7 @@ describe("config as the Pulumi CLI stores it", function () {
 
     it("still refuses what the CLI cannot have written for that meaning, naming the key", function () {
         const found = issues({ ...devRaw, createNamespace: "no", ports: { api: "63.85" } });
-        assert.ok(found.some((i) => i.key === "createNamespace" && /boolean/.test(i.message)), JSON.stringify(found));
+        assert.ok(found.some((i) => i.key === "createNamespace" && i.message === 'must be true or false (got "no")'), JSON.stringify(found));
         assert.ok(found.some((i) => i.key === "ports.api"), JSON.stringify(found));
         const lease = issues(withDhcp({ leaseTime: 1.5 }));
         assert.ok(lease.some((i) => i.key === "provisioning.dhcp.leaseTime"), JSON.stringify(lease));

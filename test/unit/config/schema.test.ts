@@ -49,7 +49,7 @@ describe("config schema", function () {
 
     it("readiness: a mode of the three, a bounded whole timeout, a boolean switch; all reported at once", function () {
         const list = issues({ ...devRaw, readiness: { enabled: "no", mode: "kubectl", timeoutSeconds: 5 } });
-        hasIssue(list, "readiness.enabled", /boolean/i);
+        hasIssue(list, "readiness.enabled", /must be true or false \(got "no"\)/);
         hasIssue(list, "readiness.mode", /"auto", "in-cluster" \(the API Service URL\) or "port-forward"/);
         hasIssue(list, "readiness.timeoutSeconds", /at least 10/);
         hasIssue(issues({ ...devRaw, readiness: { timeoutSeconds: 90000 } }), "readiness.timeoutSeconds", /at most 86400/);
