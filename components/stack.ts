@@ -9,7 +9,7 @@ import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { Readiness } from "./readiness";
-import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, schemaJobHint } from "../core/manifests";
+import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, namespaceManifest, namespaceNotCreatedNote, schemaJobHint } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { userConfigMaps, userSecrets } from "../core/plan/secrets";
 import { readExistingTls } from "./existing-tls";
@@ -142,10 +142,13 @@ export class Metal3Ironic extends pulumi.ComponentResource {
     /** The namespace (kept on destroy when the database volume in it is kept), or the configured one. */
     private namespace(name: string, plan: IronicPlan): pulumi.Output<string> {
         const c = plan.config;
-        if (!c.createNamespace) return pulumi.output(plan.namespace);
+        if (!c.createNamespace) {
+            pulumi.log.info(namespaceNotCreatedNote(plan), this);
+            return pulumi.output(plan.namespace);
+        }
         // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
         const keep = c.database.kind === "mariadb" && c.database.retainOnDelete;
-        return new k8s.core.v1.Namespace(`${name}-namespace`, { metadata: { name: plan.namespace, labels: plan.labels } }, { parent: this, retainOnDelete: keep }).metadata.name;
+        return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: keep }).metadata.name;
     }
 
     /**

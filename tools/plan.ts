@@ -22,6 +22,7 @@ import { sliceBounds } from "../core/plan/slices";
 import type { SizedRange } from "../core/plan/types";
 import { PreviousState, parsePreviousState, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
+import { namespaceNotCreatedNote } from "../core/manifests";
 import { userSecretIssues } from "../components/stack";
 
 import { formatDiff, objectId, readRender } from "./diff";
@@ -214,6 +215,7 @@ async function main(): Promise<number> {
 
     const lines: string[] = [];
     lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);
+    if (!plan.config.createNamespace) lines.push(`note: ${namespaceNotCreatedNote(plan)}`);
     lines.push(previousLine(args.previous, previous));
     lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
     lines.push("objects per kind:");

@@ -13,6 +13,7 @@
  *   networkpolicy.ts  the NetworkPolicy admitting only Ironic and the schema Jobs to MariaDB
  *   configmaps.ts  dnsmasq, per-node, scripts and BMO ConfigMap data, and their hashes
  *   image-cache.ts the IPA image cache's Deployment, claim, Service and scripts; the Ironic pods' cache client
+ *   namespace.ts   the namespace with its Pod Security labels; what a namespace made elsewhere must admit
  */
 export { ANNOTATIONS, contentHash, inNamespace, sha256 } from "./meta";
 export { databaseVolumes } from "./volumes";
@@ -21,3 +22,4 @@ export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet,
 export { mariadbNetworkPolicy } from "./networkpolicy";
 export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData, scriptsConfigMapName } from "./configmaps";
 export { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageCacheDeployment, imageCachePvc, imageCacheScriptsData, imageCacheService } from "./image-cache";
+export { namespaceManifest, namespaceNotCreatedNote, POD_SECURITY_LABELS } from "./namespace";

@@ -87,6 +87,9 @@ describe("npm run plan", function () {
         const r = plan(["--file", path.join(__dirname, "..", "fixtures", "Pulumi.tls-existing.yaml"), "--out", path.join(work, "existing")]);
         assert.equal(r.status, 0, r.stderr);
         assert.match(r.stdout, /^reads: Secret metal3\/my-tls \(existing\)$/m);
+        // createNamespace false: what the namespace made elsewhere must admit.
+        assert.match(r.stdout, /^note: namespace metal3 is not created by this stack \(createNamespace: false\): it must admit privileged pods/m);
+        assert.doesNotMatch(dev.stdout, /^note: namespace/m, "the dev stack creates its namespace");
         const files = readTree(path.join(work, "existing"));
         assert.ok(!Object.keys(files).some((f) => f.includes("my-tls")), `no file for the user's Secret: ${Object.keys(files).join(", ")}`);
         assert.ok(!Object.values(files).some((t) => /^\s+name: my-tls$/m.test(t) && /^kind: Secret$/m.test(t)), "no Secret object named my-tls");
