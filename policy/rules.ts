@@ -6,8 +6,9 @@
  */
 import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
 
-import { DEFAULT_IMAGES, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
+import { DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
 import { MARIADB } from "../core/plan/database";
+import { unpinnedReason } from "../core/config/pinning";
 
 /** What a rule reads of the arguments (ResourceValidationArgs has more; tests build this much). */
 export type RuleArgs = Pick<ResourceValidationArgs, "type" | "props" | "urn" | "name" | "getConfig">;
@@ -55,31 +56,8 @@ export function stackOf(urn: string): string {
 // ---------------------------------------------------------------------------------------------
 // images-pinned
 
-export interface ImageRef {
-    repository: string;
-    tag?: string;
-    digest?: string;
-}
-
-/** [registry/]path[:tag][@digest]; a colon before the last slash is a registry port. */
-export function parseImage(image: string): ImageRef {
-    const [name, digest] = image.split("@");
-    const slash = name.lastIndexOf("/");
-    const colon = name.lastIndexOf(":");
-    const hasTag = colon > slash;
-    return { repository: hasTag ? name.slice(0, colon) : name, tag: hasTag ? name.slice(colon + 1) : undefined, digest };
-}
-
-/** A release tag names a version (`release-38.0`, `11.4.5`, `v1.2.3-rc1`), not a moving branch like `latest`. */
-export function isReleaseTag(tag: string): boolean {
-    return /^(release-)?v?[0-9]+\.[0-9]+(\.[0-9]+)*([-+_.][0-9A-Za-z.-]+)?$/.test(tag);
-}
-
-/** The config key of each default image's repository (images.ironic, ...), for the hint. */
-const IMAGE_KEYS = new Map(Object.entries(DEFAULT_IMAGES).map(([key, image]) => [parseImage(image).repository, `images.${key}`]));
-
-/** Repositories that publish no release tags upstream (their default is `latest`): a digest is the only pin. */
-export const DIGEST_ONLY_REPOSITORIES = [DEFAULT_IMAGES.ipaDownloader, DEFAULT_IMAGES.keepalived].map((i) => parseImage(i).repository);
+export { DIGEST_ONLY_REPOSITORIES, isReleaseTag, parseImage } from "../core/config/pinning";
+export type { ImageRef } from "../core/config/pinning";
 
 export interface ImagesConfig {
     /** Stacks where images may float (default ["dev"]). */
@@ -91,15 +69,9 @@ export const imagesPinned: Rule = (args, report) => {
     const devStacks = args.getConfig<ImagesConfig>().devStacks ?? ["dev"];
     if (devStacks.includes(stack)) return;
     eachContainer(args, (c, where) => {
-        const ref = parseImage(String(c.image ?? ""));
-        if (ref.digest) return;
-        const key = IMAGE_KEYS.get(ref.repository);
-        const hint = key ? ` (config ${key})` : "";
-        if (DIGEST_ONLY_REPOSITORIES.includes(ref.repository)) {
-            report(`${where}: image ${c.image} in stack "${stack}": ${ref.repository} publishes no release tags, pin it by digest${hint}: ${ref.repository}@sha256:<digest>`);
-        } else if (!ref.tag || !isReleaseTag(ref.tag)) {
-            report(`${where}: image ${c.image} in stack "${stack}" is not pinned: use a release tag or an @sha256 digest${hint}`);
-        }
+        const reason = unpinnedReason(String(c.image ?? ""));
+        if (!reason) return;
+        report(reason.startsWith("not pinned") ? `${where}: image ${c.image} in stack "${stack}" is ${reason}` : `${where}: image ${c.image} in stack "${stack}": ${reason}`);
     });
 };
 

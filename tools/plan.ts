@@ -15,17 +15,14 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 import { formatIssues, validateReadable } from "../core/config";
-import { IronicPlan, buildPlan } from "../core/plan";
-import { rangeText } from "../core/plan/summary";
-import { extraDhcpRanges } from "../core/plan/conductors";
-import { sliceBounds } from "../core/plan/slices";
-import type { SizedRange } from "../core/plan/types";
+import { buildPlan } from "../core/plan";
 import { PreviousState, parsePreviousState, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { namespaceNotCreatedNote } from "../core/manifests";
 import { userSecretIssues } from "../components/stack";
 
 import { formatDiff, objectId, readRender } from "./diff";
+import { dhcpLines, pinningLines } from "./plan-summary";
 import { valueOf } from "./offline";
 import { renderOffline, readStackFile, StackFile } from "./render";
 
@@ -117,44 +114,6 @@ function previousLine(file: string | undefined, previous: PreviousState): string
     return `previous run: ${path.basename(file)} (${previous.ironicImage ?? "no ironicImage"}; ${slots})`;
 }
 
-/** The DHCP layout: each conductor's slot and slice, and the slots. */
-function dhcpLines(plan: IronicPlan): string[] {
-    const lines: string[] = [];
-    lines.push("DHCP per conductor:");
-    const slice = (r: SizedRange | undefined) => rangeText(r) ?? "no DHCP (virtual media only)";
-    const t = plan.topology;
-    const relayed = extraDhcpRanges(plan.config);
-    if (t.kind === "single") {
-        lines.push(`  ${"(single, any node)".padEnd(26)} ${t.conductor.ip.padEnd(15)} ${slice(t.conductor.dhcp?.range)}`);
-        for (const x of relayed) lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}`);
-        return lines;
-    }
-    const selector = Object.entries({ ...plan.config.placement.nodeSelector, ...plan.config.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
-    const where = selector.length > 0 ? `with ${selector.map(([k, v]) => (v === "" ? k : `${k}=${v}`)).join(", ")}` : "(no node selector)";
-    lines.push(`  every node ${where} runs a conductor; below, the nodes conductors[] lists (${t.conductors.length}); the others find their address at start`);
-    lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
-    for (const c of t.conductors) {
-        const slot = `${c.slot === undefined ? "-" : `${c.slot.index} (${c.slot.source})`}`.padEnd(11);
-        lines.push(`  ${c.node.padEnd(26)} ${(c.ip ?? "(found at start)").padEnd(15)} ${slot} ${c.slot ? slice(c.slot.range) : plan.dhcpEnabled ? "-" : slice(undefined)}`);
-    }
-    const slots = t.dhcpSlots;
-    if (slots) {
-        const used = new Set(t.conductors.map((c) => c.slot?.index));
-        const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
-        const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: 4, or listed conductors + 1" }[slots.slotsFrom];
-        lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
-        for (const x of relayed) {
-            const size = sliceBounds(x.start, x.end, slots.slots, 0).size;
-            lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}: cut into the same ${slots.slots} slots of ${size} addresses; slot k's holder serves slot k of every range`);
-        }
-        lines.push(
-            `  The slots above are each node's preferred slot. Holders are decided in the cluster: each pod's slot agent claims a slot as the Lease ${plan.names.slotLeasePrefix}<k> ` +
-                `(a pin only; else the slot its node held last, whatever is preferred here; else its preferred one when free; else the lowest free one); see them with npm run -s slots -- --namespace ${plan.namespace} --name ${plan.name}`,
-        );
-    }
-    return lines;
-}
-
 /** Config values set with --secret: how many, that they were never read, and which checks waited for the engine. */
 function encryptedLines({ unreadable, secretKeys }: StackFile, skipped: string[]): string[] {
     const lines: string[] = [];
@@ -231,6 +190,7 @@ async function main(): Promise<number> {
     const waitsFor = ready && (ready.expected.length > 0 ? `conductors ${ready.expected.join(", ")}` : "a conductor");
     lines.push(ready ? `readiness: after the workload, waits up to ${plan.config.readiness.timeoutSeconds} s (mode ${plan.config.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");
     lines.push(...dhcpLines(plan));
+    lines.push(...pinningLines(stack, rendered.objects));
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
     lines.push(...encryptedLines(stackFile, skipped));
     if (before) lines.push(formatDiff(args.diff!, before, new Map(rendered.objects.map((o) => [objectId(o), o]))));

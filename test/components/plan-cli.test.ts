@@ -231,6 +231,17 @@ describe("npm run plan", function () {
         assert.equal(own.status, 0, own.stderr);
     });
 
+    it("outside the dev stack, warns of every image the policy pack's images-pinned rule would refuse (the downloader's default latest), once each", function () {
+        const ha = plan(["--stack", "ha", "--out", path.join(work, "ha-pin")]);
+        assert.equal(ha.status, 0, ha.stderr);
+        const warnings = ha.stdout.split("\n").filter((l) => l.startsWith("warning: image"));
+        assert.deepEqual(warnings, [
+            "warning: image quay.io/metal3-io/ironic-ipa-downloader:latest (stack ha) is not pinned: quay.io/metal3-io/ironic-ipa-downloader publishes no release tags, pin it by digest (config images.ipaDownloader): quay.io/metal3-io/ironic-ipa-downloader@sha256:<digest>; the policy pack's images-pinned rule refuses it outside its devStacks (default: dev)",
+        ]);
+        const dev = plan(["--stack", "dev", "--out", path.join(work, "dev-pin")]);
+        assert.doesNotMatch(dev.stdout, /^warning: image/m, "dev may float");
+    });
+
     it("explains a missing stack file", function () {
         const r = plan(["--stack", "nosuchstack"]);
         assert.equal(r.status, 2);
