@@ -5,6 +5,7 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
+import * as os from "os";
 import * as path from "path";
 import * as YAML from "yaml";
 import { spawnSync } from "child_process";
@@ -79,12 +80,35 @@ describe("GitHub workflows", function () {
         }
     });
 
-    it("deploy: dev, then staging, then prod, each in its own GitHub environment (approvals live there)", function () {
+    it("deploy: the stacks of DEPLOY_ORDER that exist, one at a time in that order, each in its own GitHub environment; on merge, by hand and weekly", function () {
         const deploy = YAML.parse(fs.readFileSync(path.join(DIR, "deploy.yml"), "utf8"));
-        assert.deepEqual(Object.keys(deploy.jobs), ["dev", "staging", "prod"]);
-        assert.equal(deploy.jobs.staging.needs, "dev");
-        assert.equal(deploy.jobs.prod.needs, "staging");
+        assert.deepEqual(Object.keys(deploy.jobs), ["stacks", "deploy"]);
+        assert.deepEqual(Object.keys(deploy.on), ["push", "schedule", "workflow_dispatch"]);
+        assert.match(deploy.on.schedule[0].cron, /^\d+ \d+ \* \* \d$/, "weekly: generated certificates renew only when pulumi up runs");
+        assert.deepEqual(deploy.jobs.deploy.strategy, { "max-parallel": 1, "fail-fast": true, matrix: { stack: "${{ fromJSON(needs.stacks.outputs.list) }}" } });
+        assert.equal(deploy.jobs.deploy.uses, "./.github/workflows/pulumi-up.yml");
         const up = YAML.parse(fs.readFileSync(path.join(DIR, "pulumi-up.yml"), "utf8"));
         assert.equal(up.jobs.up.environment, "${{ inputs.stack }}");
+        // The list step, run by bash in a checkout holding dev and ha (as this repository does).
+        const step = deploy.jobs.stacks.steps.find((x: any) => x.id === "list");
+        const dir = fs.mkdtempSync(path.join(os.tmpdir(), "m3i-deploy-"));
+        try {
+            for (const f of ["Pulumi.dev.yaml", "Pulumi.ha.yaml"]) fs.writeFileSync(path.join(dir, f), "config: {}\n");
+            const list = (order: string) => {
+                const out = path.join(dir, "out");
+                fs.writeFileSync(out, "");
+                const r = spawnSync("bash", ["-e", "-c", step.run], { cwd: dir, env: { ...process.env, DEPLOY_ORDER: order, GITHUB_OUTPUT: out }, encoding: "utf8" });
+                assert.equal(r.status, 0, r.stderr);
+                return { list: JSON.parse(fs.readFileSync(out, "utf8").trim().replace(/^list=/, "")), notes: r.stdout };
+            };
+            assert.equal(deploy.env.DEPLOY_ORDER, "dev staging prod");
+            const byDefault = list(deploy.env.DEPLOY_ORDER);
+            assert.deepEqual(byDefault.list, ["dev"], "staging and prod have no stack file here: not deployed");
+            assert.match(byDefault.notes, /no Pulumi\.staging\.yaml: stack staging is not deployed/);
+            assert.deepEqual(list("ha dev").list, ["ha", "dev"], "the order given");
+            assert.deepEqual(list("prod").list, [], "nothing to deploy: the deploy job is skipped");
+        } finally {
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 });
