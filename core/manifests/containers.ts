@@ -3,7 +3,8 @@
  * and, when it starts differently per topology, the pod topology (topology.ts); none of them
  * tests the topology itself.
  */
-import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS } from "../contract";
+import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { PROVISIONING_IP_CHECK, readAsset } from "../render/assets";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
@@ -86,6 +87,22 @@ export function dhcpDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[])
         securityContext: restrictedSecurityContext(),
         volumeMounts,
         resources: containerResources(plan, "dhcpDirs"),
+    };
+}
+
+/**
+ * Single without keepalived: an init container that waits (60 s) for provisioning.ip on the node
+ * the pod landed on and fails, saying how to pin the pod or use keepalived, when it never comes.
+ */
+export function provisioningIpCheckContainer(plan: IronicPlan): Container {
+    const { ip, interface: iface } = plan.config.provisioning;
+    return {
+        name: "provisioning-ip",
+        image: plan.config.images.ironic,
+        command: [COMMANDS.shell, "-c", readAsset(PROVISIONING_IP_CHECK), PROVISIONING_IP_CHECK, ip, ...(iface ? [iface] : [])],
+        env: [{ name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
+        securityContext: restrictedSecurityContext(),
+        resources: containerResources(plan, "addressCheck"),
     };
 }
 

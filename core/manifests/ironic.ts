@@ -16,6 +16,7 @@ import {
     httpdContainer,
     ironicContainer,
     keepalivedContainer,
+    provisioningIpCheckContainer,
     ramdiskLogsContainer,
 } from "./containers";
 import { imageCacheClient } from "./image-cache";
@@ -34,6 +35,8 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const initContainers: Container[] = cache ? [cache.initContainer] : [];
     const containers: Container[] = [ironicContainer(plan, [...mounts.ironic, ...(cache?.ironicMounts ?? [])], topology), httpdContainer(plan, mounts.httpd, topology)];
     if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
+    // Single without keepalived serves on provisioning.ip: only a node that holds it may run the pod.
+    if (plan.topology.kind === "single" && !plan.topology.keepalivedVirtualIps) initContainers.unshift(provisioningIpCheckContainer(plan));
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));

@@ -27,10 +27,13 @@ export const READINESS_SCRIPT = "ironic-readiness.py";
 /** The pod scripts; their names are also their keys in the scripts ConfigMap. */
 export type PodAssetName = typeof CONDUCTOR_PATHS.wrapper | typeof CONDUCTOR_PATHS.certMinter | typeof CONDUCTOR_PATHS.addressFinder | typeof PRUNER_SCRIPT | typeof DNSMASQ_START_SCRIPT | typeof SLOT_AGENT_SCRIPT;
 
+/** Single without keepalived: the init container's check that the node holds provisioning.ip (given inline to bash). */
+export const PROVISIONING_IP_CHECK = "provisioning-ip-check.sh";
+
 /** The IPA image cache's scripts (core/plan/image-cache.ts IPA_CACHE_SCRIPTS), in their own ConfigMaps. */
 export type IpaCacheAssetName = "ipa-cache-sync.sh" | "ipa-cache-server.py" | "ipa-cache-client.sh";
 
-export type AssetName = PodAssetName | typeof READINESS_SCRIPT | IpaCacheAssetName;
+export type AssetName = PodAssetName | typeof READINESS_SCRIPT | typeof PROVISIONING_IP_CHECK | IpaCacheAssetName;
 
 export const ASSET_NAMES: readonly PodAssetName[] = [CONDUCTOR_PATHS.wrapper, CONDUCTOR_PATHS.certMinter, CONDUCTOR_PATHS.addressFinder, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT, SLOT_AGENT_SCRIPT];
 

@@ -103,7 +103,7 @@ describe("IPA image cache in the rendered stack (pulumi mocks)", function () {
         assert.ok(!r.objects.some((o) => o.kind === "Secret" && o.metadata.name === "shared-cache-ca"), "the user's Secret is not written");
         const ironic = obj(r, "Deployment", "ironic")!.spec.template.spec;
         assert.equal(ironic.volumes.find((v: any) => v.name === "ipa-cache-ca").secret.secretName, "shared-cache-ca");
-        const client = envOf(ironic.initContainers[0]);
+        const client = envOf(ironic.initContainers.find((c: any) => c.name === "ipa-cache-client"));
         assert.equal(client.IPA_CACHE_URL, url);
         assert.equal(client.IPA_CACHE_DEFAULT_ARCH, "aarch64", "without x86_64 the first architecture is the default");
         assert.equal(obj(r, "ConfigMap", "ironic-bmo")!.data.DEPLOY_KERNEL_URL, `${url}/images/ironic-python-agent_aarch64.kernel`);

@@ -126,9 +126,28 @@ describe("pods as declared: dev stack (pod runner)", function () {
         assert.ok(!pod.spec.initContainers.some((c: any) => c.image.includes("ipa-downloader")), "no downloader in the Ironic pod");
         await cache.serve(nodeNs);
         await pod.runInitContainers();
+        assert.match(pod.logs("provisioning-ip"), /^provisioning\.ip 172\.22\.0\.2 is on eth1 of node cp-0$/m, "the node holds provisioning.ip");
         const images = path.join(pod.volumePath("shared"), "html", "images");
         for (const f of ["ironic-python-agent.kernel", "ironic-python-agent.initramfs", "ironic-python-agent_x86_64.kernel"]) assert.ok(fs.existsSync(path.join(images, f)), `${f} in /shared/html/images`);
         assert.equal(fs.readFileSync(path.join(images, "ironic-python-agent.kernel"), "utf8"), ImageCacheLab.kernel("x86_64"));
+    });
+
+    it("on a node that does not hold provisioning.ip (no keepalived), the pod stops at its first init container, saying how to pin it or use keepalived", async function () {
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === s.plan.names.deployment)!;
+        assert.equal(dep.spec.template.spec.initContainers[0].name, "provisioning-ip", "the check runs before anything else");
+        // Another node on the provisioning network, with an address of its own but not provisioning.ip.
+        const otherNs = net.addNamespace("n1");
+        net.plug(otherNs, "n1", sw, br, { cidr: "172.22.0.240/24", rename: s.plan.config.provisioning.interface });
+        const other = new PodRunner({ name: "ironic-elsewhere", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: otherNs, nodeName: "cp-1", hostIP: "172.22.0.240", podIP: "172.22.0.240" });
+        extra.push(other);
+        const t0 = Date.now();
+        await assert.rejects(other.runInitContainers(120000), (e: Error) => {
+            assert.match(e.message, /init container provisioning-ip of pod ironic-elsewhere exited 1/);
+            assert.match(e.message, /FATAL: provisioning\.ip 172\.22\.0\.2 is not an address of eth1 on node cp-1 \(waited 60 s\)/);
+            assert.match(e.message, /pin the pod there with placement\.nodeSelector \(e\.g\. kubernetes\.io\/hostname: <that node>\), or set provisioning\.keepalived: true/);
+            return true;
+        });
+        assert.ok(Date.now() - t0 >= 59000, "it waited for a late address first");
     });
 
     it("dnsmasq starts from its ConfigMap as uid 997 (file capabilities only) and answers a PXE client from the range", async function () {

@@ -19,8 +19,9 @@ const containerNames = (plan: IronicPlan) => {
 describe("manifests/ironic", function () {
     describe("ironicPodSpec", function () {
         it("the containers of each topology, in their rendered order", function () {
-            assert.deepEqual(containerNames(dev), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(devNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
+            // Single without keepalived: the node must hold provisioning.ip, checked first.
+            assert.deepEqual(containerNames(dev), { init: ["provisioning-ip", "ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(devNoDhcp), { init: ["provisioning-ip", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
             assert.deepEqual(containerNames(vmedia), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived"] });
             assert.deepEqual(containerNames(ha), { init: ["ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs"] });
             assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
