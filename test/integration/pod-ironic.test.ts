@@ -178,8 +178,8 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
         if (work) fs.rmSync(work, { recursive: true, force: true });
     });
 
-    it("starts every container of the dev Deployment (init container first), and they keep running", async function () {
-        assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["ipa-cache-client"]);
+    it("starts every container of the dev Deployment (init containers first), and they keep running", async function () {
+        assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["provisioning-ip", "ipa-cache-client"]);
         const names: string[] = spec.containers.map((c: any) => c.name);
         assert.deepEqual([...names].sort(), ["dnsmasq", "httpd", "ironic", "ramdisk-logs"]);
         await sleep(5000);
