@@ -125,6 +125,11 @@ describe("IPA image cache: pods as declared against a counting tarball server (p
         for (const a of ARCHES) publish(a, "v1");
         images = prepareImages(work);
         ns = net.addNamespace("ic");
+        // The node holds the dev stack's provisioning.ip on its provisioning interface (the Ironic
+        // pod's first init container checks it): one end of a veth pair inside this test's namespace.
+        run("ip", ["-n", ns, "link", "add", "eth1", "type", "veth", "peer", "name", "eth1peer"]);
+        run("ip", ["-n", ns, "addr", "add", "172.22.0.2/24", "dev", "eth1"]);
+        for (const l of ["eth1", "eth1peer"]) run("ip", ["-n", ns, "link", "set", l, "up"]);
         upstream = new Daemon("ip", ["netns", "exec", ns, "python3", path.join(ROOT, "test", "helpers", "ipa_upstream.py"), upstreamDir, String(UPSTREAM_PORT), upstreamLog], path.join(work, "upstream.out"));
         for (let i = 0; i < 50 && run("ip", ["netns", "exec", ns, "curl", "-s", "-o", "/dev/null", `http://127.0.0.1:${UPSTREAM_PORT}/`], { allowFail: true }).status !== 0; i++) await new Promise((r) => setTimeout(r, 100));
     });
