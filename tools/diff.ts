@@ -144,12 +144,25 @@ function nodeKeyChanges(a: K8sObject | undefined, b: K8sObject | undefined, node
     return byNode;
 }
 
+/**
+ * How a Deployment's or StatefulSet's pods are replaced, with the downtime it means: Recreate
+ * stops the old pod before the new one starts (the single Ironic and the IPA cache use it: host
+ * ports and a ReadWriteOnce volume cannot be held twice), a rolling update starts the new pod
+ * first, and a StatefulSet of one replica is down while its pod restarts.
+ */
+function podReplacement(w: K8sObject): string {
+    const replicas = Number(w.spec?.replicas ?? 1);
+    if (w.kind === "StatefulSet") return replicas === 1 ? "its one pod restarts: down until the new pod is ready" : `its ${replicas} pods restart one at a time, highest ordinal first`;
+    if (w.spec?.strategy?.type === "Recreate") return "its pod stops, then the new one starts (Recreate): down until the new pod is ready";
+    return "its pods are replaced (rolling update: the new one starts before the old one stops)";
+}
+
 function workloadRestarts(id: string, a: K8sObject | undefined, b: K8sObject | undefined, before: Map<string, K8sObject>, after: Map<string, K8sObject>): string[] {
     const what = `${b?.kind ?? a?.kind} ${id.split("/").slice(1).join("/")}`;
     if (!a) return [`${what}: new, its pods start${b!.kind === "DaemonSet" ? ` on ${daemonSetPlacement(b!)}` : ""}`];
     if (!b) return [`${what}: removed, its pods stop`];
     const template = changedFields(a.spec?.template, b.spec?.template, "spec.template");
-    if (b.kind !== "DaemonSet") return template.length > 0 ? [`${what}: its pod restarts (rolling update), because of ${short(template)}`] : [];
+    if (b.kind !== "DaemonSet") return template.length > 0 ? [`${what}: ${podReplacement(b)}, because of ${short(template)}`] : [];
     if (template.length > 0) {
         const step = b.spec?.updateStrategy?.rollingUpdate?.maxUnavailable ?? 1;
         return [`${what}: every pod restarts, ${step === 1 ? "one node" : `${step} nodes`} at a time (${daemonSetPlacement(b)}), because of ${short(template)}`];

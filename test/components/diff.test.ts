@@ -19,6 +19,7 @@ const ROOT = path.join(__dirname, "..", "..");
 /** The per-node entries' ConfigMap (named for the scripts that read it). */
 const NODE_DATA = `ironic-conductors-${nodeDataReadersHash()}`;
 const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
+const devRaw = readStackConfig(path.join(ROOT, "Pulumi.dev.yaml"));
 const conductors = haRaw.conductors as { name: string; ip: string; slot?: number }[];
 
 /** The render of `raw` as the stack's next run: with the outputs its previous run left (kept DHCP slots). */
@@ -77,9 +78,18 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.equal(report.length, 4, report.join("\n"));
         assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(every node with node-role\.kubernetes\.io\/control-plane\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
         // The IPA cache's server runs in the ironic image; its downloaders' version keys do not change, so it downloads nothing.
-        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod restarts .*because of ~ spec\.template\.spec\.containers\[server\]\.image$/);
+        // The cache's Deployment is Recreate (its ReadWriteOnce volume): the report says it is down meanwhile.
+        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image$/);
         assert.match(report[2], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
         assert.match(report[3], /^Job metal3\/ironic-migrate-[0-9a-f]+ runs next, after the Ironic pods are ready$/);
+    });
+
+    it("single: an image bump stops the one Ironic pod before its successor starts, and says so", async function () {
+        const dev = await objects(devRaw, {});
+        const bumped = await objects({ ...devRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, {});
+        const report = restartReport(dev, bumped);
+        assert.match(report[0], /^Deployment metal3\/ironic: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of /);
+        assert.ok(!report.some((l) => /rolling update/.test(l)), report.join("\n"));
     });
 
     it("the same config: no change at all", async function () {
