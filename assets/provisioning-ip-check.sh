@@ -14,11 +14,16 @@ wait=${WAIT:-60}
 node=${NODE_NAME:-this node}
 where=${iface:-any interface}
 
+link_exists() {
+    [[ -z "$iface" ]] || ip link show dev "$iface" >/dev/null 2>&1
+}
+
 has_address() {
     local args=(-o addr show)
     [[ -n "$iface" ]] && args+=(dev "$iface")
-    # "2: eth1    inet 172.22.0.2/24 brd ..." -> 172.22.0.2
-    ip "${args[@]}" 2>/dev/null | awk '{ split($4, a, "/"); print a[1] }' | grep -Fxq -- "$want"
+    # "2: eth1    inet 172.22.0.2/24 brd ..." -> 172.22.0.2; matched inside awk, which reads
+    # everything (a `grep -q` would close the pipe early and pipefail would turn that into a miss).
+    ip "${args[@]}" 2>/dev/null | awk -v want="$want" '{ split($4, a, "/"); if (a[1] == want) found = 1 } END { exit !found }'
 }
 
 for ((i = 0; i <= wait; i++)); do
@@ -29,6 +34,12 @@ for ((i = 0; i <= wait; i++)); do
     ((i == 0)) && echo "waiting up to ${wait} s for provisioning.ip $want on $where of node $node"
     sleep 1
 done
+if ! link_exists; then
+    echo "FATAL: node $node has no interface $iface (provisioning.interface; waited ${wait} s)." \
+        "Set provisioning.interface to the name of the provisioning NIC on the node that holds provisioning.ip $want," \
+        "and pin the pod there with placement.nodeSelector (e.g. kubernetes.io/hostname: <that node>)." >&2
+    exit 1
+fi
 echo "FATAL: provisioning.ip $want is not an address of $where on node $node (waited ${wait} s)." \
     "Topology single without keepalived serves on the node that holds provisioning.ip: pin the pod there" \
     "with placement.nodeSelector (e.g. kubernetes.io/hostname: <that node>), or set provisioning.keepalived: true" \

@@ -9,7 +9,7 @@ import { RawConfig, StackConfig, formatIssues, rawConfigFromEntries, validateCon
 import { IronicPlan, buildPlan } from "../core/plan";
 import { PREVIOUS_OUTPUTS, PersistedState, PreviousState, parsePreviousState, previousStateIssues } from "../core/plan/previous";
 import { userSecretIssues } from "../core/plan/secrets";
-import { keepConfigSecretsSecret, maskOutput } from "./secret-config";
+import { keepConfigSecretsSecret, maskOutput, secretConfigKeys } from "./secret-config";
 import { Metal3Ironic } from "./stack";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
@@ -22,8 +22,8 @@ export function readRawConfig(): RawConfig {
  * not share a name with one this program writes; names do not depend on the previous run).
  * Throws a RunError (printed without a stack trace) listing every problem.
  */
-export function configFromRaw(raw: RawConfig, configKeys: string[] = []): StackConfig {
-    const result = validateConfig(raw, { configKeys });
+export function configFromRaw(raw: RawConfig, configKeys: string[] = [], secretKeys: string[] = []): StackConfig {
+    const result = validateConfig(raw, { configKeys, secretKeys });
     if (!result.ok) throw new pulumi.RunError(formatIssues(result.issues));
     const issues = userSecretIssues(buildPlan(result.config));
     if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
@@ -71,7 +71,7 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Prog
     // In this order, all before any managed resource: the config alone (with every key of the
     // stack, so one of ours under another prefix is named), then what the previous run left (a
     // StackReference read), then the plan with it.
-    const config = configFromRaw(raw, Object.keys(pulumi.runtime.allConfig()));
+    const config = configFromRaw(raw, Object.keys(pulumi.runtime.allConfig()), secretConfigKeys(raw));
     const plan = planFromConfig(config, await readPreviousState());
     // Values set with --secret stay secret in every resource and output that carries them.
     const needles = keepConfigSecretsSecret(raw);

@@ -17,7 +17,9 @@ export function dhcpLines(plan: IronicPlan): string[] {
     const t = plan.topology;
     const relayed = extraDhcpRanges(plan.config);
     if (t.kind === "single") {
-        lines.push(`  ${"(single, any node)".padEnd(26)} ${t.conductor.ip.padEnd(15)} ${slice(t.conductor.dhcp?.range)}`);
+        // With keepalived the VIP follows the pod; without, the pod runs only where the address is.
+        const where = t.keepalivedVirtualIps ? "(single, any node: VIP)" : "(single, node holding IP)";
+        lines.push(`  ${where.padEnd(26)} ${t.conductor.ip.padEnd(15)} ${slice(t.conductor.dhcp?.range)}`);
         for (const x of relayed) lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}`);
         return lines;
     }

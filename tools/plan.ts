@@ -16,7 +16,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { formatIssues, validateReadable } from "../core/config";
 import { buildPlan } from "../core/plan";
-import { PreviousState, parsePreviousState, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
+import { PreviousState, parsePreviousState, previousOutputsNotes, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { namespaceNotCreatedNote } from "../core/manifests";
 import { userSecretIssues } from "../components/stack";
@@ -141,7 +141,7 @@ async function main(): Promise<number> {
     const previous = parsePreviousState(previousOutputs);
     const { secretKeys, unreadable } = stackFile;
     // What the engine hands the program, less what only the CLI can decrypt.
-    const { result, skipped, checked: raw } = validateReadable(stackFile.raw, unreadable, { configKeys: stackFile.configKeys });
+    const { result, skipped, checked: raw } = validateReadable(stackFile.raw, unreadable, { configKeys: stackFile.configKeys, secretKeys });
     if (!result.ok) {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(result.issues)}`);
         return 1;
@@ -149,6 +149,7 @@ async function main(): Promise<number> {
     // As the program does: the plan with what the previous run left, and what that run forbids.
     const plan = buildPlan(result.config, previous);
     const previousProblems = args.previous ? previousOutputsProblems(previousOutputs, plan, stack) : [];
+    const previousNotes = args.previous ? previousOutputsNotes(previousOutputs, plan) : [];
     if (previousProblems.length > 0) {
         console.error(`plan: --previous ${args.previous}:\n${previousProblems.map((p) => `  - ${p}`).join("\n")}`);
         return 2;
@@ -176,6 +177,7 @@ async function main(): Promise<number> {
     lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);
     if (!plan.config.createNamespace) lines.push(`note: ${namespaceNotCreatedNote(plan)}`);
     lines.push(previousLine(args.previous, previous));
+    for (const n of previousNotes) lines.push(`note: --previous ${path.basename(args.previous!)}: ${n}`);
     lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
     lines.push("objects per kind:");
     for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(12)} ${n}`);

@@ -41,10 +41,13 @@ export function nonAsciiNote(v: unknown): string | undefined {
     return `the value ${asciiQuoted(v)} contains ${cps.join(", ")}, outside ASCII (a typographic dash, quote or non-breaking space pasted from a document looks like '-', '"' or ' '): retype it`;
 }
 
+/** What an issue shows of a value set with --secret: never the value, whatever its type. */
+export const SECRET_VALUE = Symbol("secret");
+
 /** A type error in the user's words: what the key takes, and what was found. */
 export function typeHint(expected: string, key: string, value: unknown): string {
     if (value === undefined) return "required";
-    const got = `got ${shown(value)}`;
+    const got = value === SECRET_VALUE ? "got a value set with --secret, not shown" : `got ${shown(value)}`;
     switch (expected) {
         case "boolean":
             return `must be true or false (${got})`;
@@ -55,6 +58,7 @@ export function typeHint(expected: string, key: string, value: unknown): string 
         case "string":
             return `must be a string (${got})`;
         case "object":
+        case "record":
             return `must be a map of keys (${got}); set each key with pulumi config set --path ${PROJECT}:${key}.<key> <value>`;
         case "array":
             return `must be a list (${got}); set each item with pulumi config set --path '${PROJECT}:${key}[0]' <value>`;
@@ -63,14 +67,15 @@ export function typeHint(expected: string, key: string, value: unknown): string 
     }
 }
 
-/** Namespaces of config keys that are not this project's but belong in its stacks (providers, the engine). */
+/** Namespaces of config keys that are not this project's but belong in its stacks (the engine, our providers). */
 const KNOWN_NAMESPACES = ["pulumi", "kubernetes", "tls", "random", "command"];
 
 /**
  * Keys of the stack's config (`namespace:key[.path]`, as the engine or a Pulumi.<stack>.yaml has
- * them) that look meant for this program but sit under another prefix, so nothing reads them: a
- * top-level key of ours under an unknown namespace, or any key under a namespace one or two edits
- * from the project's name (`metal3-ironc:`, `Metal3-Ironic:`).
+ * them) that look meant for this program but sit under another prefix, so nothing reads them: any
+ * key under a namespace that names metal3 or ironic, or is one or two edits from the project's
+ * name (`metal3:`, `metal3-ironc:`, `Metal3-Ironic:`). Other namespaces are other programs' or
+ * providers' (`vault:namespace`, `postgresql:database`), whatever their keys are called.
  */
 export function misplacedKeys(keys: string[], topLevelKeys: readonly string[]): { key: string; message: string }[] {
     const out: { key: string; message: string }[] = [];
@@ -82,7 +87,7 @@ export function misplacedKeys(keys: string[], topLevelKeys: readonly string[]): 
         if (ns === PROJECT || KNOWN_NAMESPACES.includes(ns)) continue;
         const top = key.split(/[.[]/)[0];
         const near = distance(ns.toLowerCase(), PROJECT) <= 2 || /metal3|ironic/i.test(ns);
-        if (!near && !topLevelKeys.includes(top)) continue;
+        if (!near) continue;
         const ours = topLevelKeys.includes(top);
         const target = ours ? `${PROJECT}:${asciiQuoted(key).slice(1, -1)}` : `${PROJECT}:<key>`;
         const shownKey = asciiQuoted(full).slice(1, -1);

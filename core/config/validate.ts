@@ -5,7 +5,7 @@
 import type { z } from "zod";
 
 import { getAt, parseAsCliWrote } from "./cli";
-import { misplacedKeys, nonAsciiNote, typeHint } from "./hints";
+import { SECRET_VALUE, misplacedKeys, nonAsciiNote, typeHint } from "./hints";
 import { applyDefaults } from "./defaults";
 import { PROJECT, type RawConfig } from "./raw";
 import { RULES, type RuleInput } from "./rules";
@@ -56,6 +56,11 @@ export interface ValidateOptions {
      * key of this program under another prefix is reported instead of silently ignored.
      */
     configKeys?: string[];
+    /**
+     * Top-level keys whose value was set with --secret (the engine reports secrecy per top-level
+     * key): an issue under one never shows the value, not even escaped.
+     */
+    secretKeys?: string[];
 }
 
 /**
@@ -80,7 +85,8 @@ export function validateConfig(raw: RawConfig, opts: ValidateOptions = {}): { ok
         } else {
             for (const iss of result.error.issues) {
                 const at = pathKey(key, iss.path);
-                issues.push({ key: at, message: issueMessage(iss, at, getAt(raw[key], iss.path as PropertyKey[])) });
+                const secret = (opts.secretKeys ?? []).includes(key);
+                issues.push({ key: at, message: issueMessage(iss, at, secret ? SECRET_VALUE : getAt(raw[key], iss.path as PropertyKey[])) });
             }
         }
     }

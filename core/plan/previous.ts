@@ -173,23 +173,30 @@ export function previousOutputsProblems(outputs: Record<string, unknown>, plan: 
             }
         }
     }
-    const apiUrl = outputs.apiUrl;
-    if (typeof apiUrl === "string") {
-        const hostOf = (u: string) => {
-            try {
-                return new URL(u).hostname;
-            } catch {
-                return undefined;
-            }
-        };
-        const theirs = hostOf(apiUrl);
-        const ours = hostOf(plan.urls.apiInCluster);
-        if (theirs !== ours) {
-            problems.push(
-                `is the outputs of another stack: its apiUrl names ${theirs ?? JSON.stringify(apiUrl)}, this stack's API is ${ours} (name ${plan.name}, namespace ${plan.namespace}); ${how}. ` +
-                    "If this change renames the stack's name or namespace, every object is created anew: render it without --previous",
-            );
-        }
-    }
     return problems;
+}
+
+/**
+ * What a person should know of a `--previous` file that is not refused: an `apiUrl` of another
+ * name or namespace (the outputs of another stack, or this change renames the stack's objects,
+ * which creates every object anew: then the kept DHCP slots and guards of the previous run are
+ * those of objects this change replaces).
+ */
+export function previousOutputsNotes(outputs: Record<string, unknown>, plan: IronicPlan): string[] {
+    const apiUrl = outputs.apiUrl;
+    if (typeof apiUrl !== "string") return [];
+    const hostOf = (u: string) => {
+        try {
+            return new URL(u).hostname;
+        } catch {
+            return undefined;
+        }
+    };
+    const theirs = hostOf(apiUrl);
+    const ours = hostOf(plan.urls.apiInCluster);
+    if (theirs === ours) return [];
+    return [
+        `its apiUrl names ${theirs ?? JSON.stringify(apiUrl)}, this stack's API is ${ours} (name ${plan.name}, namespace ${plan.namespace}): ` +
+            "either the file is another stack's outputs, or this change renames the stack's objects, which creates every object anew",
+    ];
 }

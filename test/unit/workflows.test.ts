@@ -89,20 +89,23 @@ describe("GitHub workflows", function () {
         assert.equal(deploy.jobs.deploy.uses, "./.github/workflows/pulumi-up.yml");
         const up = YAML.parse(fs.readFileSync(path.join(DIR, "pulumi-up.yml"), "utf8"));
         assert.equal(up.jobs.up.environment, "${{ inputs.stack }}");
-        // The list step, run by bash in a checkout holding dev and ha (as this repository does).
-        const step = deploy.jobs.stacks.steps.find((x: any) => x.id === "list");
+        // The list step (tools/deploy-stacks.sh), run by bash in a checkout holding dev and ha (as this repository does).
+        assert.equal(deploy.jobs.stacks.steps.find((x: any) => x.id === "list").run, 'bash tools/deploy-stacks.sh >> "$GITHUB_OUTPUT"');
+        const pr = YAML.parse(fs.readFileSync(path.join(DIR, "pull-request.yml"), "utf8"));
+        assert.equal(pr.jobs.stacks.steps.find((x: any) => x.id === "list").run, 'bash tools/deploy-stacks.sh >> "$GITHUB_OUTPUT"', "previews follow the same list");
+        assert.equal(pr.jobs.preview.strategy.matrix.stack, "${{ fromJSON(needs.stacks.outputs.list) }}");
         const dir = fs.mkdtempSync(path.join(os.tmpdir(), "m3i-deploy-"));
         try {
             for (const f of ["Pulumi.dev.yaml", "Pulumi.ha.yaml"]) fs.writeFileSync(path.join(dir, f), "config: {}\n");
-            const list = (order: string) => {
-                const out = path.join(dir, "out");
-                fs.writeFileSync(out, "");
-                const r = spawnSync("bash", ["-e", "-c", step.run], { cwd: dir, env: { ...process.env, DEPLOY_ORDER: order, GITHUB_OUTPUT: out }, encoding: "utf8" });
+            const list = (order?: string) => {
+                const env: NodeJS.ProcessEnv = { ...process.env };
+                if (order === undefined) delete env.DEPLOY_ORDER;
+                else env.DEPLOY_ORDER = order;
+                const r = spawnSync("bash", [path.join(ROOT, "tools", "deploy-stacks.sh")], { cwd: dir, env, encoding: "utf8" });
                 assert.equal(r.status, 0, r.stderr);
-                return { list: JSON.parse(fs.readFileSync(out, "utf8").trim().replace(/^list=/, "")), notes: r.stdout };
+                return { list: JSON.parse(r.stdout.trim().replace(/^list=/, "")), notes: r.stderr };
             };
-            assert.equal(deploy.env.DEPLOY_ORDER, "dev staging prod");
-            const byDefault = list(deploy.env.DEPLOY_ORDER);
+            const byDefault = list();
             assert.deepEqual(byDefault.list, ["dev"], "staging and prod have no stack file here: not deployed");
             assert.match(byDefault.notes, /no Pulumi\.staging\.yaml: stack staging is not deployed/);
             assert.deepEqual(list("ha dev").list, ["ha", "dev"], "the order given");

@@ -45,7 +45,8 @@ export const dhcpExtraRangesRule: Rule = ({ config: c, parsed }, add) => {
             ok = false;
         }
         if (!net.usable(r.gateway)) {
-            add(`${key}.gateway`, `${r.gateway} is not inside ${key}.subnet ${r.subnet}: the gateway is the subnet's router (usually the relay), which its hosts reach directly`);
+            const what = net.inNet(r.gateway) ? "is the network or broadcast address of" : "is not inside";
+            add(`${key}.gateway`, `${r.gateway} ${what} ${key}.subnet ${r.subnet}: the gateway is the subnet's router (usually the relay), a host address its hosts reach directly`);
         } else if (ok && ipToNumber(r.gateway) >= ipToNumber(r.rangeStart) && ipToNumber(r.gateway) <= ipToNumber(r.rangeEnd)) {
             add(`${key}.gateway`, `gateway ${r.gateway} lies inside the range ${r.rangeStart}-${r.rangeEnd}; a client could be given the router's address. Move the range or the gateway`);
         }

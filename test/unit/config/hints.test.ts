@@ -27,6 +27,20 @@ describe("config hints: type errors, characters outside ASCII, keys under anothe
         assert.ok(!list.some((i) => /Invalid input|expected \w+, received/.test(i.message)), listing(list));
     });
 
+    it("a map key given a string: says it takes a map, with the --path form", function () {
+        const list = issues({ ...devRaw, placement: { nodeSelector: "a=b" } });
+        assert.match(messageOf(list, "placement.nodeSelector"), /^must be a map of keys \(got "a=b"\); set each key with pulumi config set --path metal3-ironic:placement\.nodeSelector\.<key> <value>$/);
+    });
+
+    it("a value set with --secret is never shown in an issue, not even escaped", function () {
+        const raw = { ...devRaw, ironic: { config: { "foo.password": { nested: "p\u00e4ss" } }, apiUsername: "ops" }, createNamespace: "s3cr\u00e9t" };
+        const r = validateConfig(raw, { secretKeys: ["ironic", "createNamespace"] });
+        assert.equal(r.ok, false);
+        const text = listing((r as { issues: { key: string; message: string }[] }).issues);
+        assert.doesNotMatch(text, /p\u00e4ss|p\\u00e4ss|s3cr/, text);
+        assert.match(text, /createNamespace: must be true or false \(got a value set with --secret, not shown\)/);
+    });
+
     it("a required key left out says required", function () {
         const list = issues({ ...devRaw, provisioning: { ip: "172.22.0.2" } });
         assert.equal(messageOf(list, "provisioning.cidr"), "required");
@@ -42,7 +56,7 @@ describe("config hints: type errors, characters outside ASCII, keys under anothe
     });
 
     it("a key of ours under another prefix is named with the command that moves it; other projects' and providers' keys are left alone", function () {
-        const keys = ["metal3:namespace", "metal3-ironc:provisioning.dhcp.gateway", "Metal3-Ironic:name", "kubernetes:namespace", "kubernetes:context", "pulumi:disable-default-providers", "aws:region", "metal3-ironic:topology", "ops:owner"];
+        const keys = ["metal3:namespace", "metal3-ironc:provisioning.dhcp.gateway", "Metal3-Ironic:name", "kubernetes:namespace", "kubernetes:context", "pulumi:disable-default-providers", "aws:region", "metal3-ironic:topology", "ops:owner", "vault:namespace", "postgresql:database", "myorg:name"];
         const found = misplacedKeys(keys, TOP_LEVEL_KEYS);
         assert.deepEqual(
             found.map((f) => f.key),

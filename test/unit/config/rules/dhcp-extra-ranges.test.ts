@@ -24,9 +24,17 @@ describe("config rule: relayed subnets (provisioning.dhcp.extraRanges)", functio
         { name: "rangeEnd the broadcast address", raw: extra([{ rangeEnd: "172.23.0.255" }]), key: `${K}[0].rangeEnd`, message: "is not a usable host address", reported: true },
         { name: "a reversed range", raw: extra([{ rangeStart: "172.23.0.209", rangeEnd: "172.23.0.10" }]), key: `${K}[0]`, message: "range is reversed: rangeStart 172.23.0.209 comes after rangeEnd 172.23.0.10; swap them", reported: true },
         { name: "a gateway outside the subnet", raw: extra([{ gateway: "172.22.0.1" }]), key: `${K}[0].gateway`, message: "172.22.0.1 is not inside provisioning.dhcp.extraRanges[0].subnet 172.23.0.0/24", reported: true },
+        { name: "the subnet's broadcast address as gateway", raw: extra([{ gateway: "172.23.0.255" }]), key: `${K}[0].gateway`, message: "172.23.0.255 is the network or broadcast address of provisioning.dhcp.extraRanges[0].subnet", reported: true },
         { name: "a gateway inside the range", raw: extra([{ gateway: "172.23.0.50" }]), key: `${K}[0].gateway`, message: "lies inside the range 172.23.0.10-172.23.0.209", reported: true },
         { name: "a range smaller than minSize (single)", raw: extra([{ rangeStart: "172.23.0.10", rangeEnd: "172.23.0.12" }]), key: `${K}[0]`, message: "offers only 3 addresses; at least 8 are needed", reported: true },
     ]);
+
+    it("the valid examples are valid as a whole: no issue of any key", function () {
+        for (const raw of [extra([{}]), extra([{}], haRaw), extra([{}, { subnet: "172.24.0.0/24", rangeStart: "172.24.0.10", rangeEnd: "172.24.0.209", gateway: "172.24.0.1" }])]) {
+            const r = validateConfig(raw);
+            assert.ok(r.ok, r.ok ? "" : listing(r.issues));
+        }
+    });
 
     it("a missing gateway, subnet or range end is named by the schema, with the entry's index", function () {
         const r = validateConfig(withDhcp({ extraRanges: [{ subnet: "172.23.0.0/24", rangeStart: "172.23.0.10" }] }));
