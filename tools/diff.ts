@@ -66,24 +66,32 @@ export function readRenderTree(dir: string): Record<string, string> {
 const isNamedList = (v: unknown): v is { name: string }[] => Array.isArray(v) && v.length > 0 && v.every((x) => x && typeof x === "object" && typeof x.name === "string");
 const fieldKey = (k: string) => (/^[A-Za-z_][A-Za-z0-9_]*$/.test(k) ? `.${k}` : `[${JSON.stringify(k)}]`);
 
-/** Paths of the fields that differ, e.g. `spec.template.spec.containers[ironic].image`. */
-export function changedFields(a: unknown, b: unknown, at = ""): string[] {
+/** A value short and plain enough to print in a diff line (one line, at most 100 characters). */
+const printable = (v: unknown): v is string | number | boolean => (typeof v === "number" || typeof v === "boolean" || (typeof v === "string" && v.length <= 100 && !/[\n\r]/.test(v)));
+const shownValue = (v: string | number | boolean) => (typeof v === "string" ? JSON.stringify(v) : String(v));
+
+/**
+ * Paths of the fields that differ, e.g. `spec.template.spec.containers[ironic].image`; with
+ * `values`, a changed one-line value shows both sides (`~ …image: "…:release-38.0" → "…:release-38.1"`).
+ * Never given for Secrets (their values are redacted in a render, but a diff shows no value of one).
+ */
+export function changedFields(a: unknown, b: unknown, at = "", values = true): string[] {
     if (JSON.stringify(a) === JSON.stringify(b)) return [];
     if (isNamedList(a) && isNamedList(b)) {
         const names = [...new Set([...a.map((x) => x.name), ...b.map((x) => x.name)])];
-        return names.flatMap((n) => changedFields(a.find((x) => x.name === n), b.find((x) => x.name === n), `${at}[${n}]`));
+        return names.flatMap((n) => changedFields(a.find((x) => x.name === n), b.find((x) => x.name === n), `${at}[${n}]`, values));
     }
     const isObj = (v: unknown) => v !== null && typeof v === "object" && !Array.isArray(v);
     if (isObj(a) && isObj(b)) {
         const ao = a as Record<string, unknown>;
         const bo = b as Record<string, unknown>;
         const keys = [...new Set([...Object.keys(ao), ...Object.keys(bo)])].sort();
-        return keys.flatMap((k) => changedFields(ao[k], bo[k], `${at}${fieldKey(k)}`));
+        return keys.flatMap((k) => changedFields(ao[k], bo[k], `${at}${fieldKey(k)}`, values));
     }
     const where = at.replace(/^\./, "") || "(whole object)";
     if (a === undefined) return [`+ ${where}`];
     if (b === undefined) return [`- ${where}`];
-    return [`~ ${where}`];
+    return [values && printable(a) && printable(b) ? `~ ${where}: ${shownValue(a)} → ${shownValue(b)}` : `~ ${where}`];
 }
 
 export interface ObjectChange {
@@ -101,7 +109,7 @@ export function diffRenders(before: Map<string, K8sObject>, after: Map<string, K
         if (!a) out.push({ id, change: "added", fields: [] });
         else if (!b) out.push({ id, change: "removed", fields: [] });
         else {
-            const fields = changedFields(a, b);
+            const fields = changedFields(a, b, "", a.kind !== "Secret");
             if (fields.length > 0) out.push({ id, change: "changed", fields });
         }
     }

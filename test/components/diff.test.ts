@@ -79,7 +79,7 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(every node with node-role\.kubernetes\.io\/control-plane\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
         // The IPA cache's server runs in the ironic image; its downloaders' version keys do not change, so it downloads nothing.
         // The cache's Deployment is Recreate (its ReadWriteOnce volume): the report says it is down meanwhile.
-        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image$/);
+        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image: "quay\.io\/metal3-io\/ironic:release-38\.0" → "quay\.io\/metal3-io\/ironic:release-38\.1"$/);
         assert.match(report[2], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
         assert.match(report[3], /^Job metal3\/ironic-migrate-[0-9a-f]+ runs next, after the Ironic pods are ready$/);
     });
@@ -89,6 +89,8 @@ describe("plan --diff: what changes and what restarts", function () {
         const bumped = await objects({ ...devRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, {});
         const report = restartReport(dev, bumped);
         assert.match(report[0], /^Deployment metal3\/ironic: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of /);
+        // The values a reviewer needs: the image before and after.
+        assert.match(report[0], /~ spec\.template\.spec\.containers\[ironic\]\.image: "quay\.io\/metal3-io\/ironic:release-38\.0" → "quay\.io\/metal3-io\/ironic:release-38\.1"/);
         assert.ok(!report.some((l) => /rolling update/.test(l)), report.join("\n"));
     });
 
@@ -100,7 +102,11 @@ describe("plan --diff: what changes and what restarts", function () {
     it("field paths: named lists by name, odd keys quoted, added/removed/changed marked", function () {
         const a = { spec: { containers: [{ name: "x", image: "a" }, { name: "y", image: "b" }] }, data: { "k.env": "1", gone: "2" } };
         const b = { spec: { containers: [{ name: "y", image: "b" }, { name: "x", image: "c" }] }, data: { "k.env": "1", fresh: "3" } };
-        assert.deepEqual(changedFields(a, b), ["+ data.fresh", "- data.gone", "~ spec.containers[x].image"]);
+        assert.deepEqual(changedFields(a, b), ["+ data.fresh", "- data.gone", '~ spec.containers[x].image: "a" → "c"']);
+        // Values only where they are one short line, and never without asking (Secrets).
+        assert.deepEqual(changedFields(a, b, "", false), ["+ data.fresh", "- data.gone", "~ spec.containers[x].image"]);
+        assert.deepEqual(changedFields({ d: "x\ny" }, { d: "x\nz" }), ["~ d"]);
+        assert.deepEqual(changedFields({ n: 1, t: true }, { n: 2, t: false }), ["~ n: 1 → 2", "~ t: true → false"]);
     });
 
     it("the CLI: --diff against an earlier render prints the report; Secret values never appear", function () {
