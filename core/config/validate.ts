@@ -83,9 +83,9 @@ export function validateConfig(raw: RawConfig, opts: ValidateOptions = {}): { ok
         if (result.success) {
             (parsed as Record<string, unknown>)[key] = result.data;
         } else {
+            const secret = (opts.secretKeys ?? []).includes(key);
             for (const iss of result.error.issues) {
                 const at = pathKey(key, iss.path);
-                const secret = (opts.secretKeys ?? []).includes(key);
                 issues.push({ key: at, message: issueMessage(iss, at, secret ? SECRET_VALUE : getAt(raw[key], iss.path as PropertyKey[])) });
             }
         }

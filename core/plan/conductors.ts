@@ -90,7 +90,7 @@ export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
         out[slotConfKey(k)] = renderDnsmasqSlotConf(
             { start: b.start, end: b.end, prefixLength, leaseTime: dhcp.leaseTime },
             `DHCP slot ${k} of ${sp.slots} of ${plan.namespace}/${plan.name}: ${b.size} addresses${extraText}`,
-            extraSlices.map(({ tag, start, end, prefixLength: p, leaseTime }) => ({ tag, start, end, prefixLength: p, leaseTime })),
+            extraSlices,
         );
     }
     return out;
