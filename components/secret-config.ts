@@ -2,8 +2,8 @@
  * Config set with `pulumi config set --secret` stays secret end to end. The program reads the
  * whole configuration as plain values (it validates them), so a secret value could flow into a
  * pod's environment or a ConfigMap and show in `pulumi preview` and the state in clear text. This
- * module collects the string values of every secret key and registers a stack transformation:
- * any top-level property of a resource (e.g. a Deployment's `spec`, a ConfigMap's `data`) whose
+ * module collects the string values of every secret key; the Metal3Ironic component registers a
+ * transformation on its tree with them (components/stack.ts): any top-level property of a resource (e.g. a Deployment's `spec`, a ConfigMap's `data`) whose
  * value contains one of them is wrapped in `pulumi.secret`, so the engine encrypts it in the state
  * and masks it in diffs. The whole property is masked, not just the value: a preview then shows
  * that `spec` changed, not how (the price of keeping the value out of it).
@@ -68,20 +68,6 @@ export function maskProps(props: Record<string, unknown>, needles: string[]): Re
     const out = { ...props };
     for (const k of hit) out[k] = pulumi.secret(props[k]);
     return out;
-}
-
-/**
- * Register the transformation for every resource registered after this call (call it before the
- * first resource). Returns the needles, so stack outputs can be masked the same way.
- */
-export function keepConfigSecretsSecret(raw: RawConfig): string[] {
-    const needles = secretNeedles(raw, secretConfigKeys(raw));
-    if (needles.length === 0) return needles;
-    pulumi.runtime.registerStackTransformation((args) => {
-        const props = maskProps(args.props as Record<string, unknown>, needles);
-        return props ? { props, opts: args.opts } : undefined;
-    });
-    return needles;
 }
 
 /** An output that carries a secret value becomes a secret output. */

@@ -18,6 +18,7 @@ import { z } from "zod";
 
 import { PROJECT } from "../core/config";
 import { TOP_LEVEL_KEYS, sections } from "../core/config/schema";
+import { findUp } from "../core/render/assets";
 
 type TopKey = (typeof TOP_LEVEL_KEYS)[number];
 
@@ -104,6 +105,9 @@ export function pulumiYaml(): string {
     const doc = {
         name: PROJECT,
         runtime: { name: "nodejs", options: { typescript: true } },
+        // The program; package.json's `main` is the package's entry (components/index.ts, built)
+        // for programs that import the component.
+        main: "index.ts",
         description: "Deploys Metal3's Ironic stack (Ironic, httpd, dnsmasq, certificates, credentials) onto Kubernetes",
         // Every operation starts with a refresh: certificates due for renewal are seen and re-issued
         // without anyone remembering `--refresh`.
@@ -117,7 +121,7 @@ export function pulumiYaml(): string {
     return header + YAML.stringify(doc, { lineWidth: 0 });
 }
 
-export const PULUMI_YAML = path.join(__dirname, "..", "Pulumi.yaml");
+export const PULUMI_YAML = findUp(__dirname, "Pulumi.yaml");
 
 function main(argv: string[]): number {
     const want = pulumiYaml();

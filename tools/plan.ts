@@ -19,7 +19,8 @@ import { buildPlan } from "../core/plan";
 import { PreviousState, parsePreviousState, previousOutputsNotes, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { namespaceNotCreatedNote } from "../core/manifests";
-import { userSecretIssues } from "../components/stack";
+import { userSecretIssues } from "../core/plan/secrets";
+import { findUp } from "../core/render/assets";
 
 import { formatDiff, objectId, readRender } from "./diff";
 import { dhcpLines, pinningLines } from "./plan-summary";
@@ -127,7 +128,7 @@ function encryptedLines({ unreadable, secretKeys }: StackFile, skipped: string[]
 async function main(): Promise<number> {
     const args = parseArgs(process.argv.slice(2));
     const { stack, out } = args;
-    const root = path.resolve(__dirname, "..");
+    const root = path.dirname(findUp(__dirname, "Pulumi.yaml"));
     const file = args.file ? path.resolve(args.file) : path.join(root, `Pulumi.${stack}.yaml`);
     let stackFile: StackFile;
     let previousOutputs: Record<string, unknown> = {};

@@ -8,7 +8,8 @@ import * as YAML from "yaml";
 
 import { PROJECT, RawConfig, UnreadablePath } from "../core/config";
 import { decodeConfigValue } from "../core/config/raw";
-import { runProgram, ProgramOutputs } from "../components/program";
+import { runProgram } from "../components/program";
+import { Metal3IronicOutputs } from "../components/stack";
 import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
 
 /**
@@ -129,7 +130,7 @@ export interface Rendered {
     resources: RecordedResource[];
     /** Existing objects the program reads (never rendered: it does not create them). */
     reads: RecordedRead[];
-    outputs: ProgramOutputs;
+    outputs: Metal3IronicOutputs;
 }
 
 export async function renderOffline(

@@ -240,3 +240,10 @@ export type ParsedSections = Partial<Sections>;
 
 /** Known top-level keys, for the "did you mean" hint on unknown ones. */
 export const TOP_LEVEL_KEYS = Object.keys(sections) as (keyof typeof sections)[];
+
+/**
+ * The configuration as a program writes it: every top-level key optional, each taking what the
+ * stack config takes (`provisioning` is required by validation, not by the type, so a missing
+ * one is reported with the others). The public argument of the Metal3Ironic component.
+ */
+export type Metal3IronicConfig = { [K in keyof typeof sections]?: z.input<(typeof sections)[K]> };

@@ -5,10 +5,9 @@
  * core/render/dnsmasq.ts); and the live readiness check, which runs where `pulumi up` runs
  * (core/plan/readiness.ts).
  *
- * Read from the source tree at run time: Pulumi and the tools run the TypeScript through ts-node,
- * so `__dirname` is core/render and the files are at ../../assets. Nothing is compiled or copied
- * (`tsc` runs with --noEmit); a build that emits JavaScript elsewhere would have to copy assets/
- * next to it at the same relative place.
+ * Read at run time from the package's assets/ folder, the first one up from this module: from
+ * the sources (core/render, run by ts-node) and from the build (dist/core/render, the published
+ * package and `npm run plan`) alike; nothing is copied.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -16,7 +15,15 @@ import * as path from "path";
 import { CONDUCTOR_PATHS, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
 import { SLOT_AGENT_SCRIPT } from "../slot-agent";
 
-export const ASSETS_DIR = path.join(__dirname, "..", "..", "assets");
+/** The nearest `entry` in `from` or a folder above it. */
+export function findUp(from: string, entry: string): string {
+    for (let dir = from; ; dir = path.dirname(dir)) {
+        if (fs.existsSync(path.join(dir, entry))) return path.join(dir, entry);
+        if (path.dirname(dir) === dir) throw new Error(`no ${entry} in ${from} or any folder above it (a broken install of metal3-ironic)`);
+    }
+}
+
+export const ASSETS_DIR = findUp(__dirname, "assets");
 
 /**
  * The live readiness check (core/plan/readiness.ts): runs where `pulumi up` runs, not in a pod,

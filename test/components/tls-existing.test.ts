@@ -9,7 +9,6 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig, validateConfig } from "../../core/config";
-import { buildPlan } from "../../core/plan";
 import { Metal3Ironic } from "../../components/stack";
 import { runOffline, unwrapSecrets, valueOf } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
@@ -246,15 +245,19 @@ describe("tls.mode existing (pulumi mocks)", function () {
         }
 
         it("a guard in the component refuses to register a Secret named like a user's, even past validation", async function () {
-            // Bypasses configFromRaw (which refuses this name) to reach the component's own guard.
-            const raw: RawConfig = { ...singleExisting, tls: { mode: "existing", existingSecret: "ironic-cacert" } };
-            const v = validateConfig(raw);
-            assert.ok(v.ok);
-            const plan = buildPlan(v.config);
+            // Valid config (validation refuses a user Secret named like one of ours); a transformation
+            // of the caller's, run before the component's own, renames the CA Secret this program
+            // writes to the user's: the component's guard must stop it.
+            const raw = singleExisting;
+            const rename: pulumi.ResourceTransformation = (a) =>
+                a.name === "ironic-cacert" ? { props: { ...a.props, metadata: { ...a.props.metadata, name: "my-tls" } }, opts: a.opts } : undefined;
             const written: string[] = [];
             await assert.rejects(
-                runOffline(raw, () => new Metal3Ironic("ironic", { plan }).caCertificate, { existing: userSecret(FULL), hook: (type, name) => (written.push(`${type} ${name}`), undefined) }),
-                (e: any) => e.hideStack === true && /^tls\.existingSecret: Secret metal3\/ironic-cacert belongs to you; ironic-cacert must not write it/.test(e.message),
+                runOffline(raw, () => new Metal3Ironic("ironic", { config: raw }, { transformations: [rename] }).caCertificate, {
+                    existing: userSecret(FULL),
+                    hook: (type, name) => (written.push(`${type} ${name}`), undefined),
+                }),
+                (e: any) => e.hideStack === true && /^tls\.existingSecret: Secret metal3\/my-tls belongs to you; ironic-cacert must not write it/.test(e.message),
             );
             assert.ok(!written.includes("kubernetes:core/v1:Secret ironic-cacert"));
         });

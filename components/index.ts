@@ -1,0 +1,12 @@
+/**
+ * The package's public entry (`import { Metal3Ironic } from "metal3-ironic"`): the component, its
+ * arguments (the stack config's keys and schema) and outputs, and what a program needs to run it
+ * again and again (its previous outputs, the provider settings). docs/library.md shows a program.
+ */
+export { KUBERNETES_PROVIDER_OPTIONS, Metal3Ironic, planFromArgs, validateArgs } from "./stack";
+export type { Metal3IronicArgs, Metal3IronicOutputs } from "./stack";
+export { readPreviousState } from "./previous-state";
+export { parsePreviousState, PREVIOUS_OUTPUTS } from "../core/plan/previous";
+export type { PersistedState, PreviousState } from "../core/plan/previous";
+export type { Metal3IronicConfig, StackConfig } from "../core/config";
+export type { TopologySummary } from "../core/plan/summary";

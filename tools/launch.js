@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+/**
+ * Runs a tool from its build: `node tools/launch.js plan ARGS...` runs dist/tools/plan.js.
+ * Compiled JavaScript starts in a fraction of the time ts-node takes (`npm run plan` is the first
+ * thing a newcomer runs, and GitOps pipelines run it per stack). The build is made, or made
+ * again, first when it is missing or older than any source (index.ts, components/, core/,
+ * tools/, the tsconfig files, package-lock.json), so an edited source is never run stale; two
+ * launches at once build once (a lock file), and the other waits.
+ */
+"use strict";
+const fs = require("fs");
+const path = require("path");
+const { spawnSync } = require("child_process");
+
+const ROOT = path.resolve(__dirname, "..");
+const DIST = path.join(ROOT, "dist");
+const STAMP = path.join(DIST, ".build-stamp");
+const LOCK = path.join(ROOT, ".dist-build.lock");
+const SOURCES = ["index.ts", "components", "core", "tools", "tsconfig.json", "tsconfig.build.json", "package-lock.json"];
+
+/** Newest modification time (ms) among `p` and, for a folder, its .ts files. */
+function newest(p) {
+    let st;
+    try {
+        st = fs.statSync(p);
+    } catch {
+        return 0;
+    }
+    if (!st.isDirectory()) return st.mtimeMs;
+    let m = 0;
+    for (const e of fs.readdirSync(p, { withFileTypes: true })) {
+        const q = path.join(p, e.name);
+        if (e.isDirectory()) m = Math.max(m, newest(q));
+        else if (e.name.endsWith(".ts")) m = Math.max(m, fs.statSync(q).mtimeMs);
+    }
+    return m;
+}
+
+function stale() {
+    let built;
+    try {
+        built = fs.statSync(STAMP).mtimeMs;
+    } catch {
+        return true;
+    }
+    return SOURCES.some((s) => newest(path.join(ROOT, s)) > built);
+}
+
+function sleep(ms) {
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+}
+
+function build() {
+    const started = Date.now();
+    // Wait for another launch's build (a lock older than 10 minutes is a crashed one's).
+    for (;;) {
+        try {
+            fs.closeSync(fs.openSync(LOCK, "wx"));
+            break;
+        } catch (e) {
+            if (e.code !== "EEXIST") throw e;
+            try {
+                if (Date.now() - fs.statSync(LOCK).mtimeMs > 600000) fs.rmSync(LOCK, { force: true });
+            } catch {
+                /* gone meanwhile */
+            }
+            sleep(200);
+        }
+    }
+    try {
+        if (!stale()) return;
+        process.stderr.write("building dist/ (tsc -p tsconfig.build.json: the sources changed since the last build) ...\n");
+        const before = Date.now();
+        const r = spawnSync(process.execPath, [require.resolve("typescript/bin/tsc"), "-p", path.join(ROOT, "tsconfig.build.json")], { cwd: ROOT, stdio: ["ignore", "inherit", "inherit"] });
+        if (r.status !== 0) {
+            process.stderr.write(`the build failed (tsc exited ${r.status}): fix the errors above, or run the tool from its source: npx ts-node --transpile-only tools/<tool>.ts\n`);
+            process.exit(r.status || 1);
+        }
+        // The stamp holds the time the build started: a source saved during it counts as newer.
+        fs.writeFileSync(STAMP, "");
+        fs.utimesSync(STAMP, new Date(before), new Date(before));
+        process.stderr.write(`built in ${((Date.now() - started) / 1000).toFixed(1)} s\n`);
+    } finally {
+        fs.rmSync(LOCK, { force: true });
+    }
+}
+
+const [tool, ...args] = process.argv.slice(2);
+if (!tool || !/^[a-z-]+$/.test(tool) || !fs.existsSync(path.join(ROOT, "tools", `${tool}.ts`))) {
+    process.stderr.write(`usage: node tools/launch.js TOOL [ARGS...] (TOOL: a tools/TOOL.ts, e.g. plan)\n`);
+    process.exit(2);
+}
+if (stale()) build();
+process.argv = [process.argv[0], path.join(DIST, "tools", `${tool}.js`), ...args];
+require(process.argv[1]);
