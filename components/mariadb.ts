@@ -83,7 +83,7 @@ export class MariaDB extends pulumi.ComponentResource {
             protect: c.database.protect,
         });
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(mariadbService(plan), namespace), { parent: this });
-        // Only Ironic and the schema Jobs reach the database (README: the CNI caveat for host-network pods).
+        // Only Ironic and the schema Jobs reach the database (docs/database.md: the CNI caveat for host-network pods).
         if (c.database.networkPolicy.enabled) {
             new k8s.networking.v1.NetworkPolicy(`${name}-networkpolicy`, inNamespace(mariadbNetworkPolicy(plan), namespace), { parent: this });
         }

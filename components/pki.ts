@@ -65,7 +65,7 @@ export class StackPki extends pulumi.ComponentResource {
     /**
      * Issue an intermediate CA signed by this CA, with the validity and early renewal of the
      * certificates this CA issues. It asks for path length 0, which the tls provider does not
-     * encode (see the README's Conductor certificates).
+     * encode (see docs/topologies.md, Conductor certificates).
      */
     issueIntermediate(name: string, args: { commonName: pulumi.Input<string> }, parent: pulumi.Resource): IssuedCertificate {
         return this.sign(

@@ -3,8 +3,8 @@
  * companion images: entrypoints, environment variable names, fixed paths and ports.
  *
  * Every other module takes these names from here, so a change of the image contract is a
- * change of this one file. Facts come from ../shared/reference/ironic-image-contract.md
- * (ironic-image main as of 2026-08; IrSO v0.11 for the deployer conventions).
+ * change of this one file. docs/ironic-image-contract.md states these facts in prose (read from
+ * ironic-image main as of 2026-08; IrSO v0.11 for the deployer conventions).
  */
 
 /** Entrypoint scripts: the image has no ENTRYPOINT/CMD, every container sets `command`. */
@@ -197,7 +197,7 @@ export const DEPLOY_IMAGE_OPTIONS = {
     verifyCa: ["DEFAULT", "webserver_verify_ca"],
 } as const;
 
-/** BMO (bmo-contract.md §1.4): per-arch `DEPLOY_KERNEL_URL_<ARCH upper>` wins over the base variable. */
+/** BMO (docs/ironic-image-contract.md, Deploy images): per-arch `DEPLOY_KERNEL_URL_<ARCH upper>` wins over the base variable. */
 export const BMO_DEPLOY_ENV = { kernel: "DEPLOY_KERNEL_URL", ramdisk: "DEPLOY_RAMDISK_URL" } as const;
 
 /** Prefix of oslo.config environment overrides: OS_<GROUP>__<OPTION>. */
@@ -208,7 +208,7 @@ export function osloEnvName(group: string, option: string): string {
     return `${OSLO_ENV_PREFIX}${group.toUpperCase()}__${option.toUpperCase()}`;
 }
 
-/** Default images, pinned to a real release tag (Ironic 38.0; see the contract §18). */
+/** Default images, pinned to a real release tag (Ironic 38.0; docs/ironic-image-contract.md, Default images). */
 export const DEFAULT_IMAGES = {
     ironic: "quay.io/metal3-io/ironic:release-38.0",
     ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader:latest",

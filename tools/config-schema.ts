@@ -2,8 +2,10 @@
  * npm run config-schema [-- --check]
  *
  * Writes Pulumi.yaml, whose `config:` block declares every key of this project for the Pulumi CLI
- * (`pulumi config`, type checks before the program runs), generated from the validation schema
- * (core/config/schema.ts) so the two cannot drift; `--check` only compares (exit 1 on drift).
+ * (`pulumi config`, type checks before the program runs), and docs/configuration.md, the
+ * configuration reference (tools/config-reference.ts), both generated from the validation schema
+ * (core/config/schema.ts) and its descriptions (core/config/reference.ts) so they cannot drift;
+ * `--check` only compares (exit 1 on drift).
  *
  * How the CLI reads the declarations (Pulumi project file reference): a declared key without a
  * `default` is required, so every optional key gets the default that means "unset" to the
@@ -14,37 +16,14 @@
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
-import { z } from "zod";
 
 import { PROJECT } from "../core/config";
-import { TOP_LEVEL_KEYS, sections } from "../core/config/schema";
+import { TOP_LEVEL_DESCRIPTIONS } from "../core/config/reference";
+import { TOP_LEVEL_KEYS } from "../core/config/schema";
 import { findUp } from "../core/render/assets";
+import { CONFIGURATION_MD, configurationMd, jsonSchemaOf, nestedKeys } from "./config-reference";
 
 type TopKey = (typeof TOP_LEVEL_KEYS)[number];
-
-/** One line per top-level key; the nested keys are listed from the schema. */
-const DESCRIPTIONS: Record<TopKey, string> = {
-    topology: "single (one Ironic) or multi (one Ironic + dnsmasq per control-plane node).",
-    namespace: "Namespace of every object.",
-    name: "Name prefix of every object (DNS label, at most 40 characters).",
-    createNamespace: "Create the namespace (false when it is managed elsewhere).",
-    clusterDomain: "Cluster DNS domain, used in the certificate SANs.",
-    images: "Container images (tag or @sha256 digest).",
-    ports: "Ports on the provisioning network.",
-    provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
-    tls: "Certificates: generated from a stack CA, or an existing Secret.",
-    placement: "Where the pods run: node selector and tolerations; multi: which nodes run a conductor.",
-    ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
-    database: "sqlite, mariadb (deployed here) or external.",
-    conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
-    kubernetes: "The Kubernetes provider: kubeconfig context.",
-    resources: "CPU/memory requests and limits per container role (defaults for every container).",
-    proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
-    trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
-    imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
-    imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
-    readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
-};
 
 /** What an unset key means; these are what the CLI fills in for a stack that does not set them. */
 const UNSET: Partial<Record<TopKey, unknown>> = {
@@ -60,28 +39,11 @@ const UNSET: Partial<Record<TopKey, unknown>> = {
 /** Keys without a default: the CLI refuses a stack that does not set them. */
 const REQUIRED: TopKey[] = ["provisioning"];
 
-type JsonSchema = { type?: string; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown };
-
-/** Nested keys as `pulumi config set --path` spells them: `dhcp.rangeStart`, `[].name`. */
-export function nestedKeys(s: JsonSchema, at = ""): string[] {
-    if (s.type === "array" && s.items) return nestedKeys(s.items, `${at}[]`);
-    if (s.type !== "object" || !s.properties) return at ? [at] : [];
-    return Object.entries(s.properties).flatMap(([k, v]) => {
-        const key = at === "" ? k : at.endsWith("]") ? `${at}.${k}` : `${at}.${k}`;
-        const below = nestedKeys(v, key);
-        return below.length > 0 ? below : [key];
-    });
-}
-
 export interface ConfigDeclaration {
     type: "string" | "integer" | "boolean" | "array" | "object";
     description: string;
     items?: { type: string };
     default?: unknown;
-}
-
-export function jsonSchemaOf(key: TopKey): JsonSchema {
-    return z.toJSONSchema(sections[key] as z.ZodType, { unrepresentable: "any" }) as JsonSchema;
 }
 
 /** The `config:` declarations of every key, in the schema's order. */
@@ -92,7 +54,7 @@ export function configDeclarations(): Record<string, ConfigDeclaration> {
         const type = schema.type as ConfigDeclaration["type"];
         const nested = nestedKeys(schema).map((k) => (k.startsWith("[]") ? `${key}${k}` : `${key}.${k}`));
         const keys = nested.length > 0 ? ` Keys: ${nested.join(", ")}.` : "";
-        const decl: ConfigDeclaration = { type, description: `${DESCRIPTIONS[key]}${keys} See README, Configuration reference.` };
+        const decl: ConfigDeclaration = { type, description: `${TOP_LEVEL_DESCRIPTIONS[key]}${keys} See docs/configuration.md.` };
         if (type === "array") decl.items = { type: schema.items?.type ?? "string" };
         if (!REQUIRED.includes(key)) decl.default = key in UNSET ? UNSET[key] : type === "array" ? [] : {};
         out[key] = decl;
@@ -123,16 +85,25 @@ export function pulumiYaml(): string {
 
 export const PULUMI_YAML = findUp(__dirname, "Pulumi.yaml");
 
+/** The generated files and what each should hold. */
+function generated(): [string, string][] {
+    return [
+        [PULUMI_YAML, pulumiYaml()],
+        [CONFIGURATION_MD, configurationMd()],
+    ];
+}
+
 function main(argv: string[]): number {
-    const want = pulumiYaml();
+    const files = generated();
     if (argv.includes("--check")) {
-        const have = fs.readFileSync(PULUMI_YAML, "utf8");
-        if (have === want) return 0;
-        console.error("config-schema: Pulumi.yaml differs from the schema; run `npm run config-schema` and commit it");
-        return 1;
+        const drifted = files.filter(([file, want]) => !fs.existsSync(file) || fs.readFileSync(file, "utf8") !== want);
+        for (const [file] of drifted) console.error(`config-schema: ${path.relative(process.cwd(), file)} differs from the schema; run \`npm run config-schema\` and commit it`);
+        return drifted.length === 0 ? 0 : 1;
     }
-    fs.writeFileSync(PULUMI_YAML, want);
-    console.log(`config-schema: wrote ${path.relative(process.cwd(), PULUMI_YAML) || "Pulumi.yaml"} (${TOP_LEVEL_KEYS.length} keys)`);
+    for (const [file, want] of files) {
+        fs.writeFileSync(file, want);
+        console.log(`config-schema: wrote ${path.relative(process.cwd(), file)}`);
+    }
     return 0;
 }
 

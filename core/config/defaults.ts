@@ -1,4 +1,4 @@
-/** Defaults: what an unset key means. The README's configuration reference lists the same values. */
+/** Defaults: what an unset key means. docs/configuration.md lists the same values (tools/config-reference.ts checks them). */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
 import { mirrorImage } from "./network";
 import { resolveImageCache } from "./image-cache";

@@ -1,5 +1,5 @@
 /**
- * `imageCache`: where the conductors get the IPA kernel and ramdisk from (README, "IPA image cache").
+ * `imageCache`: where the conductors get the IPA kernel and ramdisk from (docs/ipa-cache.md).
  *
  *  - `deploy` (default): this stack runs a cache (components/image-cache.ts) that downloads each
  *    configured IPA once per version key and serves it over HTTPS with a certificate of the stack CA;

@@ -38,7 +38,7 @@ export interface ContainerResources {
 export type ResolvedResources = Record<ResourceRole, { requests: Amounts; limits: Amounts & { memory: string } }>;
 
 /**
- * Defaults (README, configuration reference). Requests are steady-state footprints; memory limits
+ * Defaults (docs/configuration.md, Resources). Requests are steady-state footprints; memory limits
  * leave headroom for peaks (Ironic's conductor and API are one Python process, ~1 GiB is the usual
  * limit in metal3 deployments; the IPA downloader unpacks a ramdisk of several hundred MiB). No CPU
  * limit by default: CFS throttling delays Ironic's 2 s heartbeat and DHCP/TFTP answers, and a

@@ -112,7 +112,7 @@ const noSchemaDowngrade: PreviousCheck = (plan, previous) => {
 /**
  * The MariaDB volume's storage class cannot change under a running stack: the provider replaces a
  * claim whose class changes (delete + create with the same name), i.e. the data is lost or, with
- * the claim kept, the new one collides with it. Migrating is a dump and restore (README).
+ * the claim kept, the new one collides with it. Migrating is a dump and restore (docs/operations.md).
  */
 const noStorageClassChange: PreviousCheck = (plan, previous) => {
     const c = plan.config;
@@ -128,7 +128,7 @@ const noStorageClassChange: PreviousCheck = (plan, previous) => {
             message:
                 `the database volume ${plan.database.names.pvc} is on ${name(before.storageClass)}, this run asks for ${name(now)}, and a claim's class ` +
                 `cannot change: the volume and its data would be replaced. To keep it, ${keep}. To move the data: dump it (mariadb-dump), ` +
-                'create a new stack with the new class, restore the dump there and switch baremetal-operator over (README, Operations: "Storage class migration")',
+                'create a new stack with the new class, restore the dump there and switch baremetal-operator over (docs/operations.md, "Storage class migration")',
         },
     ];
 };

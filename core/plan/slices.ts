@@ -67,7 +67,7 @@ function countNote(req: SliceRequest): string {
 }
 
 /** How to change the layout: on a deployed stack only with the re-slice flag. */
-const RESLICE = " together with provisioning.dhcp.reslice: true for one run (re-slicing moves every conductor's slice; see the README's Re-slicing)";
+const RESLICE = " together with provisioning.dhcp.reslice: true for one run (re-slicing moves every conductor's slice; see docs/topologies.md, Re-slicing)";
 
 function layoutIssues(req: SliceRequest, total: number, sliceSize: number): { key: string; message: string }[] {
     const issues: { key: string; message: string }[] = [];

@@ -1,7 +1,8 @@
 /**
- * Pulumi.yaml's `config:` declarations (tools/config-schema.ts): generated from the validation
- * schema, covering every key of the README's configuration reference, with defaults that change
- * nothing.
+ * The files `npm run config-schema` generates from the validation schema and its descriptions
+ * (core/config/reference.ts): Pulumi.yaml's `config:` declarations (tools/config-schema.ts), with
+ * defaults that change nothing, and docs/configuration.md (tools/config-reference.ts), whose table
+ * covers every key of the schema and names none it does not know.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -10,65 +11,51 @@ import * as YAML from "yaml";
 
 import { validateConfig } from "../../core/config";
 import { TOP_LEVEL_KEYS } from "../../core/config/schema";
-import { PULUMI_YAML, configDeclarations, jsonSchemaOf, nestedKeys, pulumiYaml } from "../../tools/config-schema";
+import { REFERENCE } from "../../core/config/reference";
+import { CONFIGURATION_MD, configurationMd, referenceProblems, schemaKeys } from "../../tools/config-reference";
+import { PULUMI_YAML, configDeclarations, pulumiYaml } from "../../tools/config-schema";
 import { EXAMPLE_STACKS } from "../../tools/golden";
 import { readStackConfig } from "../../tools/render";
 
 const ROOT = path.join(__dirname, "..", "..");
-
-/** Keys of the README's configuration reference table (first column), shorthand `.x` expanded. */
-function readmeKeys(): string[] {
-    const readme = fs.readFileSync(path.join(ROOT, "README.md"), "utf8");
-    const section = readme.split("## Configuration reference")[1].split(/\n##+ /)[0];
-    const keys: string[] = [];
-    for (const line of section.split("\n")) {
-        if (!line.startsWith("| `")) continue;
-        const cell = line.split("|")[1];
-        let last = "";
-        for (const m of cell.matchAll(/`([^`]+)`/g)) {
-            // `.x.y` after `a.b.c.d` replaces as many trailing segments as it names: `a.b.x.y`.
-            const k = m[1].startsWith(".") ? last.split(".").slice(0, -(m[1].split(".").length - 1)).join(".") + m[1] : m[1];
-            keys.push(k);
-            last = k;
-        }
-    }
-    return keys;
-}
-
-/** Every key the schema knows, as `--path` spells it (array items as `[]`). */
-function schemaKeys(): string[] {
-    return TOP_LEVEL_KEYS.flatMap((key) => {
-        const nested = nestedKeys(jsonSchemaOf(key));
-        return nested.length === 0 ? [key] : nested.map((k) => (k.startsWith("[]") ? `${key}${k}` : `${key}.${k}`));
-    });
-}
 
 describe("Pulumi.yaml config declarations (npm run config-schema)", function () {
     it("Pulumi.yaml is exactly what the schema generates (run `npm run config-schema` after changing the schema)", function () {
         assert.equal(fs.readFileSync(PULUMI_YAML, "utf8"), pulumiYaml());
     });
 
-    it("declares every top-level key, and names every key of the README's reference; the README documents every key of the schema", function () {
+    it("docs/configuration.md is exactly what the schema and core/config/reference.ts generate (run `npm run config-schema` after changing either)", function () {
+        assert.equal(fs.readFileSync(CONFIGURATION_MD, "utf8"), configurationMd(), "docs/configuration.md drifted: run `npm run config-schema` and commit it");
+    });
+
+    it("the reference has a row for every key of the schema, names only keys of the schema, and its defaults are what an unset key resolves to", function () {
+        assert.deepEqual(referenceProblems(), []);
+        const documented = REFERENCE.flatMap((r) => r.keys);
+        assert.ok(documented.length > 80, `reference rows name ${documented.length} keys`);
+        assert.ok(schemaKeys().length > 80, `schema keys: ${schemaKeys().length}`);
+    });
+
+    it("the reference check can fail: a row for an unknown key, a schema key without a row, a wrong default, a hand-written enum type", function () {
+        const rows = REFERENCE.filter((r) => !r.keys.includes("tls.caValidityDays")).map((r) =>
+            r.keys[0] === "namespace" ? { ...r, default: "`default`" } : r.keys[0] === "topology" ? { ...r, type: "one of two" } : r,
+        );
+        rows.push({ keys: ["tls.caValidityDay"], type: "int", default: "`3650`" });
+        assert.deepEqual(referenceProblems(rows), [
+            "reference key topology: leave its type out, the schema lists the values",
+            'reference key namespace: default "`default`" does not name `metal3`, what an unset key resolves to',
+            "reference key tls.caValidityDay is not a key of the schema",
+            "schema key tls.caValidityDays has no row in core/config/reference.ts",
+        ]);
+    });
+
+    it("declares every top-level key, and names every nested key of the schema in Pulumi.yaml's description of its top-level key", function () {
         const decl = configDeclarations();
         assert.deepEqual(Object.keys(decl), [...TOP_LEVEL_KEYS]);
-        const documented = readmeKeys();
-        assert.ok(documented.length > 40, `README reference parsed: ${documented.length} keys`);
-        const known = schemaKeys();
         const all = Object.values(decl).map((d) => d.description).join("\n");
-        // `<role>` in a README key stands for any one segment.
-        const pattern = (doc: string, tail: string) => new RegExp(`^${doc.replace(/[.*+?^${}()|[\]\\]/g, "\\$&").replace(/<[^>]+>/g, "[^.\\[]+")}${tail}`);
-        for (const k of documented) {
-            const top = k.split(/[.[]/)[0];
-            assert.ok(top in decl, `README key ${k}: ${top} is not declared in Pulumi.yaml`);
-            const covered = known.some((s) => pattern(k, "($|[.[])").test(s));
-            assert.ok(covered, `README key ${k} is not a key of the schema`);
-            if (k.includes(".") && !k.includes("<")) assert.ok(all.includes(k), `README key ${k} is not named in Pulumi.yaml's description of ${top}`);
+        for (const k of schemaKeys()) {
+            if (k.includes(".")) assert.ok(all.includes(k), `schema key ${k} is not named in Pulumi.yaml's description of ${k.split(/[.[]/)[0]}`);
         }
-        // The other way round: a key users can set but cannot read about is a bug of the README.
-        for (const s of known) {
-            const cut = s.split("[]")[0];
-            assert.ok(documented.some((d) => pattern(d, "$").test(s) || pattern(d, "$").test(cut)), `schema key ${s} is missing from the README's configuration reference`);
-        }
+        for (const d of Object.values(decl)) assert.match(d.description, /See docs\/configuration\.md\.$/);
     });
 
     it("declarations are what the Pulumi CLI accepts: known types, arrays with items, defaults of the declared type, the required key without default", function () {

@@ -94,7 +94,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(csrs.map((x) => [x.name, x.inputs.subject.commonName, x.inputs.ipAddresses, x.inputs.dnsNames]), [["ironic-conductors-conductor-ca-csr", "metal3/ironic conductor CA", undefined, undefined]]);
         const ca = r.resources.find((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert" && x.name === "ironic-conductors-conductor-ca-cert")!.inputs;
         assert.equal(ca.isCaCertificate, true);
-        assert.equal(ca.maxPathLength, 0, "it asks for path length 0, which the tls provider does not encode (see the README's Conductor certificates)");
+        assert.equal(ca.maxPathLength, 0, "it asks for path length 0, which the tls provider does not encode (see docs/topologies.md, Conductor certificates)");
         assert.deepEqual(ca.allowedUses, ["cert_signing", "crl_signing", "digital_signature"]);
         assert.equal(r.resources.filter((x) => x.type === "tls:index/locallySignedCert:LocallySignedCert" && x.name.startsWith("ironic-conductors-")).length, 1);
         const secret = r.objects.find((o) => o.kind === "Secret" && o.metadata.name === "ironic-conductor-ca")!;

@@ -39,7 +39,7 @@ export const EXAMPLES: Example[] = [
     {
         stack: "dev",
         file: path.join(ROOT, "Pulumi.dev.yaml"),
-        // A nested secret, as the README recommends setting one.
+        // A nested secret, as docs/security.md recommends setting one.
         extra: [["--path", "--secret", 'metal3-ironic:ironic.config["redfish.password"]', "s3cr3t-redfish-pw"]],
     },
     { stack: "ha", file: path.join(ROOT, "Pulumi.ha.yaml") },

@@ -1,6 +1,6 @@
 /**
  * Real multi-conductor Ironic from Debian's packages for integration tests (facts:
- * ../shared/reference/ironic-on-debian.md): MariaDB on loopback, an API and N conductors on
+ * docs/development.md, "Real Ironic in the tests"): MariaDB on loopback, an API and N conductors on
  * loopback aliases with one JSON-RPC port, every process started with setsid and stopped by PID.
  *
  * Several runs may share the machine (two `npm test` at once): every TCP port is reserved per

@@ -1,7 +1,7 @@
 /**
  * Small CAs made with the openssl CLI for tests of the certificate minter: a root (the stack CA's
  * stand-in) and a conductor CA it signs, shaped as the tls provider issues them: no path length
- * (the program asks for 0, which the provider does not encode; see the README's Conductor certificates).
+ * (the program asks for 0, which the provider does not encode; see docs/topologies.md, Conductor certificates).
  */
 import * as fs from "fs";
 import * as path from "path";

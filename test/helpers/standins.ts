@@ -4,7 +4,7 @@
  *
  * The project's own scripts (start wrapper, dnsmasq start script, pruner) are not part of any
  * image: they come from the rendered ConfigMaps and run for real. What an image contributes is
- * stood in for here, from its documented contract (../shared/reference/ironic-image-contract.md):
+ * stood in for here, from its documented contract (docs/ironic-image-contract.md):
  *  - ironic image: the entrypoints under test/standins/ironic/usr/bin (they check the contract and
  *    start the real Debian program where one exists); /usr/sbin/dnsmasq = Debian's dnsmasq with
  *    the file capabilities the image gives it (setcap NET_ADMIN, NET_BIND_SERVICE, NET_RAW);

@@ -556,7 +556,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             }
         }
         // The conductor CA as the tls provider issues it: a CA with no path length (it does not
-        // encode the maxPathLength 0 the program asks for; see the README's Conductor certificates).
+        // encode the maxPathLength 0 the program asks for; see docs/topologies.md, Conductor certificates).
         const bc = run("openssl", ["x509", "-noout", "-ext", "basicConstraints"], { input: conductorCa }).stdout;
         assert.match(bc, /CA:TRUE/);
         assert.doesNotMatch(bc, /pathlen/);

@@ -1,5 +1,5 @@
 /**
- * Layout rules (docs: ../shared/reference/architecture.md, section 2 items 1 and 5):
+ * Layout rules (docs/development.md, Layout):
  *   (a) core/ is pure: no runtime import of @pulumi/*, directly or through the project modules it
  *       imports (`import type` is fine);
  *   (b) no import cycle among the project's modules (index.ts, components/, core/, tools/);
@@ -244,7 +244,7 @@ describe("architecture: the checkers fail on broken trees", function () {
 });
 
 /**
- * Size rules (architecture.md, section 3): core/, tools/ and policy/ files at most 250 lines,
+ * Size rules (docs/development.md, Layout): core/, tools/ and policy/ files at most 250 lines,
  * components/ files at most 180 (they only wire), functions at most 80 lines anywhere in them.
  */
 const FILE_LIMIT = (f: string) => (f.startsWith("components/") ? 180 : 250);

@@ -30,7 +30,7 @@ describe("config defaults", function () {
         assert.equal(r.config.provisioning.dhcp, undefined);
     });
 
-    it("gives every key of an empty configuration the value the README lists", function () {
+    it("gives every key of an empty configuration the value the configuration reference lists (docs/configuration.md, checked against these defaults)", function () {
         const c = applyDefaults({});
         assert.equal(c.namespace, "metal3");
         assert.equal(c.name, "ironic");

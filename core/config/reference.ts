@@ -1,0 +1,176 @@
+/**
+ * The configuration reference: what each key means to a person, next to the schema (schema.ts)
+ * that says what it accepts. The single source of
+ *   - Pulumi.yaml's description of each top-level key (`TOP_LEVEL_DESCRIPTIONS`), and
+ *   - docs/configuration.md's reference table (`REFERENCE`),
+ * both written by `npm run config-schema` (tools/config-schema.ts, tools/config-reference.ts);
+ * test/components/config-schema.test.ts fails when either file drifts or when a key of the schema
+ * has no row here (or a row names a key the schema does not know).
+ *
+ * Rows are in the table's order. `keys` are spelled as `pulumi config set --path` takes them
+ * (`[]` for the items of a list, `<role>` for any one segment). `type` is left out where the schema
+ * says it exactly (an enum: its values are listed from the schema). `default` is checked against
+ * what an empty configuration resolves to (defaults.ts) wherever that is a single value. Links are
+ * relative to docs/.
+ */
+import type { ResourceRole } from "./resources";
+import type { TOP_LEVEL_KEYS } from "./schema";
+
+type TopKey = (typeof TOP_LEVEL_KEYS)[number];
+
+/** One line per top-level key, for Pulumi.yaml (the nested keys are listed from the schema). */
+export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
+    topology: "single (one Ironic) or multi (one Ironic + dnsmasq per control-plane node).",
+    namespace: "Namespace of every object.",
+    name: "Name prefix of every object (DNS label, at most 40 characters).",
+    createNamespace: "Create the namespace (false when it is managed elsewhere).",
+    clusterDomain: "Cluster DNS domain, used in the certificate SANs.",
+    images: "Container images (tag or @sha256 digest).",
+    ports: "Ports on the provisioning network.",
+    provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
+    tls: "Certificates: generated from a stack CA, or an existing Secret.",
+    placement: "Where the pods run: node selector and tolerations; multi: which nodes run a conductor.",
+    ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
+    database: "sqlite, mariadb (deployed here) or external.",
+    conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
+    kubernetes: "The Kubernetes provider: kubeconfig context.",
+    resources: "CPU/memory requests and limits per container role (defaults for every container).",
+    proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
+    trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
+    imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
+    imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
+    readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
+};
+
+export interface ReferenceRow {
+    keys: string[];
+    type?: string;
+    default: string;
+    notes?: string;
+}
+
+export const REFERENCE: ReferenceRow[] = [
+    // topology
+    { keys: ["topology"], default: "`single`", notes: "`multi` needs `provisioning.interface` (a node that joins unlisted finds its address there) and `database.kind` `mariadb` or `external`" },
+    // namespace
+    { keys: ["namespace"], type: "DNS label", default: "`metal3`" },
+    // name
+    { keys: ["name"], type: "DNS label (≤ 40)", default: "`ironic`", notes: "prefix of every object name" },
+    // createNamespace
+    { keys: ["createNamespace"], type: "bool", default: "`true`", notes: "`false` when the namespace is managed elsewhere; it must then admit privileged pods (Pod Security label `pod-security.kubernetes.io/enforce=privileged`)" },
+    // clusterDomain
+    { keys: ["clusterDomain"], type: "DNS domain", default: "`cluster.local`", notes: "used in the certificate SANs" },
+    // images
+    { keys: ["images.ironic"], type: "image ref", default: "`quay.io/metal3-io/ironic:release-38.0`", notes: "tag, `tag@sha256:` digest, or a bare `@sha256:` digest (then `images.ironicVersion` with a database)" },
+    { keys: ["images.ironicVersion"], type: "dotted version", default: "— (read from the tag)", notes: "`38.0`: the version of a digest-only `images.ironic`, for the downgrade guard; required with a bare digest and `database.kind` `mariadb` or `external`" },
+    { keys: ["images.ipaDownloader"], type: "image ref", default: "`quay.io/metal3-io/ironic-ipa-downloader:latest`", notes: "the downloader publishes no release tags: pin a digest in production" },
+    { keys: ["images.keepalived"], type: "image ref", default: "`quay.io/metal3-io/keepalived:latest`", notes: "only with `provisioning.keepalived`; no release tags: pin a digest in production" },
+    { keys: ["images.mariadb"], type: "image ref", default: "`docker.io/library/mariadb:11.4.5`", notes: "with `database.kind: mariadb`" },
+    { keys: ["images.registry"], type: "`host[:port][/path]`", default: "— (each image's own registry)", notes: "pull every image from this mirror: `quay.io/metal3-io/ironic:release-38.0` → `<registry>/metal3-io/ironic:release-38.0`, Docker Hub images under `library/`; see [Network](networks-and-trust.md#registry-mirror)" },
+    // ports
+    { keys: ["ports.api"], type: "1–65535", default: "`6385`", notes: "API (httpd TLS proxy)" },
+    { keys: ["ports.http"], type: "1–65535", default: "`6180`", notes: "images and iPXE scripts" },
+    { keys: ["ports.vmediaTls"], type: "1–65535", default: "`6183`", notes: "virtual media over HTTPS" },
+    { keys: ["ports.jsonRpc"], type: "1–65535", default: "`6189`", notes: "JSON-RPC between conductors (multi)" },
+    // provisioning
+    { keys: ["provisioning.ip"], type: "IPv4", default: "**required** (single)", notes: "Ironic's address on the provisioning network (the VIP with keepalived); not used with multi" },
+    { keys: ["provisioning.cidr"], type: "IPv4 CIDR", default: "**required**", notes: "`172.22.0.0/24`" },
+    { keys: ["provisioning.interface"], type: "interface name", default: "—", notes: "`eth1`; dnsmasq binds to it (else to `provisioning.ip`); required with keepalived" },
+    { keys: ["provisioning.keepalived"], type: "bool", default: "`false`", notes: "run keepalived to hold `provisioning.ip` as a VIP" },
+    { keys: ["provisioning.dhcp"], type: "object", default: "— (no DHCP: virtual media only)", notes: "omit for virtual-media-only networks" },
+    { keys: ["provisioning.dhcp.rangeStart","provisioning.dhcp.rangeEnd"], type: "IPv4", default: "**required** with `dhcp`", notes: "inside the CIDR, ordered, not containing `provisioning.ip` or the gateway" },
+    { keys: ["provisioning.dhcp.gateway"], type: "IPv4", default: "— (no router option)" },
+    { keys: ["provisioning.dhcp.dns"], type: "IPv4", default: "— (no DNS option)" },
+    { keys: ["provisioning.dhcp.leaseTime"], type: "dnsmasq time", default: "`1h`", notes: "`3600`, `45m`, `1d`, `infinite`" },
+    { keys: ["provisioning.dhcp.minSize"], type: "int", default: "`8`", notes: "smallest acceptable range (single) or slice (multi)" },
+    { keys: ["provisioning.dhcp.slots"], type: "1–64", default: "the previous run's count, else 4 (or listed conductors + 1 when more)", notes: "multi: number of equal slices; changing it on a deployed stack needs `reslice` (see [Re-slicing](topologies.md#re-slicing))" },
+    { keys: ["provisioning.dhcp.reslice"], type: "bool", default: "`false`", notes: "multi: allow this run to cut the range anew when `rangeStart`, `rangeEnd` or `slots` changed; remove it after the re-slice" },
+    { keys: ["provisioning.dhcp.extraRanges[]"], type: "list", default: "`[]`", notes: "relayed subnets, each with its own range (see [Relayed subnets](networks-and-trust.md#relayed-subnets-dhcp-relay)); multi: sliced like the main range" },
+    { keys: ["provisioning.dhcp.extraRanges[].subnet"], type: "IPv4 CIDR", default: "**required**", notes: "the relayed subnet; overlaps neither `provisioning.cidr` nor another entry" },
+    { keys: ["provisioning.dhcp.extraRanges[].rangeStart","provisioning.dhcp.extraRanges[].rangeEnd"], type: "IPv4", default: "**required**", notes: "usable addresses of `subnet`, ordered" },
+    { keys: ["provisioning.dhcp.extraRanges[].gateway"], type: "IPv4", default: "**required**", notes: "the subnet's router (usually the relay), inside `subnet`, outside the range" },
+    { keys: ["provisioning.dhcp.extraRanges[].dns"], type: "IPv4", default: "— (no DNS option)" },
+    { keys: ["provisioning.dhcp.extraRanges[].leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
+    // tls
+    { keys: ["tls.mode"], default: "`generate`", notes: "`generate`: a stack CA and certificate made with @pulumi/tls; `existing` (single only): your Secret, see [Your own certificate](networks-and-trust.md#your-own-certificate-tlsmode-existing)" },
+    { keys: ["tls.existingSecret"], type: "Secret name", default: "—", notes: "with `existing`: Secret in the namespace with `tls.crt`, `tls.key`, `ca.crt`; read at deploy time, never written or deleted" },
+    { keys: ["tls.validityDays"], type: "int", default: "`365`", notes: "server certificate" },
+    { keys: ["tls.renewBeforeDays"], type: "int", default: "`30`", notes: "must be below the validity (else every run re-issues)" },
+    { keys: ["tls.caValidityDays"], type: "int", default: "`3650`" },
+    { keys: ["tls.extraDnsNames","tls.extraIps"], type: "lists", default: "`[]`", notes: "additional SANs (DNS names ≤ 253, parts ≤ 63, `*.` allowed)" },
+    // placement
+    { keys: ["placement.nodeSelector"], type: "map", default: "`{}`", notes: "every pod of the stack (Ironic, MariaDB, the image cache), e.g. `{\"node-role.kubernetes.io/control-plane\": \"\"}`; keys and values follow Kubernetes' label syntax (checked before anything is deployed)" },
+    { keys: ["placement.conductorNodeSelector"], type: "map", default: "`{\"node-role.kubernetes.io/control-plane\": \"\"}`", notes: "multi only: which nodes run a conductor, added to `placement.nodeSelector` (both must match). Every node it selects runs one, listed in `conductors[]` or not; `{}` means every node `placement.nodeSelector` selects" },
+    { keys: ["placement.tolerations"], type: "list", default: "control-plane and master `NoSchedule`", notes: "Kubernetes tolerations; `key` label-key syntax (required unless `operator: Exists`), `value` label-value syntax (none with `Exists`), `tolerationSeconds` only with `effect: NoExecute`" },
+    // ironic
+    { keys: ["ironic.apiUsername"], type: "string", default: "`metal3`", notes: "the password is generated" },
+    { keys: ["ironic.config"], type: "map `group.option` → value", default: "`{}`", notes: "any ironic.conf option, set as `OS_<GROUP>__<OPTION>`; e.g. `conductor.deploy_callback_timeout: 3600`; string values ≤ 4096 characters, no control characters (newline, tab, …)" },
+    { keys: ["ironic.kernelParams"], type: "string", default: "—", notes: "appended to the ramdisk kernel command line (ironic.conf and the iPXE script): space-separated `key` or `key=value`, e.g. `console=ttyS0,115200n8 ipa-insecure=1`; values of letters, digits and `_ . , : / = + @ - [ ]` (no quotes, `\\`, `$`, `` ` ``, `|`, `&`, `;`). Together with the key's ` sshkey=\"…\"` at most 1536 bytes: the kernel keeps 2048 (x86_64, arm64) and Ironic adds its own" },
+    { keys: ["ironic.ramdiskSshKey"], type: "SSH public key", default: "—", notes: "for debugging IPA; one OpenSSH public key line (`ssh-ed25519 AAAA… ops@bastion-1`), the key must decode and match its type; the comment may hold only letters, digits, spaces and `@ . _ + : , = / -` (it lands inside `sshkey=\"…\"`)" },
+    { keys: ["ironic.automatedClean"], type: "bool", default: "`true`" },
+    { keys: ["ironic.ipa.baseUri","ironic.ipa.branch","ironic.ipa.flavor"], type: "strings", default: "image defaults", notes: "the defaults of every `imageCache.ipa` entry: where the cache's downloader fetches IPA; `baseUri` an `http(s)://` URL without spaces or quotes, `branch` like `stable/2024.1`, `flavor` like `centos9`" },
+    // imageCache
+    { keys: ["imageCache.mode"], default: "`deploy`", notes: "where the conductors get IPA, see [IPA image cache](ipa-cache.md)" },
+    { keys: ["imageCache.ipa"], type: "list of `{architecture, baseUri?, branch?, flavor?, filename?}`", default: "`[{architecture: x86_64}]`", notes: "`deploy`: one IPA per architecture (`x86_64`, `aarch64`), each field defaulting to `ironic.ipa.*`; `filename` is the tarball name (`IPA_FILENAME`); `external`: only `architecture`, what the other cache holds" },
+    { keys: ["imageCache.minimumModificationTime"], type: "UTC time", default: "—", notes: "`deploy`: part of the version key, and a tarball with an older `Last-Modified` is refused, e.g. `2026-08-01T00:00:00Z`" },
+    { keys: ["imageCache.storageSize"], type: "quantity", default: "`5Gi`", notes: "`deploy`: the cache's claim" },
+    { keys: ["imageCache.storageClass"], type: "StorageClass name", default: "cluster default", notes: "`deploy`" },
+    { keys: ["imageCache.retainOnDelete"], type: "bool", default: "`true`", notes: "`deploy`: keep the claim on `pulumi destroy`" },
+    { keys: ["imageCache.protect"], type: "bool", default: "`true`", notes: "`deploy`: `protect` the claim" },
+    { keys: ["imageCache.port"], type: "1–65535", default: "`6186`", notes: "`deploy`: the cache Service's HTTPS port" },
+    { keys: ["imageCache.url"], type: "`https://` URL", default: "**required** with `external`", notes: "the other stack's `imageCacheUrl` output" },
+    { keys: ["imageCache.caSecret"], type: "Secret name", default: "—", notes: "`external` (this or `caPem` required), `none`: a Secret in the namespace with `ca.crt`, the cache's (or your server's) CA; read, never written" },
+    { keys: ["imageCache.caPem"], type: "PEM certificates", default: "—", notes: "instead of `caSecret`: the CA itself, e.g. the other stack's `imageCacheCaCertificate` output" },
+    { keys: ["imageCache.kernelUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: `imageCache.kernelUrl.x86_64`, `.aarch64`: your IPA kernels (http/https, no `,`)" },
+    { keys: ["imageCache.ramdiskUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: the initramfs of each architecture that has a kernel" },
+    // database
+    { keys: ["database.kind"], default: "`sqlite`", notes: "multi needs `mariadb` or `external`" },
+    { keys: ["database.host","database.port"], type: "", default: "—", notes: "with `external`; host name (≤ 253) or IPv4 address" },
+    { keys: ["database.name"], type: "string", default: "`ironic`", notes: "database name" },
+    { keys: ["database.storageSize"], type: "quantity", default: "`10Gi`", notes: "with `mariadb`" },
+    { keys: ["database.storageClass"], type: "StorageClass name", default: "cluster default", notes: "with `mariadb`" },
+    { keys: ["database.retainOnDelete"], type: "bool", default: "`true`", notes: "with `mariadb`: keep the volume (and namespace) on `pulumi destroy`" },
+    { keys: ["database.protect"], type: "bool", default: "`true`", notes: "with `mariadb`: `protect` the volume claim (Pulumi refuses to delete or replace it)" },
+    { keys: ["database.allowDowngrade"], type: "bool", default: "`false`", notes: "allow an older Ironic image on a shared database" },
+    { keys: ["database.credentialsSecret"], type: "Secret name", default: "—", notes: "with `external`: keys `username`, `password` (mounted at `/auth/mariadb`)" },
+    { keys: ["database.caSecret"], type: "Secret name", default: "—", notes: "with `external`: key `ca.crt`, the DB server's CA; **required** unless `database.tls: false`" },
+    { keys: ["database.tls"], type: "bool", default: "`true`", notes: "with `external`: `false` connects without TLS (then no `caSecret`)" },
+    { keys: ["database.networkPolicy.enabled"], type: "bool", default: "`true` once `hostSources` is set, else `false`", notes: "with `mariadb`: the NetworkPolicy admitting only Ironic and the schema Jobs (see [Database](database.md#a-networkpolicy-guards-mariadb) for the CNI caveat)" },
+    { keys: ["database.networkPolicy.hostSources"], type: "list of IPv4 CIDRs", default: "— (policy off)", notes: "with `mariadb`: where the host-network Ironic pods connect from as your CNI sees them" },
+    // conductors
+    { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
+    // kubernetes
+    { keys: ["kubernetes.context"], type: "string", default: "current context", notes: "kubeconfig context of the explicit provider (and of `kubectl` in the readiness check); letters, digits and `. _ @ : / + = -`" },
+    // readiness
+    { keys: ["readiness.enabled"], type: "bool", default: "`true`", notes: "after the workload, wait until every conductor is alive in the API, else fail `pulumi up`; see [Live readiness](gitops.md#live-readiness)" },
+    { keys: ["readiness.mode"], default: "`auto`", notes: "how the check reaches the API: `auto` = `in-cluster` when `KUBERNETES_SERVICE_HOST` is set (e.g. under PKO), else `port-forward`" },
+    { keys: ["readiness.timeoutSeconds"], type: "10–86400", default: "`600`", notes: "how long the check waits for every conductor" },
+    // resources
+    { keys: ["resources.<role>.requests.cpu","resources.<role>.requests.memory","resources.<role>.limits.cpu","resources.<role>.limits.memory"], type: "quantity", default: "below", notes: "per container role; what you set is laid over the defaults key by key; a request above its limit is refused" },
+    // proxy
+    { keys: ["proxy.httpProxy","proxy.httpsProxy"], type: "`http(s)://host[:port]`", default: "— (no proxy)", notes: "the IPA downloader's `HTTP(S)_PROXY` and `http(s)_proxy`; no credentials in the URL (refused: they would be readable in the pod spec)" },
+    { keys: ["proxy.noProxy"], type: "list of hosts, `.domains`, IPv4, IPv4 CIDRs", default: "`[]`", notes: "added after the defaults (loopback, `.svc`, `.<clusterDomain>`, the provisioning CIDR and Ironic's addresses); add your Service CIDR and internal mirrors" },
+    { keys: ["proxy.applyToIronic"], type: "bool", default: "`false`", notes: "also set the proxy variables on the `ironic` container; then list your BMC networks in `proxy.noProxy`" },
+    // trust
+    { keys: ["trust.extraCaBundle.configMap","trust.extraCaBundle.secret"], type: "object name", default: "—", notes: "exactly one: your ConfigMap or Secret with extra PEM CAs the IPA download trusts besides the system bundle (read, never written)" },
+    { keys: ["trust.extraCaBundle.key"], type: "key", default: "`ca.crt`", notes: "the key holding the bundle" },
+    // imagePullSecrets
+    { keys: ["imagePullSecrets"], type: "list of Secret names", default: "`[]`", notes: "yours, in the namespace; on every pod the program renders" },
+];
+
+/** The resources table: what each container role is and why its defaults (resources.ts) are what they are. */
+export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why: string }> = {
+    ironic: { containers: "`ironic` (API and conductor, one Python process)", why: "the usual limit in metal3 deployments; large fleets may need more" },
+    httpd: { containers: "`httpd` (API TLS proxy, images, virtual media)", why: "Apache workers; files are sent from the page cache" },
+    dnsmasq: { containers: "`dnsmasq`", why: "a few MiB resident" },
+    dhcpPruner: { containers: "`dhcp-pruner` (multi)", why: "Python with ssl and json, one poll at a time" },
+    ramdiskLogs: { containers: "`ramdisk-logs`", why: "a watcher that unpacks log tarballs as they arrive" },
+    ipaDownloader: { containers: "the IPA cache's init `ipa-downloader-<arch>`", why: "downloads and unpacks a ramdisk of several hundred MiB" },
+    ipaCacheServer: { containers: "the IPA cache's `server`", why: "Python's threaded HTTP server, files sent in 1 MiB chunks" },
+    ipaCacheClient: { containers: "init `ipa-cache-client` of the Ironic pods", why: "curl copying from the cache; a CA bundle" },
+    dhcpDirs: { containers: "init `dhcp-dirs`", why: "one `mkdir`" },
+    addressCheck: { containers: "init `provisioning-ip` (single without keepalived)", why: "`ip addr` once a second, for at most 60 s" },
+    keepalived: { containers: "`keepalived`", why: "VRRP only" },
+    mariadb: { containers: "`mariadb`", why: "256 MiB InnoDB buffer pool plus connections" },
+    schemaJobs: { containers: "the schema Jobs' container", why: "`ironic-dbsync` loads all of Ironic; migrations batch rows" },
+};
