@@ -3,8 +3,9 @@
  * arguments (the stack config's keys and schema) and outputs, and what a program needs to run it
  * again and again (its previous outputs, the provider settings). docs/library.md shows a program.
  */
-export { KUBERNETES_PROVIDER_OPTIONS, Metal3Ironic, planFromArgs, validateArgs } from "./stack";
-export type { Metal3IronicArgs, Metal3IronicOutputs } from "./stack";
+export { Metal3Ironic } from "./stack";
+export { KUBERNETES_PROVIDER_OPTIONS, planFromArgs, validateArgs } from "./args";
+export type { Metal3IronicArgs, Metal3IronicOutputs } from "./args";
 export { readPreviousState } from "./previous-state";
 export { parsePreviousState, PREVIOUS_OUTPUTS } from "../core/plan/previous";
 export type { PersistedState, PreviousState } from "../core/plan/previous";

@@ -9,7 +9,7 @@ import * as YAML from "yaml";
 import { PROJECT, RawConfig, UnreadablePath } from "../core/config";
 import { decodeConfigValue } from "../core/config/raw";
 import { runProgram } from "../components/program";
-import { Metal3IronicOutputs } from "../components/stack";
+import { Metal3IronicOutputs } from "../components/args";
 import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
 
 /**
