@@ -71,16 +71,19 @@ export class Workspace {
     readonly stack: string;
     readonly cluster: Cluster;
 
-    constructor(cluster: Cluster, stack: string) {
+    /** `project`: a project directory of its own (e.g. a program that imports the package), used as it is. */
+    constructor(cluster: Cluster, stack: string, project?: string) {
         this.cluster = cluster;
         this.stack = stack;
-        this.dir = path.join(path.dirname(cluster.dir), `ws-${stack}`);
+        this.dir = project ?? path.join(path.dirname(cluster.dir), `ws-${stack}`);
         fs.mkdirSync(this.dir, { recursive: true });
         fs.mkdirSync(this.tmp, { recursive: true });
-        fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(this.dir, "Pulumi.yaml"));
-        for (const f of PROJECT_FILES) {
-            const link = path.join(this.dir, f);
-            if (!fs.existsSync(link)) fs.symlinkSync(path.join(ROOT, f), link);
+        if (!project) {
+            fs.copyFileSync(path.join(ROOT, "Pulumi.yaml"), path.join(this.dir, "Pulumi.yaml"));
+            for (const f of PROJECT_FILES) {
+                const link = path.join(this.dir, f);
+                if (!fs.existsSync(link)) fs.symlinkSync(path.join(ROOT, f), link);
+            }
         }
         this.pulumi(["stack", "init"]);
     }
