@@ -72,6 +72,12 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart, if it runs a conductor \(its own entry changed: ironic-conductors-[0-9a-f]{10}\[cp-1\.env\]\); pods on other nodes keep running$/);
     });
 
+    it("a pure reorder of the three nodes, rendered as the next run (--previous): nothing changes, nothing restarts", async function () {
+        const after = await objects({ ...haRaw, conductors: [conductors[2], conductors[0], conductors[1]] }, previous);
+        assert.deepEqual(diffRenders(base, after), []);
+        assert.deepEqual(restartReport(base, after), ["no pod restarts and no Job runs"]);
+    });
+
     it("three nodes' entries change: one line for the workload, naming the three nodes (not three lines each saying the other pods keep running)", async function () {
         const after = await objects({ ...haRaw, conductors: conductors.map((c, i) => ({ ...c, ip: `172.22.0.${6 + i}` })) }, previous);
         const report = restartReport(base, after);
@@ -159,6 +165,8 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("ip: 172.22.0.3\n", "ip: 172.22.0.6\n"));
             const r = plan(["--stack", "ha", "--file", file, "--out", path.join(work, "next"), "--diff", path.join(work, "base")]);
             assert.equal(r.status, 0, r.stderr);
+            // Followed without --previous, a review compares first runs: the tool says how to render the deployed stack's next run.
+            assert.match(r.stdout, /note: --diff without --previous compares this render as a first run; .*pulumi stack output --json > deployed\.json/);
             assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors-[0-9a-f]{10}\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
             assert.equal(readRender(path.join(work, "base")).size, readRender(path.join(work, "next")).size);
             assert.doesNotMatch(r.stdout, /BEGIN (RSA |EC )?PRIVATE KEY|password: [^<]/);
@@ -172,6 +180,7 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
             const head = plan(["--stack", "ha", "--file", added, "--out", path.join(work, "head"), "--previous", baseOut, "--diff", path.join(work, "base2")]);
             assert.equal(head.status, 0, head.stderr);
+            assert.doesNotMatch(head.stdout, /--diff without --previous/);
             assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: only the containers on cp-3 restart, if it runs a conductor \(its own entry changed: ironic-conductors-[0-9a-f]{10}\[cp-3\.env\]\)/);
             const missing = plan(["--stack", "ha", "--out", path.join(work, "x"), "--diff", path.join(work, "nope")]);
             assert.notEqual(missing.status, 0);
