@@ -1,13 +1,21 @@
 #!/bin/bash
-# IPA image cache: make version IPA_CACHE_KEY of IPA_ARCH the one served, downloading it at most
-# once. Runs as an init container of the cache pod, in the ironic-ipa-downloader image, whose own
-# get-resource.sh does the download (its inputs IPA_BASEURI, IPA_BRANCH, IPA_FLAVOR, IPA_FILENAME,
-# IPA_ARCH, proxies and CURL_* pass through unchanged).
+# IPA image cache: make version IPA_CACHE_KEY of IPA_ARCH, as this downloader fetches it, the one
+# served, downloading it at most once. Runs as an init container of the cache pod, in the
+# ironic-ipa-downloader image, whose own get-resource.sh does the download (its inputs
+# IPA_BASEURI, IPA_BRANCH, IPA_FLAVOR, IPA_FILENAME, IPA_ARCH, proxies and CURL_* pass through
+# unchanged).
+#
+# A version is the plan's key (the image reference and the settings that select the tarball) and
+# the downloader as it runs here: the sha256 of its program (get-resource.sh, the one file the
+# image adds to its base) and the selecting variables as the container sees them (pod or image
+# ENV). The plan cannot see what a mutable tag (`:latest`) holds; this script can, so a new
+# downloader under the same name downloads once more and an unchanged one downloads nothing.
 #
 # Layout on the cache volume (IPA_CACHE_DIR):
-#   versions/<arch>/<key>/   a complete version: ironic-python-agent.{kernel,initramfs},
-#                            SHA256SUMS, source.headers, and the marker "complete" (written last)
-#   current/<arch>           symlink to ../versions/<arch>/<key>: what the server serves
+#   versions/<arch>/<key>-<downloader>/   a complete version: ironic-python-agent.{kernel,initramfs},
+#                            SHA256SUMS, source.headers, downloader (what <downloader> is the
+#                            sha256 of) and the marker "complete" (written last)
+#   current/<arch>           symlink to ../versions/<arch>/<version>: what the server serves
 #   work/<arch>.<random>/    a download in progress (never served; removed on the next run)
 # A version directory appears by one rename of a finished directory, and current/<arch> changes
 # by one rename of a new symlink over it: a reader sees the old version or the new one, never a
@@ -18,11 +26,23 @@ arch=${IPA_ARCH:?IPA_ARCH (the architecture) is required}
 key=${IPA_CACHE_KEY:?IPA_CACHE_KEY (the version key) is required}
 root=${IPA_CACHE_DIR:-/cache}
 downloader=${IPA_DOWNLOADER:-/usr/local/bin/get-resource.sh}
-final="$root/versions/$arch/$key"
-link="$root/current/$arch"
-target="../versions/$arch/$key"
 
 log() { printf 'ipa-cache-sync [%s]: %s\n' "$arch" "$*"; }
+
+# What decides the download besides the plan's key, as this container runs it.
+if [ ! -r "$downloader" ]; then
+    log "the image has no downloader at $downloader" >&2
+    exit 1
+fi
+identity="program $(sha256sum < "$downloader" | cut -d' ' -f1) $downloader"
+for v in IPA_BASEURI IPA_BRANCH IPA_FLAVOR IPA_FILENAME; do
+    identity+=$'\n'"$v=${!v-}"
+done
+downloader_id=$(printf '%s\n' "$identity" | sha256sum | cut -d' ' -f1)
+version="$key-$downloader_id"
+final="$root/versions/$arch/$version"
+link="$root/current/$arch"
+target="../versions/$arch/$version"
 
 switch_current() {
     local tmp="$root/current/.$arch.new"
@@ -38,9 +58,9 @@ switch_current() {
 mkdir -p "$root/versions/$arch" "$root/current" "$root/work"
 if [ -f "$final/complete" ]; then
     if [ "$(readlink "$link" 2>/dev/null || true)" = "$target" ]; then
-        log "version $key is current: nothing to download"
+        log "version $key of downloader $downloader_id is current: nothing to download"
     else
-        log "version $key is on the volume: serving it again, nothing to download"
+        log "version $key of downloader $downloader_id is on the volume: serving it again, nothing to download"
         switch_current
     fi
     exit 0
@@ -49,7 +69,11 @@ fi
 # Leftovers of interrupted runs of this architecture are never served: remove them.
 rm -rf -- "$root/work/$arch".*
 work=$(mktemp -d "$root/work/$arch.XXXXXX")
-log "downloading version $key into $work"
+served=$(readlink "$link" 2>/dev/null || true)
+case $served in
+    "../versions/$arch/$key-"*) log "the downloader changed (image content under the same reference: now $downloader_id, was ${served##*-}): downloading again" ;;
+esac
+log "downloading version $key of downloader $downloader_id into $work"
 SHARED_DIR="$work/shared" "$downloader"
 
 images="$work/shared/html/images"
@@ -80,10 +104,11 @@ if [ -n "${IPA_CACHE_MIN_MTIME:-}" ]; then
 fi
 
 (cd "$stage" && sha256sum ironic-python-agent.kernel ironic-python-agent.initramfs > SHA256SUMS)
+printf '%s\n' "$identity" > "$stage/downloader"
 chmod -R a+rX "$stage"
 sync -f "$stage/ironic-python-agent.initramfs" 2>/dev/null || true
-printf '%s\n' "$key" > "$stage/complete"
+printf '%s\n' "$version" > "$stage/complete"
 mv -T "$stage" "$final"
 switch_current
 rm -rf -- "$work"
-log "version $key downloaded and now served"
+log "version $key of downloader $downloader_id downloaded and now served"

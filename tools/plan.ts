@@ -179,6 +179,9 @@ async function main(): Promise<number> {
     if (!plan.config.createNamespace) lines.push(`note: ${namespaceNotCreatedNote(plan)}`);
     lines.push(previousLine(args.previous, previous));
     for (const n of previousNotes) lines.push(`note: --previous ${path.basename(args.previous!)}: ${n}`);
+    // A diff between first runs shows what a new stack would get, not what the deployed one will do
+    // (its kept DHCP slots, its remembered slot count): the review recipe passes --previous.
+    if (args.diff && !args.previous) lines.push("note: --diff without --previous compares this render as a first run; for a deployed stack render both sides with its outputs (pulumi stack output --json > deployed.json; the base with --previous deployed.json --write-outputs base.json, this one with --previous base.json)");
     lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
     lines.push("objects per kind:");
     for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(12)} ${n}`);

@@ -9,6 +9,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 
+import { unpinnedReason } from "../config/pinning";
 import { COMMANDS, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
 import { IPA_CACHE_ENV, IPA_CACHE_PATHS, IPA_CACHE_SCRIPTS } from "../plan/image-cache";
 import { sortedEnv } from "../plan/env";
@@ -61,10 +62,21 @@ export function imageCacheService(plan: IronicPlan): k8s.types.input.core.v1.Ser
 /** Container names are DNS labels: x86_64 → x86-64. */
 export const archLabel = (arch: string) => arch.replace(/_/g, "-");
 
+/**
+ * A downloader image that is not pinned (a moving tag such as `latest`) is pulled at every start
+ * of the cache pod: a node keeps the image it pulled first otherwise (IfNotPresent, the default
+ * for any tag but `latest`), and the sync script can only refresh the cache for a downloader the
+ * node actually runs. Pinned (a digest, or a release tag of another repository): the default.
+ */
+export function downloaderPullPolicy(image: string): { imagePullPolicy?: "Always" } {
+    return unpinnedReason(image) ? { imagePullPolicy: "Always" } : {};
+}
+
 function downloaderContainers(plan: IronicPlan): Container[] {
     return plan.imageCache.versions.map((v) => withDownloadTrust({
         name: `ipa-downloader-${archLabel(v.architecture)}`,
         image: plan.config.images.ipaDownloader,
+        ...downloaderPullPolicy(plan.config.images.ipaDownloader),
         command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.sync}`],
         env: sortedEnv(v.env),
         securityContext: restrictedSecurityContext(),

@@ -2,9 +2,12 @@
  * The IPA image cache as plain data: names, the URLs the conductors and BMO get per architecture,
  * the version key of each IPA, the downloader's environment, and Ironic's settings for it.
  *
- * Version key: sha256 of the downloader image and everything that selects the tarball (per
- * architecture) plus imageCache.minimumModificationTime. assets/ipa-cache-sync.sh downloads a
- * key it does not hold, once, and keeps serving the previous one until the new one is complete.
+ * Version key: sha256 of the downloader image reference and everything that selects the tarball
+ * (per architecture) plus imageCache.minimumModificationTime. A reference names no content (a
+ * mutable tag like `latest`) and the plan has no registry to ask, so assets/ipa-cache-sync.sh
+ * completes the version at run time with the downloader it runs (the sha256 of its program and
+ * selecting variables): it downloads a version it does not hold, once, and keeps serving the
+ * previous one until the new one is complete. Nothing here varies between runs: previews stay quiet.
  */
 import { createHash } from "crypto";
 

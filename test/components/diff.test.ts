@@ -72,6 +72,51 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-1 restart, if it runs a conductor \(its own entry changed: ironic-conductors-[0-9a-f]{10}\[cp-1\.env\]\); pods on other nodes keep running$/);
     });
 
+    it("a pure reorder of the three nodes, rendered as the next run (--previous): nothing changes, nothing restarts", async function () {
+        const after = await objects({ ...haRaw, conductors: [conductors[2], conductors[0], conductors[1]] }, previous);
+        assert.deepEqual(diffRenders(base, after), []);
+        assert.deepEqual(restartReport(base, after), ["no pod restarts and no Job runs"]);
+    });
+
+    it("three nodes' entries change: one line for the workload, naming the three nodes (not three lines each saying the other pods keep running)", async function () {
+        const after = await objects({ ...haRaw, conductors: conductors.map((c, i) => ({ ...c, ip: `172.22.0.${6 + i}` })) }, previous);
+        const report = restartReport(base, after);
+        assert.equal(report.length, 1, report.join("\n"));
+        assert.match(report[0], /^DaemonSet metal3\/ironic: only the containers on cp-0, cp-1 and cp-2 restart, each if it runs a conductor \(their own entries changed: ironic-conductors-[0-9a-f]{10}\[cp-0\.env\], ironic-conductors-[0-9a-f]{10}\[cp-1\.env\], ironic-conductors-[0-9a-f]{10}\[cp-2\.env\]\); pods on other nodes keep running$/);
+    });
+
+    it("a re-slice is flagged first in the conductors' line, with the slices that move; a new lease time moves none and is not", async function () {
+        const p = haRaw.provisioning as Record<string, any>;
+        const resliced = await objects({ ...haRaw, provisioning: { ...p, dhcp: { ...p.dhcp, rangeEnd: "172.22.0.249", reslice: true } } }, previous);
+        const report = restartReport(base, resliced);
+        assert.equal(report.length, 1, report.join("\n"));
+        assert.match(
+            report[0],
+            /^DaemonSet metal3\/ironic: RE-SLICE, every conductor's DHCP slice moves \(slot 0 172\.22\.0\.10-172\.22\.0\.59 → 172\.22\.0\.10-172\.22\.0\.69, slot 1 172\.22\.0\.60-172\.22\.0\.109 → 172\.22\.0\.70-172\.22\.0\.129 and 2 more\): .*a host that is provisioning, inspecting or cleaning meanwhile may fail its network boot; every pod restarts, one node at a time/,
+        );
+        const moreSlots = restartReport(base, await objects({ ...haRaw, provisioning: { ...p, dhcp: { ...p.dhcp, slots: 5, reslice: true } } }, previous));
+        assert.match(moreSlots[0], /^DaemonSet metal3\/ironic: RE-SLICE, every conductor's DHCP slice moves \(4 → 5 slots; /);
+        const lease = restartReport(base, await objects({ ...haRaw, provisioning: { ...p, dhcp: { ...p.dhcp, leaseTime: "2h" } } }, previous));
+        assert.equal(lease.length, 1, lease.join("\n"));
+        assert.doesNotMatch(lease[0], /RE-SLICE/);
+        assert.match(lease[0], /^DaemonSet metal3\/ironic: every pod restarts/);
+    });
+
+    it("a topology switch is one flagged line: the old workload deleted first, the new one's pods and where, the DHCP gap", async function () {
+        const single: RawConfig = { ...devRaw, database: { kind: "mariadb" } };
+        const multi: RawConfig = { ...single, topology: "multi", provisioning: haRaw.provisioning, conductors };
+        const first = await renderOffline(single, "dev");
+        const s = new Map(first.objects.map((o) => [objectId(o), o]));
+        const m = new Map((await renderOffline(multi, "dev", { previousOutputs: { ironicImage: await valueOf(first.outputs.ironicImage), state: await valueOf(first.outputs.state) } })).objects.map((o) => [objectId(o), o]));
+        const up = restartReport(s, m).filter((l) => !l.startsWith("Job "));
+        assert.deepEqual(up, [
+            "Deployment metal3/ironic → DaemonSet metal3/ironic: TOPOLOGY SWITCH single → multi, Deployment deleted first (its pods stop), then the DaemonSet created: its pods start on every node with node-role.kubernetes.io/control-plane; no DHCP server answers in between (hosts that PXE-boot meanwhile retry): run it when no host is being provisioned, inspected or cleaned",
+        ]);
+        const down = restartReport(m, s).filter((l) => !l.startsWith("Job "));
+        assert.equal(down.length, 1, down.join("\n"));
+        assert.match(down[0], /^DaemonSet metal3\/ironic → Deployment metal3\/ironic: TOPOLOGY SWITCH multi → single, DaemonSet deleted first \(its pods stop\), then the Deployment created: its pod starts; no DHCP server answers in between/);
+    });
+
     it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
         const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, previous);
         const report = restartReport(base, after);
@@ -120,6 +165,8 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(file, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("ip: 172.22.0.3\n", "ip: 172.22.0.6\n"));
             const r = plan(["--stack", "ha", "--file", file, "--out", path.join(work, "next"), "--diff", path.join(work, "base")]);
             assert.equal(r.status, 0, r.stderr);
+            // Followed without --previous, a review compares first runs: the tool says how to render the deployed stack's next run.
+            assert.match(r.stdout, /note: --diff without --previous compares this render as a first run; .*pulumi stack output --json > deployed\.json/);
             assert.match(r.stdout, /diff against .*base: 1 changed, 0 added, 0 removed\n~ ConfigMap\/metal3\/ironic-conductors-[0-9a-f]{10}\n    ~ data\["cp-1\.env"\]\nrestart report:\n  - DaemonSet metal3\/ironic: only the containers on cp-1 restart/);
             assert.equal(readRender(path.join(work, "base")).size, readRender(path.join(work, "next")).size);
             assert.doesNotMatch(r.stdout, /BEGIN (RSA |EC )?PRIVATE KEY|password: [^<]/);
@@ -133,6 +180,7 @@ describe("plan --diff: what changes and what restarts", function () {
             fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
             const head = plan(["--stack", "ha", "--file", added, "--out", path.join(work, "head"), "--previous", baseOut, "--diff", path.join(work, "base2")]);
             assert.equal(head.status, 0, head.stderr);
+            assert.doesNotMatch(head.stdout, /--diff without --previous/);
             assert.match(head.stdout, /restart report:\n {2}- DaemonSet metal3\/ironic: only the containers on cp-3 restart, if it runs a conductor \(its own entry changed: ironic-conductors-[0-9a-f]{10}\[cp-3\.env\]\)/);
             const missing = plan(["--stack", "ha", "--out", path.join(work, "x"), "--diff", path.join(work, "nope")]);
             assert.notEqual(missing.status, 0);

@@ -109,4 +109,17 @@ describe("IPA image cache in the rendered stack (pulumi mocks)", function () {
         assert.equal(obj(r, "ConfigMap", "ironic-bmo")!.data.DEPLOY_KERNEL_URL, `${url}/images/ironic-python-agent_aarch64.kernel`);
         assert.equal(await valueOf(r.outputs.imageCacheUrl!), url);
     });
+
+    it("a downloader under a moving tag is pulled at every cache pod start (imagePullPolicy Always); pinned by digest, the default", async function () {
+        const pull = async (ipaDownloader?: string) => {
+            const r = await renderOffline({ ...devRaw, imageCache: BOTH, ...(ipaDownloader ? { images: { ipaDownloader } } : {}) } as RawConfig);
+            const spec = obj(r, "Deployment", "ironic-ipa-cache")!.spec.template.spec;
+            return { downloaders: spec.initContainers.map((c: any) => c.imagePullPolicy), server: spec.containers[0].imagePullPolicy };
+        };
+        // The default quay.io/metal3-io/ironic-ipa-downloader:latest, and a mirror's moving tag.
+        assert.deepEqual(await pull(), { downloaders: ["Always", "Always"], server: undefined });
+        assert.deepEqual((await pull("registry.example:5000/metal3/ironic-ipa-downloader:main")).downloaders, ["Always", "Always"]);
+        const digest = `quay.io/metal3-io/ironic-ipa-downloader@sha256:${"a".repeat(64)}`;
+        assert.deepEqual((await pull(digest)).downloaders, [undefined, undefined], "a digest names its content: the node's copy is that content");
+    });
 });

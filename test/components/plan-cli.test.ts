@@ -2,6 +2,7 @@
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
+import * as YAML from "yaml";
 
 import { readRenderTree } from "../../tools/diff";
 import { run, tmpDir } from "../helpers/sys";
@@ -156,6 +157,62 @@ describe("npm run plan", function () {
         const missing = plan(["--stack", "ha", "--previous", path.join(work, "nope.json")]);
         assert.equal(missing.status, 2);
         assert.match(missing.stderr, /--previous .*nope\.json: no such file/);
+    });
+
+    it("a pull request's base is rendered as deployed (tools/render-base.sh, pull-request.yml): the stack's outputs as --previous, else a first run with a note", function () {
+        const dir = path.join(work, "pr");
+        const bin = path.join(work, "pr-bin");
+        fs.mkdirSync(bin, { recursive: true });
+        // What is deployed of ha: a run that had a fourth node, so the stack remembers 5 DHCP slots
+        // (a first run of today's three nodes cuts 4). Its outputs as `pulumi stack output --json` prints them.
+        const deployedFile = path.join(work, "Pulumi.ha.yaml");
+        const ha = fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8");
+        fs.writeFileSync(deployedFile, ha.replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
+        const deployedOutputs = path.join(work, "deployed-ha-outputs.json");
+        const d = plan(["--file", deployedFile, "--out", path.join(work, "deployed"), "--write-outputs", deployedOutputs]);
+        assert.equal(d.status, 0, d.stderr);
+        assert.equal(JSON.parse(fs.readFileSync(deployedOutputs, "utf8")).state.dhcpSlots.slots, 5);
+        // The Pulumi CLI as the workflow calls it: ha is deployed, dev never was.
+        fs.writeFileSync(
+            path.join(bin, "pulumi"),
+            `#!/bin/bash\n[ "$*" = "stack output --json --non-interactive --stack ha" ] && exec cat ${JSON.stringify(deployedOutputs)}\n` +
+                `[ "$*" = "stack output --json --non-interactive --stack dev" ] && { echo "error: no stack named 'dev' found" >&2; exit 255; }\necho "unexpected: $*" >&2; exit 2\n`,
+            { mode: 0o755 },
+        );
+        const script = (mode: string, env: NodeJS.ProcessEnv) => run("bash", [path.join(ROOT, "tools", "render-base.sh"), mode, dir], { cwd: ROOT, env, allowFail: true, timeout: 300000 });
+        const withCli = { ...process.env, PATH: `${bin}:${process.env.PATH}` };
+        const o = script("outputs", withCli);
+        assert.equal(o.status, 0, o.stderr);
+        const r = script("render", withCli);
+        assert.equal(r.status, 0, r.stderr);
+        const note = (stack: string) => fs.readFileSync(path.join(dir, `base-${stack}.note`), "utf8").trim();
+        assert.equal(note("ha"), "base rendered as deployed: the outputs of stack ha (pulumi stack output --json) as --previous");
+        assert.match(note("dev"), /^base rendered as a first run: pulumi stack output --stack dev: error: no stack named 'dev' found/);
+        const slotFiles = (render: string) =>
+            Object.entries(readTree(render))
+                .filter(([f]) => f.startsWith("configmap/"))
+                .flatMap(([, text]) => Object.keys(YAML.parse(text).data ?? {}))
+                .filter((k) => /^slot-\d+\.dnsmasq\.conf$/.test(k)).length;
+        assert.equal(slotFiles(path.join(dir, "base", "ha")), 5, "the deployed 5 slots, not a first run's 4");
+        assert.ok(fs.existsSync(path.join(dir, "base", "dev", "deployment", "metal3", "ironic.yaml")), "dev rendered too, as a first run");
+        // A pull request that pins what is deployed (slots: 5) changes nothing; compared with a
+        // first-run base (the workflow before) it is refused as a re-slice.
+        const pinned = path.join(work, "pinned", "Pulumi.ha.yaml");
+        fs.mkdirSync(path.dirname(pinned), { recursive: true });
+        fs.writeFileSync(pinned, ha.replace("      leaseTime: 1h\n", "      leaseTime: 1h\n      slots: 5\n"));
+        const head = plan(["--file", pinned, "--out", path.join(work, "head"), "--previous", path.join(dir, "base-ha.json"), "--diff", path.join(dir, "base", "ha")]);
+        assert.equal(head.status, 0, head.stderr);
+        assert.match(head.stdout, /diff against .*: 0 changed, 0 added, 0 removed\nrestart report:\n {2}- no pod restarts and no Job runs/);
+        const firstRunBase = path.join(work, "first-run-base.json");
+        assert.equal(plan(["--stack", "ha", "--out", path.join(work, "frb"), "--write-outputs", firstRunBase]).status, 0);
+        const old = plan(["--file", pinned, "--out", path.join(work, "head-old"), "--previous", firstRunBase, "--diff", path.join(work, "frb")]);
+        assert.notEqual(old.status, 0);
+        assert.match(old.stderr, /provisioning\.dhcp\.slots: was 4 in the previous run, now 5/);
+        // No Pulumi CLI (a fork's pull request, no token): every stack is a first run, and says why.
+        const noCli = { ...process.env, PATH: (process.env.PATH ?? "").split(":").filter((p) => !fs.existsSync(path.join(p, "pulumi"))).join(":") };
+        assert.equal(script("outputs", noCli).status, 0);
+        assert.match(note("ha"), /^base rendered as a first run: no Pulumi CLI to read the deployed outputs/);
+        assert.ok(!fs.existsSync(path.join(dir, "deployed-ha.json")), "no outputs of an earlier run are left to be used");
     });
 
     it("reads a stack file as the Pulumi CLI writes it: top-level \"false\", --path integers, nested {secure}", function () {

@@ -1,17 +1,19 @@
 /**
  * The IPA image cache for pod tests of the Ironic pods: the stack's cache pod, run as declared
  * (pod-runner.ts), on a volume that already holds the rendered version of every architecture
- * (as a cache that downloaded it earlier would: versions/<arch>/<key>/ with SHA256SUMS and the
- * "complete" marker, current/<arch> pointing at it). Its downloader init containers then find
+ * (as a cache that downloaded it earlier with the stand-in downloader would:
+ * versions/<arch>/<key>-<downloader>/ with SHA256SUMS and the "complete" marker, current/<arch>
+ * pointing at it; <downloader> named as assets/ipa-cache-sync.sh names it). Its downloader init containers then find
  * their version current and download nothing; its server serves it over HTTPS. The Ironic pods'
  * cache client reaches it through the Service name, which `hosts` maps to the node's loopback.
  * test/integration/image-cache.test.ts shows the real downloads against a counting server.
  */
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
 import type { Rendered } from "../../tools/render";
-import { ClusterData, PodRunner, StandinImage } from "./pod-runner";
+import { ClusterData, imageOf as imageOfRef, PodRunner, StandinImage } from "./pod-runner";
 import { run } from "./sys";
 
 export class ImageCacheLab {
@@ -38,18 +40,33 @@ export class ImageCacheLab {
         return `stand-in IPA kernel ${arch}\n`;
     }
 
+    /**
+     * The version directory the sync script of `c` names for the stand-in downloader: the plan's
+     * key, then the sha256 of the downloader's program and the variables that select the tarball
+     * (assets/ipa-cache-sync.sh, "identity"). The image's ENV, then the container's, as the runner sets them.
+     */
+    private version(c: any): string {
+        const env: Record<string, string> = { ...(imageOfRef(this.o.images, c.image).env ?? {}), ...Object.fromEntries(c.env.map((e: any) => [e.name, e.value])) };
+        const program = "/usr/local/bin/get-resource.sh";
+        const sha = (b: string | Buffer) => createHash("sha256").update(b).digest("hex");
+        const lines = [`program ${sha(fs.readFileSync(path.join(imageOfRef(this.o.images, c.image).layer, program)))} ${program}`];
+        for (const v of ["IPA_BASEURI", "IPA_BRANCH", "IPA_FLAVOR", "IPA_FILENAME"]) lines.push(`${v}=${env[v] ?? ""}`);
+        return `${env.IPA_CACHE_KEY}-${sha(lines.join("\n") + "\n")}`;
+    }
+
     private seed() {
         const claim = this.spec.volumes.find((v: any) => v.persistentVolumeClaim).persistentVolumeClaim.claimName;
         const data = path.join(this.o.work, "pv", claim);
         for (const c of this.spec.initContainers) {
             const env = Object.fromEntries(c.env.map((e: any) => [e.name, e.value]));
-            const dir = path.join(data, "versions", env.IPA_ARCH, env.IPA_CACHE_KEY);
+            const version = this.version(c);
+            const dir = path.join(data, "versions", env.IPA_ARCH, version);
             fs.mkdirSync(dir, { recursive: true });
             fs.writeFileSync(path.join(dir, "ironic-python-agent.kernel"), ImageCacheLab.kernel(env.IPA_ARCH));
             fs.writeFileSync(path.join(dir, "ironic-python-agent.initramfs"), `stand-in IPA initramfs ${env.IPA_ARCH}\n`);
-            run("bash", ["-c", `cd "$1" && sha256sum ironic-python-agent.kernel ironic-python-agent.initramfs > SHA256SUMS && echo "$2" > complete`, "-", dir, env.IPA_CACHE_KEY]);
+            run("bash", ["-c", `cd "$1" && sha256sum ironic-python-agent.kernel ironic-python-agent.initramfs > SHA256SUMS && echo "$2" > complete`, "-", dir, version]);
             fs.mkdirSync(path.join(data, "current"), { recursive: true });
-            fs.symlinkSync(`../versions/${env.IPA_ARCH}/${env.IPA_CACHE_KEY}`, path.join(data, "current", env.IPA_ARCH));
+            fs.symlinkSync(`../versions/${env.IPA_ARCH}/${version}`, path.join(data, "current", env.IPA_ARCH));
         }
         run("chown", ["-R", "997:994", data]);
     }

@@ -85,7 +85,7 @@ function q(s: string): string {
 }
 
 /** The image of a reference: exact match, else the same repository with any tag/digest. */
-function imageOf(images: Record<string, StandinImage>, ref: string): StandinImage {
+export function imageOf(images: Record<string, StandinImage>, ref: string): StandinImage {
     if (images[ref]) return images[ref];
     const repo = (r: string) => r.replace(/@sha256:[a-f0-9]+$/, "").replace(/:[^/:]+$/, "");
     const hit = Object.keys(images).find((k) => repo(k) === repo(ref));

@@ -5,7 +5,9 @@
  * tarball server that counts every request (test/helpers/ipa_upstream.py), and the Ironic pod's
  * cache client, all in a network namespace this test creates and deletes. Counted at the source:
  * one download per IPA version and architecture, however often the cache pod and the conductors
- * start; a changed version key downloads once more; an interrupted download is never served.
+ * start; a changed version key downloads once more; an interrupted download is never served; a
+ * downloader whose content changes under the same image reference (`:latest`) downloads once more,
+ * an unchanged one never.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -13,7 +15,7 @@ import * as path from "path";
 
 import { RawConfig } from "../../core/config";
 import { readStackConfig, Rendered } from "../../tools/render";
-import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
+import { ClusterData, imageOf, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
@@ -96,15 +98,15 @@ describe("IPA image cache: pods as declared against a counting tarball server (p
         return out;
     }
 
-    /** Publish IPA `version` of `arch` on the tarball server: a tar.gz with <stem>.kernel and <stem>.initramfs. */
-    function publish(arch: string, version: string) {
+    /** Publish IPA `version` of `arch` on the tarball server: <stem>.tar.gz with <stem>.kernel and <stem>.initramfs. */
+    function publish(arch: string, version: string, stem = "ipa-centos9-master") {
         const dir = path.join(upstreamDir, arch);
         const src = fs.mkdtempSync(path.join(work, "ipa-"));
         fs.mkdirSync(dir, { recursive: true });
         // Large enough that half of it is a real partial transfer.
-        fs.writeFileSync(path.join(src, "ipa-centos9-master.kernel"), `kernel ${arch} ${version}\n` + "k".repeat(256 * 1024));
-        fs.writeFileSync(path.join(src, "ipa-centos9-master.initramfs"), `initramfs ${arch} ${version}\n` + "i".repeat(512 * 1024));
-        run("tar", ["-czf", path.join(dir, TARBALL), "-C", src, "ipa-centos9-master.kernel", "ipa-centos9-master.initramfs"]);
+        fs.writeFileSync(path.join(src, `${stem}.kernel`), `kernel ${arch} ${version}\n` + "k".repeat(256 * 1024));
+        fs.writeFileSync(path.join(src, `${stem}.initramfs`), `initramfs ${arch} ${version}\n` + "i".repeat(512 * 1024));
+        run("tar", ["-czf", path.join(dir, `${stem}.tar.gz`), "-C", src, `${stem}.kernel`, `${stem}.initramfs`]);
     }
 
     /** GET through the cache's HTTPS endpoint, verifying it with the stack CA (from the pod's namespace). */
@@ -222,5 +224,42 @@ describe("IPA image cache: pods as declared against a counting tarball server (p
         await startCache(v3);
         assert.deepEqual(downloads(), { x86_64: before.x86_64 + 1, aarch64: before.aarch64 + 1 });
         assert.ok(fetchFromCache(v3, "/images/ironic-python-agent_x86_64.kernel").body.startsWith("kernel x86_64 v3\n"));
+    });
+
+    it("the downloader image changes content under the same reference (:latest): one more download per architecture, the new IPA served; unchanged, nothing", async function () {
+        const s = await render({ minimumModificationTime: "2021-01-01T00:00:00Z" });
+        const dl = s.cacheSpec.initContainers;
+        assert.match(dl[0].image, /:latest$/);
+        assert.deepEqual(dl.map((c: any) => c.imagePullPolicy), ["Always", "Always"], "a moving tag is pulled at every pod start: the node runs the reference's current content");
+        await startCache(s); // holds this version (downloads it when this test runs alone)
+        const before = downloads();
+        await startCache(s);
+        assert.deepEqual(downloads(), before, "the same downloader: nothing downloaded");
+        // A new build under the same name whose get-resource.sh defaults to another flavor (as the
+        // upstream downloader once moved from centos8 to centos9); the stack's render is unchanged.
+        const program = path.join(imageOf(images, dl[0].image).layer, "usr", "local", "bin", "get-resource.sh");
+        const original = fs.readFileSync(program, "utf8");
+        assert.match(original, /flavor=\$\{IPA_FLAVOR:-centos9\}/);
+        try {
+            fs.writeFileSync(program, original.replace("flavor=${IPA_FLAVOR:-centos9}", "flavor=${IPA_FLAVOR:-centos10}"));
+            for (const a of ARCHES) publish(a, "v4-centos10", "ipa-centos10-master");
+            const again = await render({ minimumModificationTime: "2021-01-01T00:00:00Z" });
+            assert.deepEqual(again.cacheSpec.initContainers.map((c: any) => [c.image, c.env]), dl.map((c: any) => [c.image, c.env]), "the plan sees no change: same reference, same key");
+            const cache = await startCache(s);
+            assert.deepEqual(downloads(), { x86_64: before.x86_64 + 1, aarch64: before.aarch64 + 1 }, "one download per architecture with the new downloader");
+            assert.match(cache.logs("ipa-downloader-x86-64"), /the downloader changed/);
+            for (const a of ARCHES) {
+                const k = fetchFromCache(s, `/images/ironic-python-agent_${a}.kernel`);
+                assert.equal(k.status, 200);
+                assert.ok(k.body.startsWith(`kernel ${a} v4-centos10\n`), `the ${a} IPA of the new downloader is served`);
+            }
+            const data = path.join(work, "pv", "ironic-ipa-cache-data");
+            assert.equal(fs.readdirSync(path.join(data, "versions", "x86_64")).length, 1, "the old downloader's version is no longer kept");
+            await startCache(s);
+            await startCache(s);
+            assert.deepEqual(downloads(), { x86_64: before.x86_64 + 1, aarch64: before.aarch64 + 1 }, "the new downloader, unchanged: nothing more");
+        } finally {
+            fs.writeFileSync(program, original);
+        }
     });
 });

@@ -17,7 +17,7 @@ const DIR = path.join(ROOT, ".github", "workflows");
 const files = fs.readdirSync(DIR).filter((f) => /\.ya?ml$/.test(f)).sort();
 
 /** Inputs of pulumi/actions (its action.yml) that these workflows may use. */
-const PULUMI_ACTION_INPUTS = ["command", "stack-name", "work-dir", "comment-on-pr", "github-token", "cloud-url", "diff", "refresh", "upsert", "edit-pr-comment", "policyPacks", "policyPackConfigs", "expect-no-changes", "message", "color"];
+const PULUMI_ACTION_INPUTS = ["pulumi-version", "command", "stack-name", "work-dir", "comment-on-pr", "github-token", "cloud-url", "diff", "refresh", "upsert", "edit-pr-comment", "policyPacks", "policyPackConfigs", "expect-no-changes", "message", "color"];
 
 type Lint = (input: string, path: string) => { line: number; column: number; message: string; kind: string }[];
 let lint: Lint;
@@ -57,6 +57,8 @@ describe("GitHub workflows", function () {
                 for (const step of job.steps ?? []) {
                     if (!String(step.uses ?? "").startsWith("pulumi/actions@")) continue;
                     for (const k of Object.keys(step.with ?? {})) assert.ok(PULUMI_ACTION_INPUTS.includes(k), `${f}: pulumi/actions input ${k}`);
+                    // Without a command the action only installs the CLI (render-diff reads stack outputs with it).
+                    if (!step.with?.command) continue;
                     assert.ok(step.with?.command && step.with?.["stack-name"], `${f}: command and stack-name are required`);
                     assert.equal(step.with?.policyPacks, "policy", `${f}: every preview and update runs the policy pack (policy/)`);
                     assert.ok(fs.existsSync(path.join(ROOT, step.with.policyPacks, "PulumiPolicy.yaml")), `${f}: policyPacks names a pack directory`);
@@ -113,5 +115,24 @@ describe("GitHub workflows", function () {
         } finally {
             fs.rmSync(dir, { recursive: true, force: true });
         }
+    });
+
+    it("pull-request render-diff: the base rendered as deployed (tools/render-base.sh: outputs with the Pulumi token, then render without it), each stack's note in the report", function () {
+        const pr = YAML.parse(fs.readFileSync(path.join(DIR, "pull-request.yml"), "utf8"));
+        const steps: any[] = pr.jobs["render-diff"].steps;
+        const at = (re: RegExp) => steps.findIndex((x) => re.test(String(x.run ?? "")));
+        const outputs = at(/tools\/render-base\.sh" outputs "\$RUNNER_TEMP\/renders"/);
+        const render = at(/tools\/render-base\.sh" render "\$RUNNER_TEMP\/renders"/);
+        const head = at(/--diff "\$base"/);
+        assert.ok(outputs >= 0 && render > outputs && head > render, "outputs, then the base render, then the head's diff");
+        for (const i of [outputs, render]) assert.equal(steps[i]["working-directory"], "${{ runner.temp }}/base", "in the base checkout");
+        assert.equal(steps[outputs].env?.PULUMI_ACCESS_TOKEN, "${{ secrets.PULUMI_ACCESS_TOKEN }}");
+        const withToken = steps.filter((x) => JSON.stringify(x.env ?? {}).includes("secrets.PULUMI_ACCESS_TOKEN"));
+        assert.deepEqual(withToken, [steps[outputs]], "the token reaches that step only: not npm ci, not the renders");
+        assert.match(steps[render].run, /npm ci/);
+        const cli = steps.findIndex((x) => String(x.uses ?? "").startsWith("pulumi/actions@"));
+        assert.ok(cli >= 0 && cli < outputs && steps[cli].if === "env.HAS_PULUMI_TOKEN == 'true'" && !steps[cli].with, "the CLI installed (only) when there is a token");
+        assert.match(steps[head].run, /base-\$stack\.note/, "the report says how each base was rendered");
+        assert.match(steps[head].run, /--previous "\$RUNNER_TEMP\/renders\/base-\$stack\.json"/, "the head as the next run of the base");
     });
 });
