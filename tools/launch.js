@@ -87,10 +87,11 @@ function build() {
 
 /**
  * The Pulumi SDK loads, at start, what only serializing a JavaScript closure into a resource
- * needs: the TypeScript compiler (8 MB of source) and npm's Arborist. The tools never serialize a
- * closure (they run the program under mocks), so those modules, when the SDK asks for them, are
- * loaded on their first use instead of at start: the same modules, the same behaviour, about half
- * of `npm run plan`'s start-up saved (tools/bench-plan.ts measures it).
+ * needs (the TypeScript compiler, 8 MB of source; npm's Arborist) and what only its automation
+ * API needs (execa, js-yaml, ...). The tools do neither (they run the program under mocks), so
+ * those modules, when the SDK asks for them, are loaded on their first use instead of at start:
+ * the same modules, the same behaviour, about half of `npm run plan`'s start-up saved
+ * (tools/bench-plan.ts measures it).
  */
 function loadLazily(requests, from) {
     const Module = require("module");
@@ -99,11 +100,13 @@ function loadLazily(requests, from) {
         if (!requests.has(request) || !parent || !parent.filename.includes(from)) return load.apply(this, arguments);
         let real;
         const target = () => (real ??= load.call(Module, request, parent, isMain));
-        // `__esModule` answered without loading: TypeScript's import helper then keeps the proxy as it is.
+        // `__esModule` is answered without loading, so TypeScript's import helpers keep the proxy
+        // as it is; `default` is then the module itself, or its own default if it has one.
+        const defaultOf = (m) => (m && m.__esModule ? m.default : m);
         return new Proxy(
             {},
             {
-                get: (_t, key) => (key === "__esModule" ? true : Reflect.get(target(), key)),
+                get: (_t, key) => (key === "__esModule" ? true : key === "default" ? defaultOf(target()) : Reflect.get(target(), key)),
                 has: (_t, key) => Reflect.has(target(), key),
                 ownKeys: () => Reflect.ownKeys(target()),
                 getOwnPropertyDescriptor: (_t, key) => {
@@ -122,6 +125,10 @@ if (!tool || !/^[a-z-]+$/.test(tool) || !fs.existsSync(path.join(ROOT, "tools", 
     process.exit(2);
 }
 if (stale()) build();
-loadLazily(new Set(["typescript", "@npmcli/arborist"]), path.join("node_modules", "@pulumi", "pulumi") + path.sep);
+loadLazily(
+    // closure serialization; the automation API (driving the CLI from a program)
+    new Set(["typescript", "@npmcli/arborist", "normalize-package-data", "fdir", "execa", "tmp", "upath", "@logdna/tail-file", "js-yaml"]),
+    path.join("node_modules", "@pulumi", "pulumi") + path.sep,
+);
 process.argv = [process.argv[0], path.join(DIST, "tools", `${tool}.js`), ...args];
 require(process.argv[1]);
