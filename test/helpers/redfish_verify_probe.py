@@ -1,0 +1,42 @@
+"""Connect to a Redfish endpoint the way Ironic's redfish driver does, with Ironic's own config.
+
+Run with an Ironic's Python (e.g. PyPI's ironic 38.0.0, the image's release). The environment
+holds exactly the OS_<GROUP>__<OPTION> settings under test; oslo.config reads them as Ironic's
+service does. A node with the redfish driver and no driver_info redfish_verify_ca is parsed by
+ironic.drivers.modules.redfish.utils.parse_driver_info (which falls back to [redfish]verify_ca),
+and the connection is made through its SessionCache (sushy, with that verify value).
+
+Usage: redfish_verify_probe.py ADDRESS SYSTEM_ID [DRIVER]. Prints one JSON object:
+{"verify_ca": <value>, "power_state": "..."} or {"verify_ca": ..., "error": "<class>: <message>"}.
+"""
+import json
+import sys
+import types
+
+from ironic.conf import CONF
+from ironic.drivers.modules.redfish import utils as redfish_utils
+
+address, system_id = sys.argv[1], sys.argv[2]
+driver = sys.argv[3] if len(sys.argv) > 3 else "redfish"
+CONF([], project="ironic", default_config_files=[])
+CONF.set_override("connection_cache_size", 0, group="redfish")
+
+node = types.SimpleNamespace(
+    uuid="00000000-0000-0000-0000-0000000000aa",
+    driver=driver,
+    driver_info={
+        "redfish_address": address,
+        "redfish_system_id": system_id,
+        "redfish_username": "admin",
+        "redfish_password": "password",
+        "redfish_auth_type": "basic",
+    },
+)
+info = redfish_utils.parse_driver_info(node)
+out = {"verify_ca": info["verify_ca"]}
+try:
+    with redfish_utils.SessionCache(info) as conn:
+        out["power_state"] = str(conn.get_system(system_id).power_state)
+except Exception as e:  # report any failure: the test asserts on its kind
+    out["error"] = f"{type(e).__name__}: {e}"
+print(json.dumps(out))
