@@ -44,8 +44,8 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
-    if (trust) containers.push(trust.sidecar);
     if (plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.topology.keepalivedVirtualIps));
+    if (trust) containers.push(trust.sidecar);
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
