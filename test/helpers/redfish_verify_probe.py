@@ -8,6 +8,10 @@ and the connection is made through its SessionCache (sushy, with that verify val
 
 Usage: redfish_verify_probe.py ADDRESS SYSTEM_ID [DRIVER]. Prints one JSON object:
 {"verify_ca": <value>, "power_state": "..."} or {"verify_ca": ..., "error": "<class>: <message>"}.
+
+Usage: redfish_verify_probe.py --download URL: Ironic's own HTTPS download instead (an image
+source, a deploy image), through ironic.common.image_service.HttpImageService, which verifies
+with [DEFAULT]webserver_verify_ca: {"verify_ca": <value>, "bytes": <n>} or {..., "error": ...}.
 """
 import json
 import sys
@@ -16,9 +20,25 @@ import types
 from ironic.conf import CONF
 from ironic.drivers.modules.redfish import utils as redfish_utils
 
+CONF([], project="ironic", default_config_files=[])
+
+if sys.argv[1] == "--download":
+    import tempfile
+
+    from ironic.common import image_service
+
+    out = {"verify_ca": CONF.webserver_verify_ca}
+    try:
+        with tempfile.TemporaryFile() as f:
+            image_service.HttpImageService().download(sys.argv[2], f)
+            out["bytes"] = f.tell()
+    except Exception as e:  # report any failure: the test asserts on its kind
+        out["error"] = f"{type(e).__name__}: {e}"
+    print(json.dumps(out))
+    sys.exit(0)
+
 address, system_id = sys.argv[1], sys.argv[2]
 driver = sys.argv[3] if len(sys.argv) > 3 else "redfish"
-CONF([], project="ironic", default_config_files=[])
 CONF.set_override("connection_cache_size", 0, group="redfish")
 
 node = types.SimpleNamespace(

@@ -1,9 +1,9 @@
 /**
- * trust.bmcCa against a real consumer: Ironic of the image's release (PyPI's ironic 38.0.0 with
+ * trust.bmcCa and trust.trustedCa against a real consumer: Ironic of the image's release (PyPI's ironic 38.0.0 with
  * sushy; Debian's Ironic 21.4 has no [redfish]verify_ca) connects through its redfish driver
  * (parse_driver_info, SessionCache, sushy) to small Redfish endpoints over HTTPS in a network
  * namespace this test creates, one signed by a private CA and one by a CA of the stand-in image's
- * system bundle. The bundle is built by the Ironic pod's `ca-bundles` containers as the pod
+ * system bundle; and Ironic's own HTTPS download (HttpImageService) from a server of a third CA. The bundle is built by the Ironic pod's `ca-bundles` containers as the pod
  * declares them (test/helpers/pod-runner.ts); Ironic's settings are the ironic container's
  * rendered OS_* variables, read by Ironic's own oslo.config, with the bundle directory's mount path
  * mapped to the pod's volume (the venv is not part of the image's file system).
@@ -46,7 +46,7 @@ function caWithServer(dir: string, cn: string): { ca: string; cert: string; key:
     return { ca: fs.readFileSync(f("ca.crt"), "utf8"), cert: f("tls.crt"), key: f("tls.key") };
 }
 
-describe("trust.bmcCa: Ironic 38's redfish driver verifies a BMC with a private CA through the pod's bundle (pod runner)", function () {
+describe("trust.bmcCa/trustedCa: Ironic 38 verifies a BMC and a download server with private CAs through the pod's bundles (pod runner)", function () {
     this.timeout(240000);
     const net = new NetnsLab();
     let ns = "";
@@ -56,6 +56,7 @@ describe("trust.bmcCa: Ironic 38's redfish driver verifies a BMC with a private 
     const pods: PodRunner[] = [];
     let privateCa: ReturnType<typeof caWithServer>;
     let publicCa: ReturnType<typeof caWithServer>;
+    let corpCa: ReturnType<typeof caWithServer>;
     let privateServer: Daemon | undefined;
 
     function serve(ca: { cert: string; key: string }, port: number, name: string): Daemon {
@@ -72,11 +73,12 @@ describe("trust.bmcCa: Ironic 38's redfish driver verifies a BMC with a private 
         throw new Error(`no server on 127.0.0.1:${port} in ${ns}`);
     }
 
-    /** The dev stack's Ironic pod, with `trust` as given and `cluster` holding the ConfigMap `bmc-ca`. */
-    async function ironicPod(trust: RawConfig["trust"] | undefined, bmcCaData: Record<string, string>): Promise<PodRunner> {
-        const raw: RawConfig = { ...readStackConfig(path.join(ROOT, "Pulumi.dev.yaml")), ...(trust ? { trust } : {}) };
+    /** The dev stack's Ironic pod, with `trust` as given and `cluster` holding the ConfigMaps `bmc-ca` and `corp-pki`. */
+    async function ironicPod(trust: RawConfig["trust"] | undefined, bmcCaData: Record<string, string>, corpPkiData: Record<string, string> = {}, extra: RawConfig = {}): Promise<PodRunner> {
+        const raw: RawConfig = { ...readStackConfig(path.join(ROOT, "Pulumi.dev.yaml")), ...(trust ? { trust } : {}), ...extra };
         const { rendered, cluster } = await renderWithRealSecrets(raw, "dev");
         cluster.configMaps["bmc-ca"] = bmcCaData;
+        cluster.configMaps["corp-pki"] = corpPkiData;
         const spec = rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === "ironic")!.spec.template.spec;
         const p = new PodRunner({ name: `ironic-bmc-${pods.length}`, namespace: "metal3", spec, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: "127.0.0.1", podIP: "127.0.0.1" });
         pods.push(p);
@@ -91,12 +93,16 @@ describe("trust.bmcCa: Ironic 38's redfish driver verifies a BMC with a private 
 
     /** Ironic 38 connecting as its redfish driver does, with the ironic container's OS_* settings (bundle paths mapped to the pod's volume). */
     function connect(p: PodRunner, port: number, driver = "redfish"): { verify_ca: unknown; power_state?: string; error?: string } {
+        return probe(p, [`https://127.0.0.1:${port}`, SYSTEM_ID, driver]);
+    }
+
+    function probe(p: PodRunner, args: string[]): { verify_ca: unknown; power_state?: string; bytes?: number; error?: string } {
         const declared = p.env(p.container("ironic"));
         const env: NodeJS.ProcessEnv = { PATH: "/usr/bin:/bin" };
         for (const [k, v] of Object.entries(declared)) {
             if (k.startsWith("OS_")) env[k] = v.startsWith(`${TRUST_PATHS.bundlesDir}/`) ? path.join(p.volumePath("ca-bundles"), v.slice(TRUST_PATHS.bundlesDir.length + 1)) : v;
         }
-        const r = run("ip", ["netns", "exec", ns, "env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), VENV_PYTHON, PROBE, `https://127.0.0.1:${port}`, SYSTEM_ID, driver], { allowFail: true, timeout: 120000 });
+        const r = run("ip", ["netns", "exec", ns, "env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), VENV_PYTHON, PROBE, ...args], { allowFail: true, timeout: 120000 });
         const line = r.stdout.trim().split("\n").pop() ?? "";
         try {
             return JSON.parse(line);
@@ -119,10 +125,11 @@ describe("trust.bmcCa: Ironic 38's redfish driver verifies a BMC with a private 
         const layer = imageOf(images, DEFAULT_IMAGES.ironic).layer;
         fs.mkdirSync(path.join(layer, "etc", "ssl", "certs"), { recursive: true });
         fs.writeFileSync(path.join(layer, "etc", "ssl", "certs", "ca-certificates.crt"), publicCa.ca);
+        corpCa = caWithServer(path.join(work, "corp"), "corporate PKI");
         privateServer = serve(privateCa, PRIVATE_PORT, "private");
         serve(publicCa, PUBLIC_PORT, "public");
-        await waitListening(PRIVATE_PORT);
-        await waitListening(PUBLIC_PORT);
+        serve(corpCa, PUBLIC_PORT + 1, "corp");
+        for (const port of [PRIVATE_PORT, PUBLIC_PORT, PUBLIC_PORT + 1]) await waitListening(port);
     });
 
     afterEach(function () {
@@ -193,6 +200,29 @@ describe("trust.bmcCa: Ironic 38's redfish driver verifies a BMC with a private 
         await new Promise((res) => setTimeout(res, 12000));
         assert.equal(connect(withCa, PRIVATE_PORT).error, undefined, "the previous bundle is kept");
         assert.match(withCa.logs("ca-bundles-watch"), /holds no PEM certificate/);
+    });
+
+    it("trust.trustedCa: Ironic 38's own HTTPS download (HttpImageService, [DEFAULT]webserver_verify_ca) from a private-CA server only with it; system-trusted servers still verify; the IPA cache's CA stays in", async function () {
+        const url = (port: number) => `https://127.0.0.1:${port}${SYSTEM_ID}`;
+        // Without it (and without an IPA cache CA: your own deploy image URLs), Ironic's default trust refuses the private server.
+        const own = { imageCache: { mode: "none", kernelUrl: { x86_64: "https://images.corp/k" }, ramdiskUrl: { x86_64: "https://images.corp/r" } } };
+        const without = await ironicPod(undefined, {}, {}, own);
+        assert.equal(without.env(without.container("ironic")).OS_DEFAULT__WEBSERVER_VERIFY_CA, undefined);
+        assert.match(probe(without, ["--download", url(PUBLIC_PORT + 1)]).error ?? "", /ImageDownloadFailed: .*CERTIFICATE_VERIFY_FAILED/);
+        const p = await ironicPod({ trustedCa: { configMap: "corp-pki" } }, {}, { "ca.crt": corpCa.ca });
+        const built = runToCompletion(p, "ca-bundles");
+        assert.equal(built.status, 0, built.stderr);
+        assert.equal(p.env(p.container("ironic")).OS_DEFAULT__WEBSERVER_VERIFY_CA, TRUST_PATHS.trustedBundle);
+        const ok = probe(p, ["--download", url(PUBLIC_PORT + 1)]);
+        assert.equal(ok.error, undefined, ok.error);
+        assert.ok((ok.bytes ?? 0) > 0);
+        const pub = probe(p, ["--download", url(PUBLIC_PORT)]);
+        assert.equal(pub.error, undefined, `a system-trusted server: ${pub.error}`);
+        // The BMC CA is not a download CA: the private BMC's server is refused here.
+        assert.match(probe(p, ["--download", url(PRIVATE_PORT)]).error ?? "", /CERTIFICATE_VERIFY_FAILED/);
+        const bundle = fs.readFileSync(path.join(p.volumePath("ca-bundles"), "trusted-ca-bundle.crt"), "utf8");
+        const cacheCa = p.o.cluster.secrets["ironic-ipa-cache-ca"]["ca.crt"].trim();
+        assert.ok(bundle.includes(cacheCa), "the IPA cache's CA is in the trusted bundle");
     });
 
     it("a BMC CA without a PEM certificate fails the init container, naming the file", async function () {
