@@ -9,12 +9,16 @@ and the connection is made through its SessionCache (sushy, with that verify val
 Usage: redfish_verify_probe.py ADDRESS SYSTEM_ID [DRIVER]. Prints one JSON object:
 {"verify_ca": <value>, "power_state": "..."} or {"verify_ca": ..., "error": "<class>: <message>"}.
 
+Usage: redfish_verify_probe.py --repeat N INTERVAL ADDRESS SYSTEM_ID [DRIVER]: the same in one
+process, with Ironic's default session cache, retried up to N times (one JSON line per attempt).
+
 Usage: redfish_verify_probe.py --download URL: Ironic's own HTTPS download instead (an image
 source, a deploy image), through ironic.common.image_service.HttpImageService, which verifies
 with [DEFAULT]webserver_verify_ca: {"verify_ca": <value>, "bytes": <n>} or {..., "error": ...}.
 """
 import json
 import sys
+import time
 import types
 
 from ironic.conf import CONF
@@ -37,9 +41,16 @@ if sys.argv[1] == "--download":
     print(json.dumps(out))
     sys.exit(0)
 
+attempts, interval = 1, 0.0
+if sys.argv[1] == "--repeat":
+    # One long-lived process (like a running conductor, with its session cache): try every INTERVAL
+    # seconds, up to N times, until the connection verifies.
+    attempts, interval = int(sys.argv[2]), float(sys.argv[3])
+    del sys.argv[1:4]
+else:
+    CONF.set_override("connection_cache_size", 0, group="redfish")
 address, system_id = sys.argv[1], sys.argv[2]
 driver = sys.argv[3] if len(sys.argv) > 3 else "redfish"
-CONF.set_override("connection_cache_size", 0, group="redfish")
 
 node = types.SimpleNamespace(
     uuid="00000000-0000-0000-0000-0000000000aa",
@@ -53,10 +64,15 @@ node = types.SimpleNamespace(
     },
 )
 info = redfish_utils.parse_driver_info(node)
-out = {"verify_ca": info["verify_ca"]}
-try:
-    with redfish_utils.SessionCache(info) as conn:
-        out["power_state"] = str(conn.get_system(system_id).power_state)
-except Exception as e:  # report any failure: the test asserts on its kind
-    out["error"] = f"{type(e).__name__}: {e}"
+for attempt in range(1, attempts + 1):
+    out = {"verify_ca": info["verify_ca"], "attempt": attempt}
+    try:
+        with redfish_utils.SessionCache(info) as conn:
+            out["power_state"] = str(conn.get_system(system_id).power_state)
+        break
+    except Exception as e:  # report any failure: the test asserts on its kind
+        out["error"] = f"{type(e).__name__}: {e}"
+        if attempt < attempts:
+            print(json.dumps(out), flush=True)
+            time.sleep(interval)
 print(json.dumps(out))

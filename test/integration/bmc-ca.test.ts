@@ -96,12 +96,18 @@ describe("trust.bmcCa/trustedCa: Ironic 38 verifies a BMC and a download server 
         return probe(p, [`https://127.0.0.1:${port}`, SYSTEM_ID, driver]);
     }
 
-    function probe(p: PodRunner, args: string[]): { verify_ca: unknown; power_state?: string; bytes?: number; error?: string } {
+    /** The ironic container's OS_* settings, bundle paths mapped to the pod's volume. */
+    function probeEnv(p: PodRunner): Record<string, string> {
         const declared = p.env(p.container("ironic"));
-        const env: NodeJS.ProcessEnv = { PATH: "/usr/bin:/bin" };
+        const env: Record<string, string> = { PATH: "/usr/bin:/bin" };
         for (const [k, v] of Object.entries(declared)) {
             if (k.startsWith("OS_")) env[k] = v.startsWith(`${TRUST_PATHS.bundlesDir}/`) ? path.join(p.volumePath("ca-bundles"), v.slice(TRUST_PATHS.bundlesDir.length + 1)) : v;
         }
+        return env;
+    }
+
+    function probe(p: PodRunner, args: string[]): { verify_ca: unknown; power_state?: string; bytes?: number; error?: string } {
+        const env = probeEnv(p);
         const r = run("ip", ["netns", "exec", ns, "env", "-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), VENV_PYTHON, PROBE, ...args], { allowFail: true, timeout: 120000 });
         const line = r.stdout.trim().split("\n").pop() ?? "";
         try {
@@ -185,15 +191,18 @@ describe("trust.bmcCa/trustedCa: Ironic 38 verifies a BMC and a download server 
         privateServer = serve(rotated, PRIVATE_PORT, "rotated");
         await waitListening(PRIVATE_PORT);
         assert.match(connect(withCa, PRIVATE_PORT).error ?? "", /CERTIFICATE_VERIFY_FAILED/);
-        // The kubelet's update of the mounted ConfigMap (the old CA and the new one).
+        // A running Ironic (one process, its session cache on) keeps trying while the kubelet
+        // updates the mounted ConfigMap (the old CA and the new one): it verifies once the sidecar
+        // has rewritten the bundle, without being restarted.
+        const running = new Daemon("ip", ["netns", "exec", ns, "env", "-i", ...Object.entries(probeEnv(withCa)).map(([k, v]) => `${k}=${v}`), VENV_PYTHON, PROBE, "--repeat", "60", "1", `https://127.0.0.1:${PRIVATE_PORT}`, SYSTEM_ID], path.join(work, "running-ironic.log"));
+        servers.push(running);
+        await new Promise((res) => setTimeout(res, 3000));
         withCa.updateVolume("bmc-ca", { "ca.crt": privateCa.ca + rotated.ca });
-        const deadline = Date.now() + 60000;
-        let r = connect(withCa, PRIVATE_PORT);
-        while (r.error && Date.now() < deadline) {
-            await new Promise((res) => setTimeout(res, 2000));
-            r = connect(withCa, PRIVATE_PORT);
-        }
+        while (running.running) await new Promise((res) => setTimeout(res, 500));
+        const lines = fs.readFileSync(path.join(work, "running-ironic.log"), "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+        const r = lines[lines.length - 1];
         assert.equal(r.error, undefined, `the bundle was not rebuilt within 60 s: ${r.error}\n${tail(withCa.logs("ca-bundles-watch"))}`);
+        assert.ok(r.attempt > 1 && /CERTIFICATE_VERIFY_FAILED/.test(lines[0].error), "refused before the update, verified after it, in one process");
         assert.ok(withCa.isRunning("ca-bundles-watch"), "the sidecar keeps running");
         // A broken update keeps the previous bundle, and says why.
         withCa.updateVolume("bmc-ca", { "ca.crt": "not a certificate\n" });
