@@ -197,6 +197,23 @@ export const DEPLOY_IMAGE_OPTIONS = {
     verifyCa: ["DEFAULT", "webserver_verify_ca"],
 } as const;
 
+/**
+ * The CAs Ironic verifies TLS peers with (docs/ironic-image-contract.md, TLS). BMC drivers (redfish,
+ * and idrac-redfish, which parses its driver_info the same way) take `[redfish]verify_ca` unless a
+ * node's `driver_info.redfish_verify_ca` says otherwise; Ironic's own HTTPS downloads (deploy
+ * images, image sources, checksum files) take `[DEFAULT]webserver_verify_ca`. Both are requests'
+ * `verify`: a bool or one bundle file, which **replaces** requests' default bundle. The image
+ * concatenates the files in `/certs/ca/bmc/` into /conf/bmc-tls.pem and sets `[redfish]verify_ca` to
+ * it (the mounted CAs alone: a BMC with a public CA then fails); IrSO mounts its trusted CA under
+ * `/certs/ca/trusted/`. The OS_* overrides win over the image's file.
+ */
+export const IRONIC_TRUST = {
+    bmcCaDir: "/certs/ca/bmc",
+    trustedCaDir: "/certs/ca/trusted",
+    bmcVerifyCa: ["redfish", "verify_ca"],
+    webserverVerifyCa: ["DEFAULT", "webserver_verify_ca"],
+} as const;
+
 /** BMO (docs/ironic-image-contract.md, Deploy images): per-arch `DEPLOY_KERNEL_URL_<ARCH upper>` wins over the base variable. */
 export const BMO_DEPLOY_ENV = { kernel: "DEPLOY_KERNEL_URL", ramdisk: "DEPLOY_RAMDISK_URL" } as const;
 

@@ -4,7 +4,7 @@ import { mirrorImage } from "./network";
 import { resolveImageCache } from "./image-cache";
 import { resolveResources } from "./resources";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
-import type { StackConfig } from "./types";
+import type { CaSource, StackConfig } from "./types";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
@@ -125,12 +125,23 @@ function imagesDefaults(i: ParsedSections["images"]): StackConfig["images"] {
     };
 }
 
-/** The extra CA bundle: its kind, name and key (default `ca.crt`). */
-function trustDefaults(t: ParsedSections["trust"]): StackConfig["trust"] {
-    const b = t?.extraCaBundle;
-    if (!b) return {};
+type CaSourceRaw = { configMap?: string; secret?: string; key?: string };
+
+/** A user's CA bundle: its kind, name and key (default `ca.crt`). */
+function caSource(b: CaSourceRaw | undefined): CaSource | undefined {
+    if (!b) return undefined;
     const [kind, name] = b.secret !== undefined ? (["secret", b.secret] as const) : (["configMap", b.configMap!] as const);
-    return { extraCaBundle: { kind, name, key: b.key ?? "ca.crt" } };
+    return { kind, name, key: b.key ?? "ca.crt" };
+}
+
+/** The CA bundles of trust.*, each only when configured. */
+function trustDefaults(t: ParsedSections["trust"]): StackConfig["trust"] {
+    const out: StackConfig["trust"] = {};
+    for (const k of ["extraCaBundle", "bmcCa", "trustedCa"] as const) {
+        const b = caSource(t?.[k]);
+        if (b) out[k] = b;
+    }
+    return out;
 }
 
 function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig["provisioning"] {

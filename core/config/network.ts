@@ -99,6 +99,17 @@ const dataKey = checked((s) =>
 
 export const objectName = (what: string) => checked((s) => subdomainProblem(s, what));
 
+/** A user's PEM bundle: exactly one of a ConfigMap or a Secret in the namespace, and its key. */
+function caSource(strict: SchemaBlocks["strict"]) {
+    return strict({
+        configMap: objectName("a ConfigMap name (DNS subdomain)").optional(),
+        secret: objectName("a Secret name (DNS subdomain)").optional(),
+        key: dataKey.optional(),
+    }).refine((b) => (b.configMap === undefined) !== (b.secret === undefined), {
+        message: "name exactly one of configMap or secret: the ConfigMap or Secret in the namespace that holds the PEM bundle",
+    });
+}
+
 /** The sections of this file, registered by schema.ts. */
 export function networkSections({ strict }: Pick<SchemaBlocks, "strict">) {
     return {
@@ -109,15 +120,9 @@ export function networkSections({ strict }: Pick<SchemaBlocks, "strict">) {
             applyToIronic: z.boolean().optional(),
         }),
         trust: strict({
-            extraCaBundle: strict({
-                configMap: objectName("a ConfigMap name (DNS subdomain)").optional(),
-                secret: objectName("a Secret name (DNS subdomain)").optional(),
-                key: dataKey.optional(),
-            })
-                .refine((b) => (b.configMap === undefined) !== (b.secret === undefined), {
-                    message: "name exactly one of configMap or secret: the ConfigMap or Secret in the namespace that holds the PEM bundle",
-                })
-                .optional(),
+            extraCaBundle: caSource(strict).optional(),
+            bmcCa: caSource(strict).optional(),
+            trustedCa: caSource(strict).optional(),
         }),
         imagePullSecrets: z.array(objectName("a Secret name (DNS subdomain)")),
     };

@@ -154,6 +154,10 @@ export const REFERENCE: ReferenceRow[] = [
     // trust
     { keys: ["trust.extraCaBundle.configMap","trust.extraCaBundle.secret"], type: "object name", default: "—", notes: "exactly one: your ConfigMap or Secret with extra PEM CAs the IPA download trusts besides the system bundle (read, never written)" },
     { keys: ["trust.extraCaBundle.key"], type: "key", default: "`ca.crt`", notes: "the key holding the bundle" },
+    { keys: ["trust.bmcCa.configMap","trust.bmcCa.secret"], type: "object name", default: "— (system bundle only)", notes: "exactly one: your ConfigMap or Secret with PEM CAs Ironic's BMC drivers (Redfish, iDRAC-Redfish) trust **besides** the system bundle: `[redfish]verify_ca`; updates apply without a restart; see [BMC CA](networks-and-trust.md#bmc-ca-and-trusted-ca)" },
+    { keys: ["trust.bmcCa.key"], type: "key", default: "`ca.crt`", notes: "the key holding the BMC CAs" },
+    { keys: ["trust.trustedCa.configMap","trust.trustedCa.secret"], type: "object name", default: "— (system bundle only)", notes: "exactly one: your ConfigMap or Secret with PEM CAs Ironic trusts besides the system bundle for its own HTTPS downloads (deploy images, image sources, checksums): `[DEFAULT]webserver_verify_ca`; updates apply without a restart" },
+    { keys: ["trust.trustedCa.key"], type: "key", default: "`ca.crt`", notes: "the key holding the trusted CAs" },
     // imagePullSecrets
     { keys: ["imagePullSecrets"], type: "list of Secret names", default: "`[]`", notes: "yours, in the namespace; on every pod the program renders" },
 ];
@@ -168,6 +172,7 @@ export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why
     ipaDownloader: { containers: "the IPA cache's init `ipa-downloader-<arch>`", why: "downloads and unpacks a ramdisk of several hundred MiB" },
     ipaCacheServer: { containers: "the IPA cache's `server`", why: "Python's threaded HTTP server, files sent in 1 MiB chunks" },
     ipaCacheClient: { containers: "init `ipa-cache-client` of the Ironic pods", why: "curl copying from the cache; a CA bundle" },
+    caBundles: { containers: "init `ca-bundles` and `ca-bundles-watch` (with `trust.bmcCa` or `trust.trustedCa`)", why: "`cat` and `sha256sum` of a few PEM files every 10 s" },
     dhcpDirs: { containers: "init `dhcp-dirs`", why: "one `mkdir`" },
     addressCheck: { containers: "init `provisioning-ip` (single without keepalived)", why: "`ip addr` once a second, for at most 60 s" },
     keepalived: { containers: "`keepalived`", why: "VRRP only" },

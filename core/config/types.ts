@@ -42,6 +42,13 @@ export interface ConductorConfig {
     slot?: number;
 }
 
+/** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
+export interface CaSource {
+    kind: "configMap" | "secret";
+    name: string;
+    key: string;
+}
+
 export interface StackConfig {
     topology: "single" | "multi";
     namespace: string;
@@ -122,7 +129,7 @@ export interface StackConfig {
     /** The proxy of the IPA downloads (and of Ironic with applyToIronic); noProxy is the user's list only. */
     proxy: { httpProxy?: string; httpsProxy?: string; noProxy: string[]; applyToIronic: boolean };
     /** An extra CA bundle the IPA downloads trust besides the system bundle: the user's ConfigMap or Secret. */
-    trust: { extraCaBundle?: { kind: "configMap" | "secret"; name: string; key: string } };
+    trust: { extraCaBundle?: CaSource; bmcCa?: CaSource; trustedCa?: CaSource };
     /** Secrets the kubelet pulls every pod's images with (the user's). */
     imagePullSecrets: string[];
     /** Where the conductors get IPA from: a cache of this stack, another stack's, or the user's URLs. */

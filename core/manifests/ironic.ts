@@ -20,6 +20,7 @@ import {
     ramdiskLogsContainer,
 } from "./containers";
 import { imageCacheClient } from "./image-cache";
+import { ironicTrust } from "./trust";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
 import { usesSlotAgents } from "./slots";
@@ -32,8 +33,11 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const { volumes, mounts } = podVolumes(plan);
     // No IPA download in the Ironic pods: the client only reads the image cache (or only builds its CA bundle).
     const cache = imageCacheClient(plan);
-    const initContainers: Container[] = cache ? [cache.initContainer] : [];
-    const containers: Container[] = [ironicContainer(plan, [...mounts.ironic, ...(cache?.ironicMounts ?? [])], topology), httpdContainer(plan, mounts.httpd, topology)];
+    // trust.bmcCa/trustedCa: the bundles are written before Ironic starts and kept current beside it.
+    const trust = ironicTrust(plan);
+    const initContainers: Container[] = [...(cache ? [cache.initContainer] : []), ...(trust ? [trust.initContainer] : [])];
+    const ironicMounts = [...mounts.ironic, ...(cache?.ironicMounts ?? []), ...(trust?.ironicMounts ?? [])];
+    const containers: Container[] = [ironicContainer(plan, ironicMounts, topology), httpdContainer(plan, mounts.httpd, topology)];
     if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
     // Single without keepalived serves on provisioning.ip: only a node that holds it may run the pod.
     if (plan.topology.kind === "single" && !plan.topology.keepalivedVirtualIps) initContainers.unshift(provisioningIpCheckContainer(plan));
@@ -41,6 +45,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
     if (plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.topology.keepalivedVirtualIps));
+    if (trust) containers.push(trust.sidecar);
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
@@ -49,7 +54,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         ...(usesSlotAgents(plan) ? { serviceAccountName: plan.names.slotAccount } : {}),
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
-        volumes: [...volumes, ...(cache?.volumes ?? [])],
+        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? [])],
     };
 }
 

@@ -8,6 +8,7 @@ import { DHCP_PROVIDER_PATHS, ENV, IPXE_FILES, PATHS, osloEnvName } from "../con
 import type { DatabasePlan } from "./database";
 import { extraCaEnv, proxyEnv } from "./downloads";
 import { imageCacheOsloSettings } from "./image-cache";
+import { trustOsloSettings } from "./trust";
 import { FAILOVER_SETTINGS } from "./timings";
 import type { EnvMap, OsloSetting } from "./types";
 
@@ -67,9 +68,12 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
     return env;
 }
 
-/** The oslo.config overrides: the program's own (multi, deploy images), then the user's `ironic.config`, sorted by key. */
+/** The oslo.config overrides: the program's own (multi, deploy images, trust.bmcCa/trustedCa), then the user's `ironic.config`, sorted by key. */
 export function osloSettings(config: StackConfig): OsloSetting[] {
-    return [...programOsloSettings(config), ...imageCacheOsloSettings(config), ...userOsloSettings(config)];
+    const trust = trustOsloSettings(config);
+    // One value per option: the trusted bundle also holds the IPA cache's CA (core/plan/trust.ts).
+    const cache = imageCacheOsloSettings(config).filter(([g, o]) => !trust.some(([tg, to]) => tg === g && to === o));
+    return [...programOsloSettings(config), ...cache, ...trust, ...userOsloSettings(config)];
 }
 
 function programOsloSettings(config: StackConfig): OsloSetting[] {

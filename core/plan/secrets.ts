@@ -6,6 +6,9 @@
 import type { ConfigIssue } from "../config";
 import type { IronicPlan } from "./types";
 
+/** The CA bundles of trust.*, in the order their issues are reported. */
+const TRUST_KEYS = ["extraCaBundle", "bmcCa", "trustedCa"] as const;
+
 /** A Secret the user owns: this program reads or mounts it, and never writes, replaces or deletes it. */
 export interface UserSecret {
     key: string;
@@ -20,17 +23,21 @@ export function userSecrets(plan: IronicPlan): UserSecret[] {
         if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
         if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
     }
-    const ca = c.trust.extraCaBundle;
-    if (ca?.kind === "secret") out.push({ key: "trust.extraCaBundle.secret", name: ca.name });
+    for (const k of TRUST_KEYS) {
+        const ca = c.trust[k];
+        if (ca?.kind === "secret") out.push({ key: `trust.${k}.secret`, name: ca.name });
+    }
     c.imagePullSecrets.forEach((name, i) => out.push({ key: `imagePullSecrets[${i}]`, name }));
     if (c.imageCache.caSecret) out.push({ key: "imageCache.caSecret", name: c.imageCache.caSecret });
     return out;
 }
 
-/** ConfigMaps the user owns (read or mounted, never written): the extra CA bundle's. */
+/** ConfigMaps the user owns (read or mounted, never written): the CA bundles' of trust.*. */
 export function userConfigMaps(plan: IronicPlan): UserSecret[] {
-    const ca = plan.config.trust.extraCaBundle;
-    return ca?.kind === "configMap" ? [{ key: "trust.extraCaBundle.configMap", name: ca.name }] : [];
+    return TRUST_KEYS.flatMap((k) => {
+        const ca = plan.config.trust[k];
+        return ca?.kind === "configMap" ? [{ key: `trust.${k}.configMap`, name: ca.name }] : [];
+    });
 }
 
 /** Every ConfigMap name this program writes in some mode, with what it is; `<base>-*` stands for `<base>-<10 hex digits>` (names carrying a hash). */

@@ -180,6 +180,38 @@ export class PodRunner {
     }
 
     /**
+     * A ConfigMap or Secret update reaching a mounted volume, as the kubelet's atomic writer does
+     * it: the new files in a new `..<timestamp>` directory, then `..data` swapped to it by a rename
+     * (the key links keep pointing at `..data/<path>`), then the old directory removed. The
+     * runner's cluster data is updated too. Not for subPath mounts (the kubelet never updates those).
+     */
+    updateVolume(volumeName: string, data: Record<string, string>): void {
+        const v = (this.o.spec.volumes ?? []).find((x: any) => x.name === volumeName);
+        if (!v || !(v.configMap || v.secret)) throw new Error(`pod ${this.o.name} has no ConfigMap or Secret volume ${volumeName}`);
+        const isSecret = !!v.secret;
+        const src = isSecret ? v.secret : v.configMap;
+        const objName = isSecret ? src.secretName : src.name;
+        (isSecret ? this.o.cluster.secrets : this.o.cluster.configMaps)[objName] = data;
+        const dir = this.volumePath(volumeName);
+        const old = fs.readlinkSync(path.join(dir, "..data"));
+        const ts = `..2026_01_01_00_00_00.${String(Date.now()).padStart(9, "0")}`;
+        const tsDir = path.join(dir, ts);
+        fs.mkdirSync(tsDir);
+        const items: { key: string; path: string; mode?: number }[] = src.items ?? Object.keys(data).map((k) => ({ key: k, path: k }));
+        for (const it of items) {
+            if (!(it.key in data)) throw new Error(`volume for ${objName}: key ${it.key} not found`);
+            const file = path.join(tsDir, it.path);
+            fs.mkdirSync(path.dirname(file), { recursive: true });
+            fs.writeFileSync(file, data[it.key]);
+            fs.chmodSync(file, it.mode ?? src.defaultMode ?? 0o644);
+        }
+        fs.symlinkSync(ts, path.join(dir, "..data_tmp"));
+        fs.renameSync(path.join(dir, "..data_tmp"), path.join(dir, "..data"));
+        fs.rmSync(path.join(dir, old), { recursive: true, force: true });
+        this.applyFsGroup(dir, false, true);
+    }
+
+    /**
      * A projected volume: ServiceAccount token (the runner's serviceAccount option), ConfigMap
      * items (`kube-root-ca.crt`, published in every namespace by the controller manager, is the
      * runner's CA) and downward API fields, in one atomic-writer directory.

@@ -18,6 +18,7 @@ import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
+import { makeCa } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, PodRunnerOptions, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
@@ -693,6 +694,10 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         requireOrSkip(this, !!which("ironic") && !!which("ironic-dbsync"), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
         work = tmpDir("pods-vmedia");
         s = await renderStack(path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml"), "vmedia");
+        // The user's CA objects the fixture names (trust.bmcCa, trust.trustedCa), created before the deploy as the docs say.
+        const pem = (name: string) => fs.readFileSync(path.join(makeCa(path.join(work, name)), "ca.crt"), "utf8");
+        s.cluster.configMaps["bmc-ca"] = { "ca.crt": pem("bmc-ca") };
+        s.cluster.secrets["corp-pki"] = { "bundle.pem": pem("corp-pki") };
         const images = prepareImages(work);
         const sw = net.addNamespace("sw");
         const br = net.addBridge(sw, "br");
@@ -718,7 +723,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
     });
 
     it("has no dnsmasq: nothing answers DHCP on a virtual-media-only network", function () {
-        assert.deepEqual(pod.spec.containers.map((c: any) => c.name).sort(), ["httpd", "ironic", "keepalived", "ramdisk-logs"]);
+        assert.deepEqual(pod.spec.containers.map((c: any) => c.name).sort(), ["ca-bundles-watch", "httpd", "ironic", "keepalived", "ramdisk-logs"]);
     });
 
     it("every container starts and becomes ready; keepalived holds the provisioning IP as a VIP", async function () {
@@ -733,5 +738,15 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         const code = run("ip", ["netns", "exec", nodeNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://${s.plan.config.provisioning.ip}:${s.plan.config.ports.api}/v1`], { allowFail: true }).stdout;
         assert.equal(code, "200", "GET /v1 on the VIP (public, no credentials needed)");
+    });
+
+    it("trust.bmcCa/trustedCa: the ironic container reads both bundles (the image's default bundle, then the user's CA; the cache's CA too in the trusted one)", function () {
+        const r = pod.exec("ironic", ["/bin/bash", "-c", 'for f in "$OS_REDFISH__VERIFY_CA" "$OS_DEFAULT__WEBSERVER_VERIFY_CA"; do grep -c -e "-----BEGIN CERTIFICATE-----" "$f"; done']);
+        assert.equal(r.status, 0, r.stderr);
+        const [bmc, trusted] = r.stdout.trim().split("\n").map(Number);
+        const system = (fs.readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8").match(/-----BEGIN CERTIFICATE-----/g) ?? []).length;
+        assert.equal(bmc, system + 1);
+        assert.equal(trusted, system + 2);
+        assert.ok(pod.isRunning("ca-bundles-watch"));
     });
 });

@@ -19,6 +19,7 @@ import { resourcesRule } from "./resources";
 import type { Rule } from "./rule";
 import { tlsRule } from "./tls";
 import { topologyRule } from "./topology";
+import { trustRule } from "./trust";
 
 export type { AddIssue, Rule, RuleInput } from "./rule";
 export { RESERVED_MULTI_OPTIONS } from "./topology";
@@ -38,5 +39,6 @@ export const RULES: readonly Rule[] = [
     imagesRule,
     imageCacheRule,
     resourcesRule,
+    trustRule,
     downloadsRule,
 ];

@@ -130,6 +130,24 @@ describe("config/network: trust.extraCaBundle and imagePullSecrets", function ()
         assert.match(keyed({ trust: { extraCaBundle: { configmap: "ca" } } }).join("\n"), /did you mean "configMap"\?/);
     });
 
+    it("trust.bmcCa and trust.trustedCa: the same shape and checks as extraCaBundle, each recorded on its own", function () {
+        assert.deepEqual(ok({ trust: { bmcCa: { configMap: "bmc-ca" }, trustedCa: { secret: "corp-pki", key: "bundle.pem" } } }).trust, {
+            bmcCa: { kind: "configMap", name: "bmc-ca", key: "ca.crt" },
+            trustedCa: { kind: "secret", name: "corp-pki", key: "bundle.pem" },
+        });
+        assert.match(keyed({ trust: { bmcCa: { configMap: "a", secret: "b" } } }).join("\n"), /trust\.bmcCa: name exactly one of configMap or secret/);
+        assert.match(keyed({ trust: { trustedCa: { secret: "ca", key: "a/b" } } }).join("\n"), /trust\.trustedCa\.key: must be a ConfigMap\/Secret key/);
+        assert.match(keyed({ trust: { bmcCA: { secret: "ca" } } }).join("\n"), /did you mean "bmcCa"\?/);
+    });
+
+    it("refuses ironic.config setting the option a trust bundle sets, naming both keys and the fix", function () {
+        const got = keyed({ trust: { bmcCa: { configMap: "bmc-ca" }, trustedCa: { configMap: "corp" } }, ironic: { apiUsername: "metal3", config: { "redfish.verify_ca": "/x.pem", "default.webserver_verify_ca": false } } });
+        assert.ok(got.some((m) => /^ironic\.config\.redfish\.verify_ca: set by trust\.bmcCa .*remove it, or remove trust\.bmcCa/.test(m)), got.join("\n"));
+        assert.ok(got.some((m) => /^ironic\.config\.default\.webserver_verify_ca: set by trust\.trustedCa/.test(m)), got.join("\n"));
+        // Without the trust keys the options stay the user's.
+        ok({ ironic: { apiUsername: "metal3", config: { "redfish.verify_ca": "/x.pem" } } });
+    });
+
     it("imagePullSecrets are Secret names, reported by index", function () {
         assert.deepEqual(ok({ imagePullSecrets: ["mirror-pull", "quay.io-pull"] }).imagePullSecrets, ["mirror-pull", "quay.io-pull"]);
         const got = keyed({ imagePullSecrets: ["ok", "Not_OK"] });

@@ -1,0 +1,69 @@
+/**
+ * Ironic's own trust (trust.bmcCa, trust.trustedCa) as plain data: where the user's CAs are
+ * mounted (the image's directories), the bundles the pod builds from them, and the OS_* overrides
+ * that point Ironic at those bundles.
+ *
+ * Each bundle is the bundle requests trusts by default in the ironic image (what Ironic uses with
+ * verify=True) followed by the user's CAs: the CAs are added, never in place of the system trust.
+ * Pointing `[redfish]verify_ca` at the user's CA alone (what the image does with /certs/ca/bmc)
+ * would make every BMC with a publicly signed certificate fail.
+ */
+import type { StackConfig } from "../config";
+import type { CaSource } from "../config/types";
+import { IRONIC_TRUST } from "../contract";
+import { imageCacheUrls, IPA_CACHE_PATHS } from "./image-cache";
+
+type OsloSetting = [string, string, string];
+
+/** Our own paths in the Ironic pods: the emptyDir the bundles are written into. */
+export const TRUST_PATHS = {
+    bundlesDir: "/certs/metal3-ironic-trust",
+    bmcBundle: "/certs/metal3-ironic-trust/bmc-ca-bundle.crt",
+    trustedBundle: "/certs/metal3-ironic-trust/trusted-ca-bundle.crt",
+} as const;
+
+/** The bundle builder's environment: one `<output> <input>...` per line. */
+export const TRUST_ENV = { bundles: "CA_BUNDLES", interval: "CA_BUNDLES_INTERVAL" } as const;
+
+/** One bundle: the file written and the user's CA files appended to the system bundle. */
+export interface TrustBundle {
+    /** The config key it comes from (for messages and docs). */
+    key: "trust.bmcCa" | "trust.trustedCa";
+    output: string;
+    inputs: string[];
+}
+
+/** The user's CA file as the pod mounts it: `<image dir>/<key>`. */
+export function mountedCaFile(dir: string, source: CaSource): string {
+    return `${dir}/${source.key}`;
+}
+
+/**
+ * The bundles of this stack (none without trust.bmcCa and trust.trustedCa). With an IPA cache CA,
+ * the trusted bundle also holds it: `[DEFAULT]webserver_verify_ca` is one file, and the conductors
+ * fetch the deploy images from the cache with it.
+ */
+export function trustBundles(config: StackConfig): TrustBundle[] {
+    const out: TrustBundle[] = [];
+    const { bmcCa, trustedCa } = config.trust;
+    if (bmcCa) out.push({ key: "trust.bmcCa", output: TRUST_PATHS.bmcBundle, inputs: [mountedCaFile(IRONIC_TRUST.bmcCaDir, bmcCa)] });
+    if (trustedCa) {
+        const inputs = [mountedCaFile(IRONIC_TRUST.trustedCaDir, trustedCa)];
+        if (imageCacheUrls(config).hasCa) inputs.push(`${IPA_CACHE_PATHS.caDir}/${IPA_CACHE_PATHS.caKey}`);
+        out.push({ key: "trust.trustedCa", output: TRUST_PATHS.trustedBundle, inputs });
+    }
+    return out;
+}
+
+/** `CA_BUNDLES`: a line per bundle. */
+export function trustBundlesSpec(bundles: TrustBundle[]): string {
+    return bundles.map((b) => [b.output, ...b.inputs].join(" ")).join("\n");
+}
+
+/** Ironic's settings for the bundles (env.ts adds them after the cache's, so they win). */
+export function trustOsloSettings(config: StackConfig): OsloSetting[] {
+    const out: OsloSetting[] = [];
+    if (config.trust.bmcCa) out.push([...IRONIC_TRUST.bmcVerifyCa, TRUST_PATHS.bmcBundle]);
+    if (config.trust.trustedCa) out.push([...IRONIC_TRUST.webserverVerifyCa, TRUST_PATHS.trustedBundle]);
+    return out;
+}
