@@ -88,16 +88,18 @@ function build() {
 /**
  * The Pulumi SDK loads, at start, what only serializing a JavaScript closure into a resource
  * needs (the TypeScript compiler, 8 MB of source; npm's Arborist) and what only its automation
- * API needs (execa, js-yaml, ...). The tools do neither (they run the program under mocks), so
+ * API needs (execa, js-yaml, ...), and gRPC with the engine protocol's clients (700 KB of code,
+ * for talking to a real engine). The tools do none of this (they run the program under mocks), so
  * those modules, when the SDK asks for them, are loaded on their first use instead of at start:
  * the same modules, the same behaviour, about half of `npm run plan`'s start-up saved
  * (tools/bench-plan.ts measures it).
  */
-function loadLazily(requests, from) {
+function loadLazily(requests, patterns, from) {
     const Module = require("module");
+    const lazy = (request) => requests.has(request) || patterns.some((p) => p.test(request));
     const load = Module._load;
     Module._load = function (request, parent, isMain) {
-        if (!requests.has(request) || !parent || !parent.filename.includes(from)) return load.apply(this, arguments);
+        if (!lazy(request) || !parent || !parent.filename.includes(from)) return load.apply(this, arguments);
         let real;
         const target = () => (real ??= load.call(Module, request, parent, isMain));
         // `__esModule` is answered without loading, so TypeScript's import helpers keep the proxy
@@ -127,7 +129,9 @@ if (!tool || !/^[a-z-]+$/.test(tool) || !fs.existsSync(path.join(ROOT, "tools", 
 if (stale()) build();
 loadLazily(
     // closure serialization; the automation API (driving the CLI from a program)
-    new Set(["typescript", "@npmcli/arborist", "normalize-package-data", "fdir", "execa", "tmp", "upath", "@logdna/tail-file", "js-yaml"]),
+    new Set(["typescript", "@npmcli/arborist", "normalize-package-data", "fdir", "execa", "tmp", "upath", "@logdna/tail-file", "js-yaml", "@grpc/grpc-js"]),
+    // gRPC clients and servers of the engine protocol (the mocks answer in-process)
+    [/^\.\.?\/(proto\/)?\w+_grpc_pb(\.js)?$/],
     path.join("node_modules", "@pulumi", "pulumi") + path.sep,
 );
 process.argv = [process.argv[0], path.join(DIST, "tools", `${tool}.js`), ...args];

@@ -20,7 +20,7 @@ describe("npm run plan", function () {
     const work = tmpDir("plan");
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
-    it("npm run plan runs the build (tools/launch.js): the same render and summary as the sources, without loading the SDK's closure serializer", function () {
+    it("npm run plan runs the build (tools/launch.js): the same render and summary as the sources, without loading the SDK's closure serializer or gRPC", function () {
         // The launcher rebuilds dist/ first when a source is newer (the first call of a run may build).
         const built = run("npm", ["run", "-s", "plan", "--", "--stack", "ha", "--out", path.join(work, "built")], { cwd: ROOT, allowFail: true, timeout: 600000 });
         const source = plan(["--stack", "ha", "--out", path.join(work, "source")]);
@@ -29,14 +29,14 @@ describe("npm run plan", function () {
         assert.deepEqual(readTree(path.join(work, "built")), readTree(path.join(work, "source")));
         const summary = (out: string) => out.replace(/^wrote (\d+) objects to .*$/m, "wrote $1 objects");
         assert.equal(summary(built.stdout), summary(source.stdout));
-        // Which modules the built tool loaded: TypeScript and Arborist stay unloaded until used.
+        // Which modules the built tool loaded: TypeScript, Arborist and gRPC stay unloaded until used.
         const probe = path.join(work, "loaded.js");
         fs.writeFileSync(probe, `process.on("exit", () => require("fs").writeFileSync(${JSON.stringify(path.join(work, "loaded.json"))}, JSON.stringify(Object.keys(require.cache))));\n`);
         const traced = run(process.execPath, ["-r", probe, path.join(ROOT, "tools", "launch.js"), "plan", "--stack", "dev", "--out", path.join(work, "traced")], { cwd: ROOT, allowFail: true, timeout: 600000 });
         assert.equal(traced.status, 0, traced.stderr);
         const loaded = JSON.parse(fs.readFileSync(path.join(work, "loaded.json"), "utf8")) as string[];
         assert.ok(loaded.some((f) => f.includes(`${path.sep}@pulumi${path.sep}pulumi${path.sep}`)), "the SDK is loaded");
-        assert.deepEqual(loaded.filter((f) => /node_modules\/(typescript|@npmcli\/arborist)\//.test(f)), [], "TypeScript and Arborist are not");
+        assert.deepEqual(loaded.filter((f) => /node_modules\/(typescript|@npmcli\/arborist|@grpc\/grpc-js)\/|_grpc_pb\.js$/.test(f)), [], "TypeScript, Arborist, gRPC and the engine protocol's clients are not");
         const bad = run(process.execPath, [path.join(ROOT, "tools", "launch.js"), "nosuchtool"], { allowFail: true });
         assert.equal(bad.status, 2);
         assert.match(bad.stderr, /usage: node tools\/launch\.js TOOL/);
