@@ -62,13 +62,22 @@ function fileCapable(src: string, dest: string, caps: string) {
     execFileSync("setcap", [caps, dest]);
 }
 
+/** Debian's iPXE binaries standing in for the image's (the image builds snponly.efi as snponly-x86_64.efi). */
+const DEBIAN_IPXE: Record<string, string> = { [IPXE_FILES.bios]: "/usr/lib/ipxe/undionly.kpxe", [IPXE_FILES.efiX86_64]: "/usr/lib/ipxe/snponly.efi" };
+
 /** Stand-in images for the references a stack uses (keys: the default references; matched by repository). */
 export function prepareImages(work: string): Record<string, StandinImage> {
     const ironic = layer(work, "ironic", [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
     fileCapable("/usr/sbin/dnsmasq", path.join(ironic, "usr", "sbin", "dnsmasq"), "cap_net_admin,cap_net_bind_service,cap_net_raw+ep");
     fs.symlinkSync("python3", path.join(ironic, "usr", "bin", "python3.12"));
     fs.mkdirSync(path.join(ironic, "tftpboot"), { recursive: true });
-    for (const f of Object.values(IPXE_FILES)) fs.writeFileSync(path.join(ironic, "tftpboot", f), `stand-in iPXE firmware ${f}\n`);
+    // The image's iPXE builds: Debian's (package ipxe) where this machine has them, so real
+    // firmware can load and run them (test/integration/pods.test.ts boots VMs); arm64 stays a stand-in.
+    for (const f of Object.values(IPXE_FILES)) {
+        const debian = DEBIAN_IPXE[f];
+        if (debian && fs.existsSync(debian)) fs.copyFileSync(debian, path.join(ironic, "tftpboot", f));
+        else fs.writeFileSync(path.join(ironic, "tftpboot", f), `stand-in iPXE firmware ${f}\n`);
+    }
 
     const ipa = layer(work, "ipa-downloader", []);
     const keepalived = layer(work, "keepalived", [{ name: "keepalived", uid: 65532, gid: 65532 }]);

@@ -9,7 +9,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { RawConfig, validateConfig } from "../../core/config";
-import { DHCP_PROVIDER_PATHS, PATHS } from "../../core/contract";
+import { DHCP_PROVIDER_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, dhcpSlotsOf, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
 import type { SizedRange } from "../../core/plan/types";
@@ -22,6 +22,7 @@ import { makeCa } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, PodRunnerOptions, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
+import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
 import { ApiBridge, canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { Cluster } from "../e2e/harness";
 import { requireToolchain } from "../e2e/toolchain";
@@ -619,6 +620,103 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("the online data migrations Job completes once the conductors are up", async function () {
         await runJob(clusterPod("Job", "migrate", "172.22.0.252", "jm"));
+    });
+
+    it("real firmware boots through the conductor that owns it: a BIOS host (iPXE ROM) and a UEFI host (OVMF's PXE, then iPXE over TFTP), enrolled with real Ironic and owned by two conductors, get their address from the owner's slice, their iPXE binary, boot script, PXE config and deploy kernel from the owner, and nothing from any other", async function () {
+        const missing = vmPrerequisites();
+        requireOrSkip(this, !missing, missing ?? "");
+        // Nodes as BMO enrolls them, but with fake power (the test starts the VMs itself) and
+        // iPXE boot: cleaning makes the owning conductor write the host into its dnsmasq's
+        // directories (Ironic's dnsmasq provider), its PXE config and boot.ipxe into its httpd root.
+        const hosts = [
+            { firmware: "bios" as Firmware, mac: "52:54:00:00:04:01" },
+            { firmware: "uefi" as Firmware, mac: "52:54:00:00:04:02" },
+        ];
+        const created: { uuid: string; conductor: string }[] = [];
+        for (let i = 0; i < 8; i++) {
+            const r = api(known[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `fw-${i}`, driver: "fake-hardware", boot_interface: "ipxe", deploy_interface: "direct", properties: { cpu_arch: "x86_64" } })]);
+            assert.equal(r.code, 201, r.body);
+            created.push({ uuid: JSON.parse(r.body).uuid, conductor: JSON.parse(r.body).conductor });
+        }
+        // Two nodes the hash ring gives to two different conductors (8 nodes on one of 3: 3 × 3^-8).
+        const first = created[0];
+        const second = created.find((c) => c.conductor !== first.conductor);
+        assert.ok(second, `8 nodes all on ${first.conductor}`);
+        for (const c of created) if (c !== first && c !== second) assert.equal(api(known[0].ip, `/v1/nodes/${c.uuid}`, ["-X", "DELETE"]).code, 204);
+        const vms = [first, second].map((c, i) => {
+            const owner = pods.find((p) => p.node.ip === c.conductor)!;
+            assert.ok(owner, `conductor ${c.conductor} is one of the pods`);
+            return { ...hosts[i], uuid: c.uuid, owner, vm: undefined as PxeVm | undefined, ip: "" };
+        });
+        const patch = (uuid: string, ops: object[]) => api(known[0].ip, `/v1/nodes/${uuid}`, ["-X", "PATCH", "-H", "Content-Type: application/json", "-d", JSON.stringify(ops)]);
+        const state = (uuid: string) => JSON.parse(api(known[0].ip, `/v1/nodes/${uuid}`).body);
+        const provision = (uuid: string, target: string) => api(known[1].ip, `/v1/nodes/${uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target })]);
+        for (const v of vms) {
+            assert.equal(patch(v.uuid, [{ op: "add", path: "/properties/capabilities", value: `boot_mode:${v.firmware}` }]).code, 200);
+            const port = api(known[0].ip, "/v1/ports", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ node_uuid: v.uuid, address: v.mac, pxe_enabled: true })]);
+            assert.equal(port.code, 201, port.body);
+            assert.equal(provision(v.uuid, "manage").code, 202);
+        }
+        /** Waits for a state; `manageable` also for its transition to end (`clean wait` and `clean failed` keep the target `available`). */
+        const waitState = async (uuid: string, want: string) => {
+            let n: any = {};
+            const settled = () => (n = state(uuid)).provision_state === want && (want !== "manageable" || !n.target_provision_state);
+            await until(settled, 180000, `${uuid} in ${want}`, 1000).catch((e) => {
+                throw new Error(`${e.message}: now ${n.provision_state} → ${n.target_provision_state}, last error: ${n.last_error}`);
+            });
+        };
+        for (const v of vms) await waitState(v.uuid, "manageable");
+        for (const v of vms) assert.equal(provision(v.uuid, "provide").code, 202);
+        for (const v of vms) await waitState(v.uuid, "clean wait");
+        // An access-log line of the httpd stand-in for a request from `ip` (its dual-stack socket logs IPv4 peers as ::ffff:a.b.c.d).
+        const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
+        const shared = (p: (typeof pods)[number], rel: string) => path.join(p.pod.volumePath("shared"), rel.slice("/shared/".length));
+        for (const v of vms) {
+            for (const p of pods) {
+                const has = fs.existsSync(shared(p, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${v.mac}.conf`));
+                assert.equal(has, p === v.owner, `${v.mac}'s host entry ${p === v.owner ? "written by its owner" : "absent"} on ${p.node.node}`);
+            }
+        }
+        try {
+            for (const v of vms) {
+                v.vm = new PxeVm({ name: v.firmware, mac: v.mac, firmware: v.firmware, lab: net, switchNs: sw, bridge: br, work });
+                v.vm.start();
+            }
+            const kernelPath = (v: (typeof vms)[number]) => `GET /${v.uuid}/deploy_kernel`;
+            for (const v of vms) {
+                const http = () => v.owner.pod.logs("httpd");
+                await until(() => http().includes(kernelPath(v)) || !v.vm!.running, 300000, `${v.firmware} VM asking ${v.owner.node.node}'s httpd for its deploy kernel. VM:\n${tail(v.vm!.output(), 1500)}\n${v.owner.node.node}'s httpd:\n${tail(http(), 1500)}`, 1000);
+                assert.ok(v.vm!.running, `${v.firmware} VM exited: ${tail(v.vm!.output(), 1500)}`);
+                const seconds = ((Date.now() - v.vm!.startedAt) / 1000).toFixed(1);
+                console.log(`      ${v.firmware}: power-on to the deploy kernel request at ${v.owner.node.node} in ${seconds} s (emulated, TCG)`);
+                const ack = new RegExp(`DHCPACK\\(\\S+\\) (\\S+) ${v.mac}`).exec(v.owner.pod.logs("dnsmasq"));
+                assert.ok(ack, `${v.owner.node.node} acknowledged ${v.mac}`);
+                v.ip = ack[1];
+                assert.ok(inRange(v.ip, v.owner.node), `${v.ip} in ${v.owner.node.node}'s slice`);
+                const requests = http().split("\n").filter((l) => requestFrom(l, v.ip));
+                const hexhyp = v.mac.replace(/:/g, "-");
+                for (const want of ["GET /boot.ipxe", `GET /pxelinux.cfg/${hexhyp}`, `GET /${v.uuid}/deploy_kernel`]) {
+                    assert.ok(requests.some((l) => l.includes(want)), `${v.owner.node.node}'s httpd served ${want} to ${v.ip}:\n${requests.join("\n")}`);
+                }
+                if (v.firmware === "uefi") {
+                    assert.match(v.owner.pod.logs("dnsmasq"), new RegExp(`sent \\S+/${IPXE_FILES.efiX86_64} to ${v.ip.replace(/\./g, "\\.")}`), "UEFI PXE fetched iPXE over TFTP from its owner");
+                }
+                for (const p of pods) {
+                    if (p === v.owner) continue;
+                    assert.ok(!p.pod.logs("dnsmasq").split("\n").some((l) => /DHCPOFFER|DHCPACK/.test(l) && l.includes(v.mac)), `${p.node.node} made no offer to ${v.mac}`);
+                    assert.ok(!p.pod.logs("dnsmasq").includes(` to ${v.ip}\n`), `${p.node.node}'s TFTP sent nothing to ${v.ip}`);
+                    assert.ok(!p.pod.logs("httpd").split("\n").some((l) => requestFrom(l, v.ip)), `${p.node.node}'s httpd served nothing to ${v.ip}`);
+                }
+            }
+        } finally {
+            for (const v of vms) await v.vm?.stop();
+            for (const v of vms) provision(v.uuid, "abort");
+        }
+        for (const v of vms) {
+            await waitState(v.uuid, "clean failed");
+            assert.equal(api(known[0].ip, `/v1/nodes/${v.uuid}/maintenance`, ["-X", "PUT"]).code, 202);
+            assert.equal(api(known[0].ip, `/v1/nodes/${v.uuid}`, ["-X", "DELETE"]).code, 204);
+        }
     });
 
     it("rolling replacement, Cluster API style: three new nodes (new names, new addresses, no entry) replace cp-0, cp-1, cp-2 in turn; each new conductor finds its address, takes the freed slot and answers its hosts; at least two serve at every step and no other pod restarts", async function () {

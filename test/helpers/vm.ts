@@ -1,0 +1,119 @@
+/**
+ * Diskless virtual machines with real boot firmware, for the tests that boot "bare-metal hosts"
+ * through the rendered DHCP and HTTP services (Debian's qemu-system-x86, ovmf and ipxe-qemu).
+ *
+ * Each VM has one virtio NIC on a tap device plugged into a test bridge (in the test's switch
+ * namespace: the VM's traffic never leaves the namespaces the test created) and no disk, so the
+ * firmware's only boot option is the network:
+ *  - `bios`: SeaBIOS with QEMU's PXE option ROM for the NIC, which is iPXE (Debian's ipxe-qemu):
+ *    its first DHCP request already carries iPXE's option 175, so it goes straight to the boot
+ *    script URL (the legacy PXE → TFTP → undionly.kpxe step needs a non-iPXE PXE ROM, which
+ *    Debian does not ship);
+ *  - `uefi`: OVMF (Debian's ovmf) with its own virtio-net driver and PXE (the NIC's option ROM is
+ *    left out, so no iPXE is involved until the firmware loads one): UEFI PXE over IPv4 asks DHCP
+ *    with client architecture 7 (x86-64 UEFI), fetches the iPXE binary it is given over TFTP and
+ *    runs it; that iPXE asks DHCP again (option 175) and fetches the boot script over HTTP.
+ * Started with setsid and stopped by PID. Emulated (TCG), not KVM: see `start`.
+ */
+import { ChildProcess, execFileSync, spawn } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+import { NetnsLab, which } from "./sys";
+
+export type Firmware = "bios" | "uefi";
+
+export const OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd";
+export const OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd";
+
+/** What a machine needs to run these VMs, or why it cannot (for requireOrSkip). */
+export function vmPrerequisites(): string | undefined {
+    if (!which("qemu-system-x86_64")) return "qemu-system-x86_64 (apt-get install qemu-system-x86 ipxe-qemu ovmf)";
+    if (!fs.existsSync(OVMF_CODE) || !fs.existsSync(OVMF_VARS)) return `${OVMF_CODE} and ${OVMF_VARS} (apt-get install ovmf)`;
+    if (!fs.existsSync("/usr/lib/ipxe/qemu/pxe-virtio.rom")) return "QEMU's iPXE option ROMs (apt-get install ipxe-qemu)";
+    return undefined;
+}
+
+export interface VmOptions {
+    /** Short name (tap device and files). */
+    name: string;
+    mac: string;
+    firmware: Firmware;
+    lab: NetnsLab;
+    /** Namespace and bridge the VM's NIC is plugged into. */
+    switchNs: string;
+    bridge: string;
+    work: string;
+}
+
+export class PxeVm {
+    readonly tap: string;
+    readonly serialLog: string;
+    private proc?: ChildProcess;
+    startedAt = 0;
+
+    constructor(private readonly o: VmOptions) {
+        this.tap = o.lab.name(`t${o.name}`);
+        this.serialLog = path.join(o.work, `vm-${o.name}.serial`);
+    }
+
+    start(): void {
+        const { o } = this;
+        execFileSync("ip", ["-n", o.switchNs, "tuntap", "add", "dev", this.tap, "mode", "tap"]);
+        execFileSync("ip", ["-n", o.switchNs, "link", "set", this.tap, "master", o.bridge, "up"]);
+        const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=1`];
+        const args = [
+            "-name", `m3i-${o.name}`,
+            "-machine", "q35",
+            // TCG: the same on every machine (KVM inside the CI sandbox fails on the firmware's first
+            // FPU instruction or MSR write); a diskless boot to the boot script takes seconds.
+            "-accel", "tcg",
+            "-m", "256",
+            "-display", "none",
+            "-monitor", "none",
+            "-serial", `file:${this.serialLog}`,
+            "-no-reboot",
+            "-netdev", `tap,id=n0,ifname=${this.tap},script=no,downscript=no`,
+        ];
+        if (o.firmware === "uefi") {
+            const vars = path.join(o.work, `vm-${o.name}.vars.fd`);
+            fs.copyFileSync(OVMF_VARS, vars);
+            args.push("-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`, "-drive", `if=pflash,format=raw,unit=1,file=${vars}`);
+            nic.push("romfile=");
+        }
+        args.push("-device", nic.join(","));
+        const out = fs.openSync(path.join(o.work, `vm-${o.name}.out`), "w");
+        this.startedAt = Date.now();
+        this.proc = spawn("ip", ["netns", "exec", o.switchNs, "qemu-system-x86_64", ...args], { detached: true, stdio: ["ignore", out, out] });
+        fs.closeSync(out);
+    }
+
+    get running(): boolean {
+        return !!this.proc && this.proc.exitCode === null && this.proc.signalCode === null;
+    }
+
+    output(): string {
+        const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "latin1") : "");
+        return `${read(path.join(this.o.work, `vm-${this.o.name}.out`))}${read(this.serialLog)}`;
+    }
+
+    async stop(): Promise<void> {
+        const p = this.proc;
+        if (!p || !this.running) return;
+        const exited = new Promise((res) => p.once("exit", res));
+        try {
+            process.kill(p.pid!, "SIGTERM");
+        } catch {
+            return;
+        }
+        const t = setTimeout(() => {
+            try {
+                process.kill(p.pid!, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }, 5000);
+        await exited;
+        clearTimeout(t);
+    }
+}
