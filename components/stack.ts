@@ -23,6 +23,7 @@ import { persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
 import { ironicWorkload } from "./workload";
 import { deployImageCache, imageCacheForStack } from "./image-cache";
+import { Metrics } from "./metrics";
 import { secretNeedles } from "./secret-config";
 
 export class Metal3Ironic extends pulumi.ComponentResource {
@@ -89,6 +90,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         mounted.push(...cache.mounted);
         const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted);
         deployImageCache(this, name, plan, namespace, pki);
+        if (c.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
         if (upgrade) {
             // Online data migrations run once the new workload is ready (the provider awaits it).
             this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);

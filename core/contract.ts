@@ -214,6 +214,22 @@ export const IRONIC_TRUST = {
     webserverVerifyCa: ["DEFAULT", "webserver_verify_ca"],
 } as const;
 
+/**
+ * ironic-prometheus-exporter (docs/ironic-image-contract.md, Metrics): `/bin/runironic-exporter` writes its own
+ * ironic.conf and serves on FLASK_RUN_HOST:FLASK_RUN_PORT the files the conductor's `prometheus_exporter`
+ * notification driver writes into `notificationsDir`, one per node and one per conductor. SEND_SENSOR_DATA=true
+ * on the ironic container turns collection on. No exporter TLS in release-38.0 (ironic-image #1033).
+ */
+export const EXPORTER = {
+    command: "/bin/runironic-exporter",
+    port: 9608,
+    /** runtimeDir: gunicorn (26 in release-38.0) puts its control socket there, else under $HOME on the read-only root. */
+    env: { host: "FLASK_RUN_HOST", port: "FLASK_RUN_PORT", sendSensorData: "SEND_SENSOR_DATA", runtimeDir: "XDG_RUNTIME_DIR" },
+    notificationsDir: "/shared/ironic_prometheus_exporter",
+    sensorInterval: ["sensor_data", "interval"],
+    ownedGroups: ["oslo_messaging_notifications", "sensor_data"], // the template's, once SEND_SENSOR_DATA is on
+} as const;
+
 /** BMO (docs/ironic-image-contract.md, Deploy images): per-arch `DEPLOY_KERNEL_URL_<ARCH upper>` wins over the base variable. */
 export const BMO_DEPLOY_ENV = { kernel: "DEPLOY_KERNEL_URL", ramdisk: "DEPLOY_RAMDISK_URL" } as const;
 

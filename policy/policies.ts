@@ -5,7 +5,7 @@
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 
-import { capabilitiesRestricted, databaseClientTls, imagesPinned, noHostPath, resourceLimits, tlsEnabled } from "./rules";
+import { capabilitiesRestricted, databaseClientTls, exporterBound, imagesPinned, noHostPath, resourceLimits, tlsEnabled } from "./rules";
 
 export const policies: ResourceValidationPolicy[] = [
     {
@@ -53,5 +53,11 @@ export const policies: ResourceValidationPolicy[] = [
         description: "No container is privileged; only dnsmasq (NET_ADMIN, NET_BIND_SERVICE, NET_RAW) and keepalived (NET_ADMIN, NET_BROADCAST, NET_RAW) add capabilities.",
         enforcementLevel: "mandatory",
         validateResource: capabilitiesRestricted,
+    },
+    {
+        name: "exporter-bound",
+        description: "On the host network the ironic-prometheus-exporter binds one address (the pod IP), never every interface of the node (the image's default 0.0.0.0).",
+        enforcementLevel: "mandatory",
+        validateResource: exporterBound,
     },
 ];

@@ -6,7 +6,7 @@
  */
 import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
 
-import { DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
+import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
 import { MARIADB } from "../core/plan/database";
 import { unpinnedReason } from "../core/config/pinning";
 
@@ -167,6 +167,29 @@ export const capabilitiesRestricted: Rule = (args, report) => {
         if (extra.length > 0) {
             const who = Object.keys(ALLOWED_CAPABILITIES).join(" and ");
             report(`${where}: adds ${extra.join(", ")}: only ${who} may add capabilities (${Object.entries(ALLOWED_CAPABILITIES).map(([n, caps]) => `${n}: ${caps.join(", ")}`).join("; ")})`);
+        }
+    });
+};
+
+// ---------------------------------------------------------------------------------------------
+// exporter-bound
+
+/** The exporter container's name (metrics.enabled). */
+export const EXPORTER_CONTAINER = "ironic-prometheus-exporter";
+
+/**
+ * On the host network the image's default bind (0.0.0.0) serves sensor data on every interface of
+ * the node, the provisioning network included: the exporter must bind an address (the pod IP).
+ */
+export const exporterBound: Rule = (args, report) => {
+    const pod = podSpecOf(args.type, args.props);
+    if (!pod?.hostNetwork) return;
+    eachContainer(args, (c, where) => {
+        if (c.name !== EXPORTER_CONTAINER) return;
+        const host = (c.env ?? []).find((e: any) => e.name === EXPORTER.env.host);
+        const literal = host?.value;
+        if (!host || (host.valueFrom === undefined && (literal === undefined || ["0.0.0.0", "::", "[::]", ""].includes(String(literal))))) {
+            report(`${where}: ${EXPORTER.env.host} ${host ? `is ${JSON.stringify(literal)}` : "is unset (the image binds 0.0.0.0)"}: on the host network the exporter would listen on every interface of the node; bind it to the pod IP (valueFrom fieldRef status.podIP) or one address`);
         }
     });
 };

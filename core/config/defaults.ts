@@ -2,6 +2,7 @@
 import { DEFAULT_IMAGES, PORTS } from "../contract";
 import { mirrorImage } from "./network";
 import { resolveImageCache } from "./image-cache";
+import { resolveMetrics } from "./metrics";
 import { resolveResources } from "./resources";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { CaSource, StackConfig } from "./types";
@@ -103,6 +104,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         trust: trustDefaults(p.trust),
         imagePullSecrets: p.imagePullSecrets ?? [],
         imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
+        metrics: resolveMetrics(p.metrics),
         readiness: {
             enabled: p.readiness?.enabled ?? true,
             mode: p.readiness?.mode ?? "auto",

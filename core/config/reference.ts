@@ -40,6 +40,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
     imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
     readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
+    metrics: "Sensor data and the ironic-prometheus-exporter beside every Ironic (every conductor in multi); optional ServiceMonitor.",
 };
 
 export interface ReferenceRow {
@@ -145,6 +146,13 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["readiness.enabled"], type: "bool", default: "`true`", notes: "after the workload, wait until every conductor is alive in the API, else fail `pulumi up`; see [Live readiness](gitops.md#live-readiness)" },
     { keys: ["readiness.mode"], default: "`auto`", notes: "how the check reaches the API: `auto` = `in-cluster` when `KUBERNETES_SERVICE_HOST` is set (e.g. under PKO), else `port-forward`" },
     { keys: ["readiness.timeoutSeconds"], type: "10–86400", default: "`600`", notes: "how long the check waits for every conductor" },
+    // metrics
+    { keys: ["metrics.enabled"], type: "bool", default: "`false`", notes: "sensor data collection on every conductor and an `ironic-prometheus-exporter` container in every Ironic pod, each serving only its own conductor's nodes, plus a headless Service with one endpoint per conductor; see [Metrics](metrics.md)" },
+    { keys: ["metrics.sensorInterval"], type: "seconds, 60–86400", default: "`160`", notes: "how often each conductor reads its nodes' BMC sensors (`[sensor_data]interval`); the image's default; exporter files not refreshed for 3 intervals are dropped" },
+    { keys: ["metrics.port"], type: "port", default: "`9608`", notes: "the exporter's port on each Ironic node's host network (bound to the pod IP, plain HTTP: the release-38.0 image has no exporter TLS)" },
+    { keys: ["metrics.serviceMonitor.enabled"], type: "bool", default: "`false`", notes: "also a prometheus-operator `ServiceMonitor` (monitoring.coreos.com/v1) scraping every conductor's exporter; a switch, not a lookup (previews stay the same whether or not the CRD is installed): without the CRD `pulumi up` fails" },
+    { keys: ["metrics.serviceMonitor.labels"], type: "map of label → value", default: "`{}`", notes: "extra labels on the ServiceMonitor, e.g. the one your Prometheus' `serviceMonitorSelector` matches (`release: prometheus`)" },
+    { keys: ["metrics.serviceMonitor.interval"], type: "Prometheus duration", default: "— (Prometheus' own)", notes: "the scrape interval of every exporter (`endpoints[].interval`)" },
     // resources
     { keys: ["resources.<role>.requests.cpu","resources.<role>.requests.memory","resources.<role>.limits.cpu","resources.<role>.limits.memory"], type: "quantity", default: "below", notes: "per container role; what you set is laid over the defaults key by key; a request above its limit is refused" },
     // proxy
@@ -172,6 +180,7 @@ export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why
     ipaDownloader: { containers: "the IPA cache's init `ipa-downloader-<arch>`", why: "downloads and unpacks a ramdisk of several hundred MiB" },
     ipaCacheServer: { containers: "the IPA cache's `server`", why: "Python's threaded HTTP server, files sent in 1 MiB chunks" },
     ipaCacheClient: { containers: "init `ipa-cache-client` of the Ironic pods", why: "curl copying from the cache; a CA bundle" },
+    exporter: { containers: "`ironic-prometheus-exporter` (with `metrics.enabled`)", why: "gunicorn with 4 Flask workers concatenating a few small files per scrape" },
     caBundles: { containers: "init `ca-bundles` and `ca-bundles-watch` (with `trust.bmcCa` or `trust.trustedCa`)", why: "`cat` and `sha256sum` of a few PEM files every 10 s" },
     dhcpDirs: { containers: "init `dhcp-dirs`", why: "one `mkdir`" },
     addressCheck: { containers: "init `provisioning-ip` (single without keepalived)", why: "`ip addr` once a second, for at most 60 s" },

@@ -11,6 +11,7 @@ import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, k
 import { networkSections, registryProblem } from "./network";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
+import { metricsSection } from "./metrics";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -221,9 +222,9 @@ export const sections = {
         context: kubeContext.optional(),
     }),
     resources: resourcesSection({ quantity, strict }),
-    /** proxy, trust, imagePullSecrets (network.ts). */
-    ...networkSections({ strict }),
+    ...networkSections({ strict }), // proxy, trust, imagePullSecrets
     imageCache: imageCacheSection({ strict, quantity, port, dnsLabel, storageClassName }),
+    metrics: metricsSection({ port, strict }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
     readiness: strict({
         enabled: z.boolean().optional(),

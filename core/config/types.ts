@@ -1,5 +1,6 @@
 /** The validated, defaulted stack configuration: what `validateConfig` returns and the planner reads. */
 import type { ImageCacheConfig } from "./image-cache";
+import type { MetricsConfig } from "./metrics";
 import type { ResolvedResources } from "./resources";
 import type { Toleration } from "./schema";
 
@@ -134,6 +135,8 @@ export interface StackConfig {
     imagePullSecrets: string[];
     /** Where the conductors get IPA from: a cache of this stack, another stack's, or the user's URLs. */
     imageCache: ImageCacheConfig;
+    /** The ironic-prometheus-exporter beside every Ironic, sensor collection, an optional ServiceMonitor. */
+    metrics: MetricsConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
     readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

@@ -14,6 +14,7 @@
  *   configmaps.ts  dnsmasq, per-node, scripts and BMO ConfigMap data, and their hashes
  *   image-cache.ts the IPA image cache's Deployment, claim, Service and scripts; the Ironic pods' cache client
  *   namespace.ts   the namespace with its Pod Security labels; what a namespace made elsewhere must admit
+ *   metrics.ts     the exporter container, the metrics Service and the ServiceMonitor (metrics.enabled)
  */
 export { ANNOTATIONS, contentHash, inNamespace, sha256 } from "./meta";
 export { databaseVolumes } from "./volumes";
@@ -23,3 +24,5 @@ export { mariadbNetworkPolicy } from "./networkpolicy";
 export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData, scriptsConfigMapName } from "./configmaps";
 export { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageCacheDeployment, imageCachePvc, imageCacheScriptsData, imageCacheService } from "./image-cache";
 export { namespaceManifest, namespaceNotCreatedNote, POD_SECURITY_LABELS } from "./namespace";
+export { exporterContainer, metricsService, serviceMonitor } from "./metrics";
+export type { ServiceMonitor } from "./metrics";

@@ -21,6 +21,7 @@ import {
 } from "./containers";
 import { imageCacheClient } from "./image-cache";
 import { ironicTrust } from "./trust";
+import { exporterContainer, exporterVolumes } from "./metrics";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
 import { usesSlotAgents } from "./slots";
@@ -46,6 +47,8 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
     if (plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.topology.keepalivedVirtualIps));
     if (trust) containers.push(trust.sidecar);
+    const metrics = plan.config.metrics.enabled;
+    if (metrics) containers.push(exporterContainer(plan));
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",
@@ -54,7 +57,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         ...(usesSlotAgents(plan) ? { serviceAccountName: plan.names.slotAccount } : {}),
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
-        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? [])],
+        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? []), ...(metrics ? exporterVolumes() : [])],
     };
 }
 

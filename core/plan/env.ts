@@ -4,7 +4,7 @@
  * downloader's, and the database connection.
  */
 import type { StackConfig } from "../config";
-import { DHCP_PROVIDER_PATHS, ENV, IPXE_FILES, PATHS, osloEnvName } from "../contract";
+import { DHCP_PROVIDER_PATHS, ENV, EXPORTER, IPXE_FILES, PATHS, osloEnvName } from "../contract";
 import type { DatabasePlan } from "./database";
 import { extraCaEnv, proxyEnv } from "./downloads";
 import { imageCacheOsloSettings } from "./image-cache";
@@ -62,18 +62,21 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
         env[ENV.exposeJsonRpc] = "true";
         env[ENV.jsonRpcPort] = String(config.ports.jsonRpc);
     }
+    // metrics.enabled: the image's template turns on the notification driver the exporter reads.
+    if (config.metrics.enabled) env[EXPORTER.env.sendSensorData] = "true";
     for (const [group, option, value] of osloSettings(config)) env[osloEnvName(group, option)] = value;
     // Off by default: Ironic also talks to BMCs (Redfish over HTTPS), which a proxy rarely reaches.
     if (config.proxy.applyToIronic) Object.assign(env, proxyEnv(config));
     return env;
 }
 
-/** The oslo.config overrides: the program's own (multi, deploy images, trust.bmcCa/trustedCa), then the user's `ironic.config`, sorted by key. */
+/** The oslo.config overrides: the program's own (multi, deploy images, trust.bmcCa/trustedCa, metrics.sensorInterval), then the user's `ironic.config`, sorted by key. */
 export function osloSettings(config: StackConfig): OsloSetting[] {
     const trust = trustOsloSettings(config);
     // One value per option: the trusted bundle also holds the IPA cache's CA (core/plan/trust.ts).
     const cache = imageCacheOsloSettings(config).filter(([g, o]) => !trust.some(([tg, to]) => tg === g && to === o));
-    return [...programOsloSettings(config), ...cache, ...trust, ...userOsloSettings(config)];
+    const metrics: OsloSetting[] = config.metrics.enabled ? [[...EXPORTER.sensorInterval, String(config.metrics.sensorInterval)]] : [];
+    return [...programOsloSettings(config), ...cache, ...trust, ...metrics, ...userOsloSettings(config)];
 }
 
 function programOsloSettings(config: StackConfig): OsloSetting[] {

@@ -76,5 +76,6 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         scriptsConfigMapBase: `${name}-scripts`,
         slotAccount: `${name}-dhcp-slots`,
         slotLeasePrefix: `${name}-dhcp-slot-`,
+        metricsService: `${name}-metrics`,
     };
 }

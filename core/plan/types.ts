@@ -92,6 +92,8 @@ export interface IronicPlan {
         slotAccount: string;
         /** Multi with DHCP: slot k is the Lease `<slotLeasePrefix>k`. */
         slotLeasePrefix: string;
+        /** metrics.enabled: the headless Service over every Ironic pod's exporter (and its ServiceMonitor). */
+        metricsService: string;
     };
     /** In-cluster DNS names of the API Service, shortest first. */
     serviceDnsNames: string[];

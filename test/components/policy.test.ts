@@ -81,8 +81,8 @@ const containerIn = (props: any, name: string) => [...(props.spec.template.spec.
 describe("Policy pack (policy/)", function () {
     this.timeout(120000);
 
-    it("has the six policies, each with a validateResource", function () {
-        assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted"]);
+    it("has the seven policies, each with a validateResource", function () {
+        assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted", "exporter-bound"]);
         for (const p of policies) assert.equal(typeof p.validateResource, "function", p.name);
     });
 
@@ -173,6 +173,18 @@ describe("Policy pack (policy/)", function () {
         const fired = runPack([v], "dev").filter((x) => x.policy === "capabilities-restricted");
         assert.deepEqual(summary(fired), ["capabilities-restricted: Deployment/ironic dnsmasq", "capabilities-restricted: Deployment/ironic httpd", "capabilities-restricted: Deployment/ironic ironic"]);
         assert.ok(fired.some((x) => /container dnsmasq: adds SYS_ADMIN:/.test(x.message)));
+    });
+
+    it("exporter-bound: the exporter on the host network listening on every interface (0.0.0.0, unset) fires; the pod IP passes", async function () {
+        const rs = await registered(exampleRaw("ha"), "ha");
+        assert.deepEqual(runPack(rs, "ha").filter((x) => x.policy === "exporter-bound"), []);
+        const everywhere = variantOf(rs, "DaemonSet", (p) => (containerIn(p, "ironic-prometheus-exporter").env[0] = { name: "FLASK_RUN_HOST", value: "0.0.0.0" }));
+        const unset = variantOf(rs, "DaemonSet", (p) => containerIn(p, "ironic-prometheus-exporter").env.splice(0, 1));
+        const one = variantOf(rs, "DaemonSet", (p) => (containerIn(p, "ironic-prometheus-exporter").env[0] = { name: "FLASK_RUN_HOST", value: "172.22.0.2" }));
+        const fired = runPack([everywhere, unset, one], "ha").filter((x) => x.policy === "exporter-bound").map((x) => x.message);
+        assert.equal(fired.length, 2, fired.join("\n"));
+        assert.match(fired[0], /DaemonSet ironic, container ironic-prometheus-exporter: FLASK_RUN_HOST is "0\.0\.0\.0": .*bind it to the pod IP/);
+        assert.match(fired[1], /is unset \(the image binds 0\.0\.0\.0\)/);
     });
 
     describe("loaded as `pulumi preview --policy-pack policy` loads it", function () {

@@ -36,6 +36,8 @@ export interface StandinImage {
     cmd?: string[];
     /** Image ENV (PATH and the like). */
     env?: Record<string, string>;
+    /** Host directories that are part of the image (a Python environment), bind-mounted read-only at the same path. */
+    hostDirs?: string[];
 }
 
 /** What the API server would hold: ConfigMap and Secret data by name (secrets with real values). */
@@ -410,6 +412,7 @@ export class PodRunner {
             if (top === "usr" || top === "etc") continue;
             lines.push(`cp -a ${q(path.join(img.layer, top))} "$R/"`);
         }
+        for (const d of img.hostDirs ?? []) lines.push(`mkdir -p "$R"${q(d)}`, `mount --bind ${q(d)} "$R"${q(d)}`, `mount -o remount,bind,ro "$R"${q(d)}`);
         lines.push('mount -t proc proc "$R/proc"', 'mount --rbind /dev "$R/dev"', 'mount -t sysfs -o ro sysfs "$R/sys"');
         for (const m of c.volumeMounts ?? []) {
             const v = (this.o.spec.volumes ?? []).find((x: any) => x.name === m.name);
@@ -525,7 +528,8 @@ export class PodRunner {
     /** Run one declared probe (exec in the container's view; httpGet/tcpSocket from the pod's network namespace). */
     runProbe(name: string, p: any): boolean {
         if (p.exec) return this.exec(name, p.exec.command, (p.timeoutSeconds ?? 1) * 1000 + 10000).status === 0;
-        const host = "127.0.0.1";
+        // The kubelet probes the pod IP (the node's address with host networking).
+        const host = this.o.podIP;
         if (p.httpGet) {
             const scheme = (p.httpGet.scheme ?? "HTTP").toLowerCase();
             const url = `${scheme}://${p.httpGet.host ?? host}:${p.httpGet.port}${p.httpGet.path ?? "/"}`;

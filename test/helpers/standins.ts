@@ -25,6 +25,9 @@ import type { StandinImage } from "./pod-runner";
 
 const SRC = path.join(__dirname, "..", "standins");
 
+/** PyPI's Ironic 38 with ironic-prometheus-exporter and gunicorn (.ci/run's pinned venv). */
+export const EXPORTER_VENV = "/var/cache/metal3-ironic-pypi/ironic-38-exporter";
+
 function users(extra: { name: string; uid: number; gid: number }[]): { passwd: string; group: string } {
     const taken = (line: string) => {
         const f = line.split(":");
@@ -89,7 +92,8 @@ export function prepareImages(work: string): Record<string, StandinImage> {
     const mariadb = layer(work, "mariadb", [{ name: "mysql", uid: 999, gid: 999 }]);
 
     return {
-        [DEFAULT_IMAGES.ironic]: { layer: ironic },
+        // The image's Python with ironic-prometheus-exporter: PyPI's, in the venv .ci/run creates (absent: the exporter stand-in fails naming it).
+        [DEFAULT_IMAGES.ironic]: { layer: ironic, hostDirs: fs.existsSync(EXPORTER_VENV) ? [EXPORTER_VENV] : [] },
         [DEFAULT_IMAGES.ipaDownloader]: { layer: ipa, entrypoint: ["/usr/local/bin/get-resource.sh"] },
         [DEFAULT_IMAGES.keepalived]: { layer: keepalived, entrypoint: ["/usr/local/bin/keepalived-standin"] },
         [DEFAULT_IMAGES.mariadb]: { layer: mariadb, entrypoint: ["/usr/local/bin/docker-entrypoint.sh"], cmd: ["mariadbd"] },

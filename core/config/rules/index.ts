@@ -15,6 +15,7 @@ import { imagesRule } from "./images";
 import { imageCacheRule } from "./image-cache";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
+import { metricsRule } from "./metrics";
 import { resourcesRule } from "./resources";
 import type { Rule } from "./rule";
 import { tlsRule } from "./tls";
@@ -40,5 +41,6 @@ export const RULES: readonly Rule[] = [
     imageCacheRule,
     resourcesRule,
     trustRule,
+    metricsRule,
     downloadsRule,
 ];

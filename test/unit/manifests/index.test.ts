@@ -7,6 +7,7 @@ import * as imageCache from "../../../core/manifests/image-cache";
 import * as ironic from "../../../core/manifests/ironic";
 import * as mariadb from "../../../core/manifests/mariadb";
 import * as meta from "../../../core/manifests/meta";
+import * as metrics from "../../../core/manifests/metrics";
 import * as namespace from "../../../core/manifests/namespace";
 import * as networkpolicy from "../../../core/manifests/networkpolicy";
 import * as volumes from "../../../core/manifests/volumes";
@@ -24,6 +25,7 @@ describe("manifests/index", function () {
             IMAGE_CACHE_ANNOTATIONS: imageCache, imageCacheClient: imageCache, imageCacheClientData: imageCache, imageCacheDeployment: imageCache,
             imageCachePvc: imageCache, imageCacheScriptsData: imageCache, imageCacheService: imageCache,
             namespaceManifest: namespace, namespaceNotCreatedNote: namespace, POD_SECURITY_LABELS: namespace,
+            exporterContainer: metrics, metricsService: metrics, serviceMonitor: metrics,
         };
         assert.deepEqual(Object.keys(barrel).sort(), Object.keys(from).sort());
         for (const [name, mod] of Object.entries(from)) assert.equal((barrel as Record<string, unknown>)[name], mod[name], name);

@@ -23,8 +23,8 @@ describe("manifests/ironic", function () {
             assert.deepEqual(containerNames(dev), { init: ["provisioning-ip", "ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
             assert.deepEqual(containerNames(devNoDhcp), { init: ["provisioning-ip", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
             assert.deepEqual(containerNames(vmedia), { init: ["ipa-cache-client", "ca-bundles"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived", "ca-bundles-watch"] });
-            assert.deepEqual(containerNames(ha), { init: ["ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(ha), { init: ["ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
+            assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs", "ironic-prometheus-exporter"] });
         });
 
         it("host network, the pod baseline, then containers and the volumes of podVolumes", function () {

@@ -100,6 +100,9 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
             ...DHCP_PROVIDER_ENV,
             ...CACHE_ENV,
             OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT: "3600",
+            // The ha example collects sensor data for its exporters (metrics.enabled).
+            SEND_SENSOR_DATA: "true",
+            OS_SENSOR_DATA__INTERVAL: "160",
         });
     });
 
@@ -121,8 +124,10 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
         assert.deepEqual(ha.slice(0, 4), FAILOVER_SETTINGS);
         assert.deepEqual(ha[4], ["dhcp", "dhcp_provider", "dnsmasq"]);
         assert.deepEqual(ha.slice(4 + 7, 4 + 7 + 5), CACHE_SETTINGS);
+        // metrics.enabled: the sensor interval, after the program's other settings and before the user's.
+        assert.deepEqual(ha[ha.length - 2], ["sensor_data", "interval", "160"]);
         assert.deepEqual(ha[ha.length - 1], ["conductor", "deploy_callback_timeout", "3600"]);
-        assert.equal(ha.length, 4 + 7 + 5 + 1);
+        assert.equal(ha.length, 4 + 7 + 5 + 1 + 1);
         const flags = withKeys(devRaw, { ironic: { apiUsername: "metal3", automatedClean: false, config: { "pxe.ipxe_enabled": true, "agent.verify_ca": false } } });
         assert.deepEqual(osloSettings(configOf(flags)), [
             ...CACHE_SETTINGS,

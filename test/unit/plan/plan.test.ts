@@ -37,6 +37,7 @@ describe("plan/plan: buildPlan", function () {
             scriptsConfigMapBase: "ironic-scripts",
             slotAccount: "ironic-dhcp-slots",
             slotLeasePrefix: "ironic-dhcp-slot-",
+            metricsService: "ironic-metrics",
         });
         assert.deepEqual(p.serviceDnsNames, ["ironic", "ironic.metal3", "ironic.metal3.svc", "ironic.metal3.svc.cluster.local"]);
         assert.deepEqual(p.urls, {
