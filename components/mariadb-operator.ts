@@ -69,6 +69,13 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
             protect: c.database.protect,
             ...keep,
         });
+        if (!c.database.operator.install) {
+            pulumi.log.info(
+                `database.kind mariadb-operator: the MariaDB operator (${MARIADB_OPERATOR.supportedRange}, API ${MARIADB_OPERATOR.apiVersion}) must run in the cluster; ` +
+                    "this stack does not install it unless database.operator.install is true (docs/database.md)",
+                this.mariadb,
+            );
+        }
         this.sqlObjects = operatorSqlObjects(plan).map(
             (o) => new k8s.apiextensions.CustomResource(`${name}-${o.kind.toLowerCase()}`, inNamespace(o, namespace), { parent: this, dependsOn: [this.mariadb], ...keep }),
         );
