@@ -136,6 +136,15 @@ describe("database.kind mariadb-operator (pulumi mocks, the operator's CRDs)", f
         await renderOffline(galeraRaw, "ha-galera", { previousOutputs: { state: { topology: "multi", database: { kind: "mariadb-operator" } } } });
     });
 
+    it("the downgrade guard holds on the replicated database, and the live readiness check runs after the workload", async function () {
+        const older = { ...galeraRaw, images: { ironic: "quay.io/metal3-io/ironic:release-37.0" } };
+        await assert.rejects(renderOffline(older, "ha-galera", { previousOutputs: { ironicImage: "quay.io/metal3-io/ironic:release-38.0" } }), /images\.ironic: .*37\.0 < 38\.0/);
+        const allowed: RawConfig = { ...older, database: { ...(galeraRaw.database as object), allowDowngrade: true } };
+        await renderOffline(allowed, "ha-galera", { previousOutputs: { ironicImage: "quay.io/metal3-io/ironic:release-38.0" } });
+        assert.equal(regs.filter((x) => x.type === "command:local:Command").length, 1, "one readiness Command");
+        assert.ok(regs.some((x) => x.type === "metal3:ops:Readiness"));
+    });
+
     it("validates its keys: odd replicas of at least 3, operator keys only with this kind", function () {
         const issues = (db: Record<string, unknown>, base: RawConfig = galeraRaw) => {
             const v = validateConfig({ ...base, database: db });
