@@ -13,6 +13,7 @@ import { KUBERNETES_PROVIDER_OPTIONS, Metal3IronicArgs, Metal3IronicOutputs, def
 import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
+import { MariaDBOperatorCluster } from "./mariadb-operator";
 import { Readiness } from "./readiness";
 import { RawConfig } from "../core/config";
 import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, namespaceManifest, namespaceNotCreatedNote, schemaJobHint } from "../core/manifests";
@@ -69,7 +70,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         /** What the workload mounts or needs first; it waits for all of them. */
         const mounted: pulumi.Resource[] = [creds.secret];
         const pki =
-            c.tls.mode === "generate" || c.database.kind === "mariadb" || c.imageCache.mode === "deploy"
+            c.tls.mode === "generate" || c.database.kind === "mariadb" || c.database.kind === "mariadb-operator" || c.imageCache.mode === "deploy"
                 ? new StackPki(
                       `${name}-pki`,
                       { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays },
@@ -135,18 +136,22 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             return pulumi.output(plan.namespace);
         }
         // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
-        const keep = c.database.kind === "mariadb" && c.database.retainOnDelete;
+        const keep = (c.database.kind === "mariadb" || c.database.kind === "mariadb-operator") && c.database.retainOnDelete;
         return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: keep }).metadata.name;
     }
 
     /**
-     * MariaDB (deployed here) or external; then the schema upgrade Job, which must complete before
+     * MariaDB (one pod deployed here, or a Galera cluster of the MariaDB operator) or external; then the schema upgrade Job, which must complete before
      * the workload rolls (it joins `mounted`). Returns the upgrade Job, if there is one.
      */
     private database(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, mounted: pulumi.Resource[]): pulumi.Resource | undefined {
         if (plan.config.database.kind === "mariadb") {
             const mariadb = new MariaDB(`${name}-mariadb`, { plan, namespace, pki: pki! }, { parent: this });
             mounted.push(mariadb.statefulSet);
+        }
+        if (plan.config.database.kind === "mariadb-operator") {
+            const cluster = new MariaDBOperatorCluster(`${name}-galera`, { plan, namespace, pki: pki! }, { parent: this });
+            mounted.push(cluster.credentials, ...cluster.sqlObjects);
         }
         if (!plan.database.jobs) return undefined;
         const upgrade = this.schemaJob(`${name}-db-upgrade`, plan, "upgrade", namespace, [...mounted]);

@@ -4,6 +4,7 @@ import { mirrorImage } from "./network";
 import { resolveImageCache } from "./image-cache";
 import { resolveMetrics } from "./metrics";
 import { resolveResources } from "./resources";
+import { DEFAULT_GALERA_REPLICAS, DEFAULT_OPERATOR_NAMESPACE } from "./database";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { CaSource, StackConfig } from "./types";
 
@@ -91,6 +92,9 @@ export function applyDefaults(p: ParsedSections): StackConfig {
                 enabled: p.database?.networkPolicy?.enabled ?? p.database?.networkPolicy?.hostSources !== undefined,
                 hostSources: p.database?.networkPolicy?.hostSources ?? [],
             },
+            replicas: p.database?.replicas ?? DEFAULT_GALERA_REPLICAS,
+            operator: { install: p.database?.operator?.install ?? false, namespace: p.database?.operator?.namespace ?? DEFAULT_OPERATOR_NAMESPACE },
+            allowKindChange: p.database?.allowKindChange ?? false,
         },
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},

@@ -31,7 +31,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     tls: "Certificates: generated from a stack CA, or an existing Secret.",
     placement: "Where the pods run: node selector and tolerations; multi: which nodes run a conductor.",
     ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
-    database: "sqlite, mariadb (deployed here) or external.",
+    database: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
     conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
     kubernetes: "The Kubernetes provider: kubeconfig context.",
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
@@ -52,7 +52,7 @@ export interface ReferenceRow {
 
 export const REFERENCE: ReferenceRow[] = [
     // topology
-    { keys: ["topology"], default: "`single`", notes: "`multi` needs `provisioning.interface` (a node that joins unlisted finds its address there) and `database.kind` `mariadb` or `external`" },
+    { keys: ["topology"], default: "`single`", notes: "`multi` needs `provisioning.interface` (a node that joins unlisted finds its address there) and a shared database: `database.kind` `mariadb-operator` or `external` (or `mariadb`, which a node loss stops: [Database](database.md#what-survives-a-node-loss))" },
     // namespace
     { keys: ["namespace"], type: "DNS label", default: "`metal3`" },
     // name
@@ -125,19 +125,23 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["imageCache.kernelUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: `imageCache.kernelUrl.x86_64`, `.aarch64`: your IPA kernels (http/https, no `,`)" },
     { keys: ["imageCache.ramdiskUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: the initramfs of each architecture that has a kernel" },
     // database
-    { keys: ["database.kind"], default: "`sqlite`", notes: "multi needs `mariadb` or `external`" },
+    { keys: ["database.kind"], default: "`sqlite`", notes: "multi needs a shared database: `mariadb-operator` (survives a node loss) or `external`; `mariadb` is one pod (see [Database](database.md#what-survives-a-node-loss))" },
     { keys: ["database.host","database.port"], type: "", default: "—", notes: "with `external`; host name (≤ 253) or IPv4 address" },
     { keys: ["database.name"], type: "string", default: "`ironic`", notes: "database name" },
-    { keys: ["database.storageSize"], type: "quantity", default: "`10Gi`", notes: "with `mariadb`" },
-    { keys: ["database.storageClass"], type: "StorageClass name", default: "cluster default", notes: "with `mariadb`" },
-    { keys: ["database.retainOnDelete"], type: "bool", default: "`true`", notes: "with `mariadb`: keep the volume (and namespace) on `pulumi destroy`" },
-    { keys: ["database.protect"], type: "bool", default: "`true`", notes: "with `mariadb`: `protect` the volume claim (Pulumi refuses to delete or replace it)" },
+    { keys: ["database.storageSize"], type: "quantity", default: "`10Gi`", notes: "with `mariadb`; with `mariadb-operator` per member" },
+    { keys: ["database.storageClass"], type: "StorageClass name", default: "cluster default", notes: "with `mariadb` or `mariadb-operator`" },
+    { keys: ["database.retainOnDelete"], type: "bool", default: "`true`", notes: "with `mariadb`: keep the volume (and namespace) on `pulumi destroy`; with `mariadb-operator`: keep the MariaDB object (and namespace)" },
+    { keys: ["database.protect"], type: "bool", default: "`true`", notes: "with `mariadb`: `protect` the volume claim (Pulumi refuses to delete or replace it); with `mariadb-operator`: the MariaDB object" },
     { keys: ["database.allowDowngrade"], type: "bool", default: "`false`", notes: "allow an older Ironic image on a shared database" },
     { keys: ["database.credentialsSecret"], type: "Secret name", default: "—", notes: "with `external`: keys `username`, `password` (mounted at `/auth/mariadb`)" },
     { keys: ["database.caSecret"], type: "Secret name", default: "—", notes: "with `external`: key `ca.crt`, the DB server's CA; **required** unless `database.tls: false`" },
     { keys: ["database.tls"], type: "bool", default: "`true`", notes: "with `external`: `false` connects without TLS (then no `caSecret`)" },
-    { keys: ["database.networkPolicy.enabled"], type: "bool", default: "`true` once `hostSources` is set, else `false`", notes: "with `mariadb`: the NetworkPolicy admitting only Ironic and the schema Jobs (see [Database](database.md#a-networkpolicy-guards-mariadb) for the CNI caveat)" },
-    { keys: ["database.networkPolicy.hostSources"], type: "list of IPv4 CIDRs", default: "— (policy off)", notes: "with `mariadb`: where the host-network Ironic pods connect from as your CNI sees them" },
+    { keys: ["database.networkPolicy.enabled"], type: "bool", default: "`true` once `hostSources` is set, else `false`", notes: "with `mariadb` or `mariadb-operator`: the NetworkPolicy admitting only Ironic and the schema Jobs (and, for the operator's cluster, Galera among its members and the operator) (see [Database](database.md#a-networkpolicy-guards-mariadb) for the CNI caveat)" },
+    { keys: ["database.networkPolicy.hostSources"], type: "list of IPv4 CIDRs", default: "— (policy off)", notes: "with `mariadb` or `mariadb-operator`: where the host-network Ironic pods connect from as your CNI sees them" },
+    { keys: ["database.replicas"], type: "odd number 3–9", default: "`3`", notes: "with `mariadb-operator`: Galera members, one per node (pod anti-affinity)" },
+    { keys: ["database.operator.install"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: install the operator's Helm charts (`mariadb-operator-crds`, `mariadb-operator`, release 0.38.1); off, the operator (0.38.x) is a prerequisite ([Database](database.md#the-replicated-kind-mariadb-operator))" },
+    { keys: ["database.operator.namespace"], type: "DNS label", default: "`mariadb-operator`", notes: "with `mariadb-operator`: where the operator runs (installed there with `install`; the NetworkPolicy admits it from there)" },
+    { keys: ["database.allowKindChange"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: allow moving a deployed `mariadb` to it (a new, empty cluster: dump and restore first, see [Database](database.md#moving-from-mariadb-to-mariadb-operator))" },
     // conductors
     { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
     // kubernetes

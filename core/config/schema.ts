@@ -12,6 +12,7 @@ import { networkSections, registryProblem } from "./network";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { metricsSection } from "./metrics";
+import { databaseSection } from "./database";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -193,23 +194,7 @@ export const sections = {
             flavor: pathWord("an IPA flavor such as centos9", 64, false).optional(),
         }).optional(),
     }),
-    database: strict({
-        kind: z.enum(["sqlite", "mariadb", "external"], {
-            error: 'must be "mariadb" (deployed by this program), "external" (your own MariaDB/MySQL) or "sqlite" (single only, reset on every restart)',
-        }),
-        host: hostName.optional(),
-        port: port.optional(),
-        name: z.string().regex(/^[A-Za-z0-9_]{1,64}$/, "must be a database name: letters, digits and '_' (at most 64)").optional(),
-        credentialsSecret: dnsLabel.optional(),
-        caSecret: dnsLabel.optional(),
-        storageSize: quantity.optional(),
-        storageClass: storageClassName.optional(),
-        retainOnDelete: z.boolean().optional(),
-        protect: z.boolean().optional(),
-        allowDowngrade: z.boolean().optional(),
-        tls: z.boolean().optional(),
-        networkPolicy: strict({ enabled: z.boolean().optional(), hostSources: z.array(cidr).optional() }).optional(),
-    }),
+    database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
     conductors: z.array(
         strict({
             name: nodeName,

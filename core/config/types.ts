@@ -2,6 +2,7 @@
 import type { ImageCacheConfig } from "./image-cache";
 import type { MetricsConfig } from "./metrics";
 import type { ResolvedResources } from "./resources";
+import type { DatabaseKind } from "./database";
 import type { Toleration } from "./schema";
 
 export interface DhcpConfig {
@@ -100,7 +101,7 @@ export interface StackConfig {
         ipa: { baseUri?: string; branch?: string; flavor?: string };
     };
     database: {
-        kind: "sqlite" | "mariadb" | "external";
+        kind: DatabaseKind;
         host?: string;
         port?: number;
         /** Database name (default ironic). */
@@ -122,6 +123,12 @@ export interface StackConfig {
          * addresses the host-network Ironic pods connect from (default: the Ironic hosts' own IPs).
          */
         networkPolicy: { enabled: boolean; hostSources: string[] };
+        /** mariadb-operator: Galera members (odd, at least 3), one per node. */
+        replicas: number;
+        /** mariadb-operator: install the operator's Helm charts (off: the operator is a prerequisite). */
+        operator: { install: boolean; namespace: string };
+        /** Allow moving a deployed `mariadb` to `mariadb-operator` (a new, empty database: dump and restore). */
+        allowKindChange: boolean;
     };
     conductors: ConductorConfig[];
     kubernetes: { context?: string };

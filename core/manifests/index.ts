@@ -10,6 +10,7 @@
  *   containers.ts  one builder per container of the Ironic pod
  *   ironic.ts      ironicPodSpec, ironicDeployment, conductorDaemonSet, ironicService
  *   mariadb.ts     mariadbStatefulSet, mariadbService, mariadbPvc, mariadbSelector, dbJob, schemaJobHint
+ *   mariadb-operator.ts  the MariaDB operator's objects (database.kind mariadb-operator) and their NetworkPolicy
  *   networkpolicy.ts  the NetworkPolicy admitting only Ironic and the schema Jobs to MariaDB
  *   configmaps.ts  dnsmasq, per-node, scripts and BMO ConfigMap data, and their hashes
  *   image-cache.ts the IPA image cache's Deployment, claim, Service and scripts; the Ironic pods' cache client

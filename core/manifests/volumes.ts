@@ -159,7 +159,7 @@ export function databaseVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: 
     if (db.kind === "external") {
         volumes.push(auth(db.credentialsSecret!));
         if (db.caSecret) volumes.push(ca(db.caSecret));
-    } else if (db.kind === "mariadb") {
+    } else if (db.kind === "mariadb" || db.kind === "mariadb-operator") {
         // Only the CA of the server's TLS Secret is projected, never its key.
         volumes.push(auth(plan.database.names.credentialsSecret), ca(plan.database.names.tlsSecret));
     }

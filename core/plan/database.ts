@@ -6,6 +6,7 @@
 import { createHash } from "crypto";
 
 import type { StackConfig } from "../config";
+import type { DatabaseKind } from "../config/database";
 import { compareVersions, ironicVersion, parseVersion } from "../config/version";
 
 /** Paths inside the upstream MariaDB image (docker.io/library/mariadb) and our mounts. */
@@ -34,12 +35,34 @@ export const MARIADB = {
     healthcheck: "healthcheck.sh",
 } as const;
 
+/**
+ * The MariaDB operator this program's `mariadb-operator` kind is written for: the API it creates
+ * objects of, the release it was validated with (its CRDs from the operator's Go module, the Helm
+ * charts `database.operator.install` deploys) and the range it documents as supported.
+ */
+export const MARIADB_OPERATOR = {
+    apiVersion: "k8s.mariadb.com/v1alpha1",
+    /** Go module and chart release; the CRDs of this version validate what we render (test/components/mariadb-operator.test.ts). */
+    module: "github.com/mariadb-operator/mariadb-operator",
+    version: "0.38.1",
+    supportedRange: ">= 0.38.0, < 0.39.0",
+    chartRepo: "https://helm.mariadb.com/mariadb-operator",
+    charts: { crds: "mariadb-operator-crds", operator: "mariadb-operator" },
+    /** Galera replication, incremental (IST) and snapshot (SST) transfer; the operator's agent and its probe port. */
+    galeraPorts: [4567, 4568, 4444],
+    agentPorts: [5555, 5566],
+} as const;
+
 export interface DatabasePlan {
-    kind: "sqlite" | "mariadb" | "external";
+    kind: DatabaseKind;
     /** MARIADB_HOST for the ironic image (may carry :port). */
     hostForIronic?: string;
     database: string;
-    /** In-cluster DNS names of the MariaDB Service (mariadb kind): certificate SANs. */
+    /**
+     * Certificate SANs of the server: the MariaDB Service's in-cluster names (mariadb kind); with
+     * mariadb-operator the primary Service Ironic connects to first, then the MariaDB's own Service
+     * and its members' names under the operator's headless `<name>-internal` Service.
+     */
     serviceDnsNames: string[];
     names: {
         statefulSet: string;
@@ -50,6 +73,12 @@ export interface DatabasePlan {
         configMap: string;
         initSecret: string;
         networkPolicy: string;
+        /** mariadb-operator: the MariaDB object (and its Service), its single-writer Service, Database, User and Grant. */
+        mariadb: string;
+        primaryService: string;
+        databaseObject: string;
+        user: string;
+        grant: string;
     };
     /** Schema jobs; absent for SQLite (the image creates its schema at start). */
     jobs?: { upgrade: string; migrate: string };
@@ -64,9 +93,17 @@ export function databasePlan(config: StackConfig): DatabasePlan {
     const { name, namespace } = config;
     const db = config.database;
     const svc = `${name}-mariadb`;
-    const serviceDnsNames = [svc, `${svc}.${namespace}`, `${svc}.${namespace}.svc`, `${svc}.${namespace}.svc.${config.clusterDomain}`];
+    const dnsNames = (s: string) => [s, `${s}.${namespace}`, `${s}.${namespace}.svc`, `${s}.${namespace}.svc.${config.clusterDomain}`];
+    // The operator names its single-writer Service `<MariaDB name>-primary` (its PrimaryServiceKey)
+    // and points it at the current primary pod; members are `<pod>.<name>-internal`.
+    const primary = `${svc}-primary`;
+    const serviceDnsNames =
+        db.kind === "mariadb-operator"
+            ? [...dnsNames(primary), ...dnsNames(svc), `*.${svc}-internal.${namespace}.svc`, `*.${svc}-internal.${namespace}.svc.${config.clusterDomain}`]
+            : dnsNames(svc);
     let hostForIronic: string | undefined;
     if (db.kind === "mariadb") hostForIronic = `${svc}.${namespace}.svc`;
+    if (db.kind === "mariadb-operator") hostForIronic = `${primary}.${namespace}.svc`;
     if (db.kind === "external") hostForIronic = db.port ? `${db.host}:${db.port}` : db.host;
     const key = imageKey(config.images.ironic);
     return {
@@ -83,6 +120,11 @@ export function databasePlan(config: StackConfig): DatabasePlan {
             configMap: `${svc}-config`,
             initSecret: `${svc}-init`,
             networkPolicy: svc,
+            mariadb: svc,
+            primaryService: primary,
+            databaseObject: `${svc}-db`,
+            user: `${svc}-ironic`,
+            grant: `${svc}-ironic-all`,
         },
         jobs: db.kind === "sqlite" ? undefined : { upgrade: `${name}-dbsync-${key}`, migrate: `${name}-migrate-${key}` },
     };

@@ -134,12 +134,31 @@ const noStorageClassChange: PreviousCheck = (plan, previous) => {
 };
 
 /**
+ * From the single-pod `mariadb` to `mariadb-operator`: the operator starts a new, empty Galera
+ * cluster, so the switch alone would leave Ironic without a single node. Allowed only once the
+ * user states it (database.allowKindChange), having dumped the data to restore (docs/database.md).
+ */
+const noSilentKindChange: PreviousCheck = (plan, previous) => {
+    const c = plan.config;
+    if (previous.database?.kind !== "mariadb" || c.database.kind !== "mariadb-operator" || c.database.allowKindChange) return [];
+    return [
+        {
+            key: "database.kind",
+            message:
+                `the stack runs database.kind "mariadb" (its data on the volume ${plan.database.names.pvc}); "mariadb-operator" starts a new, empty Galera cluster ` +
+                "and Ironic would lose every node it knows. Dump the database first (mariadb-dump), then set database.allowKindChange to true and restore the dump " +
+                'into the new cluster (docs/database.md, "Moving from mariadb to mariadb-operator"); or keep database.kind "mariadb"',
+        },
+    ];
+};
+
+/**
  * DHCP slots: a changed layout without provisioning.dhcp.reslice, too few slots for the nodes,
  * pins on slots other nodes hold. The planner found them with the previous run's slots.
  */
 const dhcpSlots: PreviousCheck = (plan) => dhcpSlotsOf(plan)?.issues ?? [];
 
-const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, dhcpSlots];
+const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, noSilentKindChange, dhcpSlots];
 
 /** Every problem of moving from the previous run to this plan (empty when allowed). */
 export function previousStateIssues(plan: IronicPlan, previous: PreviousState): ConfigIssue[] {

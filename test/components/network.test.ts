@@ -10,6 +10,7 @@ import * as path from "path";
 import { RawConfig } from "../../core/config";
 import { DEFAULT_IMAGES } from "../../core/contract";
 import { EXAMPLE_STACKS } from "../../tools/golden";
+import { crdErrors } from "../helpers/operator-crds";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -34,6 +35,8 @@ const containersOf = (spec: any): any[] => [...(spec.initContainers ?? []), ...s
 const esmImport = new Function("specifier", "return import(specifier)") as (s: string) => Promise<any>;
 
 async function schemaError(o: any): Promise<string | undefined> {
+    // The MariaDB operator's objects: against its CRDs (test/helpers/operator-crds.ts).
+    if (o.apiVersion.startsWith("k8s.mariadb.com/")) return crdErrors(o).join("; ") || undefined;
     const Model = (await esmImport(`kubernetes-models/${o.apiVersion}`))[o.kind];
     try {
         new Model(o).validate();

@@ -65,6 +65,7 @@ const EXPECTED_ON_EXAMPLES: Record<string, string[]> = {
     dev: [],
     // The downloader runs only in the IPA cache's pod (imageCache.mode "deploy", the default).
     ha: ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
+    "ha-galera": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
     vmedia: ["images-pinned: Deployment/ironic keepalived", "images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
     "tls-existing": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
 };

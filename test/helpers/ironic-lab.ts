@@ -49,6 +49,8 @@ export interface LabOptions {
     apiEnv: Record<string, string>;
     /** API over TLS (certificate for the API address) and its JSON-RPC client verifying the conductors with the CA. */
     apiTls?: LabTls;
+    /** [database]connection of a database the test runs itself (then startDatabase is not called). */
+    database?: string;
 }
 
 /** The API listens here; the conductors on their own loopback aliases. */
@@ -186,7 +188,7 @@ export class IronicLab {
                     default_deploy_interface: "fake",
                     default_network_interface: "noop",
                 },
-                database: { connection: `mysql+pymysql://ironic:ironicpw@127.0.0.1:${this.dbPort}/ironic?charset=utf8` },
+                database: { connection: this.o.database ?? `mysql+pymysql://ironic:ironicpw@127.0.0.1:${this.dbPort}/ironic?charset=utf8` },
                 api: { host_ip: API_HOST, port: String(this.apiPort) },
                 conductor: { automated_clean: "false", file_url_allowed_paths: images },
                 service_catalog: { endpoint_override: this.apiUrl },

@@ -8,13 +8,16 @@ const USED_WITH: Record<string, string[]> = {
     credentialsSecret: ["external"],
     caSecret: ["external"],
     tls: ["external"],
-    name: ["external", "mariadb"],
-    storageSize: ["mariadb"],
-    storageClass: ["mariadb"],
-    retainOnDelete: ["mariadb"],
-    protect: ["mariadb"],
-    allowDowngrade: ["external", "mariadb"],
-    networkPolicy: ["mariadb"],
+    name: ["external", "mariadb", "mariadb-operator"],
+    storageSize: ["mariadb", "mariadb-operator"],
+    storageClass: ["mariadb", "mariadb-operator"],
+    retainOnDelete: ["mariadb", "mariadb-operator"],
+    protect: ["mariadb", "mariadb-operator"],
+    allowDowngrade: ["external", "mariadb", "mariadb-operator"],
+    networkPolicy: ["mariadb", "mariadb-operator"],
+    replicas: ["mariadb-operator"],
+    operator: ["mariadb-operator"],
+    allowKindChange: ["mariadb-operator"],
 };
 
 export const databaseRule: Rule = ({ config: c, parsed }, add) => {
@@ -32,7 +35,7 @@ export const databaseRule: Rule = ({ config: c, parsed }, add) => {
         }
     }
     const np = db.networkPolicy;
-    if (db.kind === "mariadb" && np?.enabled === true && np.hostSources === undefined) {
+    if ((db.kind === "mariadb" || db.kind === "mariadb-operator") && np?.enabled === true && np.hostSources === undefined) {
         add(
             "database.networkPolicy.hostSources",
             "required with database.networkPolicy.enabled: Ironic runs on the host network, so name the addresses its connections reach MariaDB from as your CNI sees them " +

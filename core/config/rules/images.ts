@@ -19,7 +19,7 @@ export const imagesRule: Rule = ({ config: c, parsed }, add) => {
         }
         return;
     }
-    if (!jobs) add("images.ironicVersion", 'only used with database.kind "external" or "mariadb" (the downgrade guard of a kept database)');
+    if (!jobs) add("images.ironicVersion", 'only used with database.kind "external", "mariadb" or "mariadb-operator" (the downgrade guard of a kept database)');
     const named = ironicVersion(image);
     if (named && compareVersions(named, parseVersion(stated)!) !== 0) {
         add("images.ironicVersion", `${stated} contradicts the tag ${imageTag(image)} of images.ironic; remove images.ironicVersion or make them agree`);

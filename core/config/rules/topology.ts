@@ -32,7 +32,7 @@ export const topologyRule: Rule = ({ config: c, parsed, failed }, add) => {
         }
     }
     if (!failed.has("database") && c.database.kind === "sqlite") {
-        add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb" (deployed by this program) or "external"');
+        add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb-operator" (a replicated Galera cluster that survives a node loss), "external", or "mariadb" (one pod: lost with its node)');
     }
     if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');
     if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor mints its own certificate (its IP and name) from a conductor CA that the stack CA signs, which an existing Secret cannot provide');

@@ -21,7 +21,7 @@ describe("config rule: images", function () {
         { name: "latest (no version, no guard, as before)", raw: img({ ironic: "quay.io/metal3-io/ironic:latest" }), key: "images.ironicVersion", message: "required", reported: false },
         { name: "stated version contradicting the tag", raw: img({ ironic: "quay.io/metal3-io/ironic:release-38.0", ironicVersion: "37.0" }), key: "images.ironicVersion", message: "37.0 contradicts the tag release-38.0", reported: true },
         { name: "stated version agreeing with the tag", raw: img({ ironic: "quay.io/metal3-io/ironic:v38.0.0", ironicVersion: "38.0" }), key: "images.ironicVersion", message: "contradicts", reported: false },
-        { name: "stated version with SQLite", raw: img({ ironicVersion: "38.0" }, devRaw), key: "images.ironicVersion", message: 'only used with database.kind "external" or "mariadb"', reported: true },
+        { name: "stated version with SQLite", raw: img({ ironicVersion: "38.0" }, devRaw), key: "images.ironicVersion", message: 'only used with database.kind "external", "mariadb" or "mariadb-operator"', reported: true },
     ]);
 
     it("images.ironicVersion is dotted numbers", function () {
