@@ -18,6 +18,8 @@ export const EXAMPLE_STACKS: { stack: string; file: string }[] = [
     { stack: "ha", file: "Pulumi.ha.yaml" },
     { stack: "vmedia", file: "test/fixtures/Pulumi.vmedia.yaml" },
     { stack: "tls-existing", file: "test/fixtures/Pulumi.tls-existing.yaml" },
+    { stack: "tls-existing-ha", file: "test/fixtures/Pulumi.tls-existing-ha.yaml" },
+    { stack: "cert-manager", file: "test/fixtures/Pulumi.cert-manager.yaml" },
 ];
 
 export const GOLDEN_DIR = path.join(ROOT, "test", "golden");
