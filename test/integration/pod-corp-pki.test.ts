@@ -11,7 +11,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
+import { RawConfig, validateConfig } from "../../core/config";
 import { buildPlan, IronicPlan, listedConductors } from "../../core/plan";
 import { Rendered, readStackConfig, renderOffline } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
@@ -21,33 +21,96 @@ import { clusterData, realProviderState } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
-const FIXTURE = path.join(__dirname, "..", "fixtures", "Pulumi.tls-existing-ha.yaml");
+/** The corporate PKI: a root (what clients trust) and an issuing CA it signs, which signs the rest. */
+class CorporatePki {
+    readonly root: string;
+    private readonly issuing: string;
+    private readonly issuingPem: string;
+    private serial = 4242;
 
-/** The corporate PKI: root → issuing CA → { API certificate, conductor CA }, as the user's two Secrets. */
-function corporatePki(dir: string, apiSans: string[]): { root: string; tls: Record<string, string>; conductorCa: Record<string, string> } {
-    const root = makeCa(path.join(dir, "root"), 60);
-    makeIntermediate(root, path.join(dir, "issuing"), { days: 50 });
-    // makeIntermediate signs with <dir>/ca.crt and ca.key: the issuing CA in that layout.
-    const issuing = path.join(dir, "issuing-ca");
-    fs.mkdirSync(issuing);
-    fs.copyFileSync(path.join(dir, "issuing", "tls.crt"), path.join(issuing, "ca.crt"));
-    fs.copyFileSync(path.join(dir, "issuing", "tls.key"), path.join(issuing, "ca.key"));
-    makeIntermediate(issuing, path.join(dir, "conductor-ca"), { days: 40 });
-    const issuingPem = fs.readFileSync(path.join(issuing, "ca.crt"), "utf8");
-    const api = path.join(dir, "api");
-    fs.mkdirSync(api);
-    fs.writeFileSync(path.join(api, "ext.cnf"), `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\nsubjectAltName=${apiSans.join(",")}\n`);
-    run("openssl", ["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(api, "tls.key"), "-out", path.join(api, "csr.pem"), "-subj", "/O=Example Corp/CN=ironic.metal3.svc"]);
-    run("openssl", ["x509", "-req", "-in", path.join(api, "csr.pem"), "-CA", path.join(issuing, "ca.crt"), "-CAkey", path.join(issuing, "ca.key"), "-set_serial", "4242", "-days", "30", "-extfile", path.join(api, "ext.cnf"), "-out", path.join(api, "tls.crt")]);
-    const read = (f: string) => fs.readFileSync(f, "utf8");
-    return {
-        root: path.join(root, "ca.crt"),
-        tls: { "tls.crt": read(path.join(api, "tls.crt")) + issuingPem, "tls.key": read(path.join(api, "tls.key")), "ca.crt": read(path.join(root, "ca.crt")) },
-        conductorCa: { "tls.crt": read(path.join(dir, "conductor-ca", "tls.crt")) + issuingPem, "tls.key": read(path.join(dir, "conductor-ca", "tls.key")) },
-    };
+    constructor(private readonly dir: string) {
+        this.root = path.join(makeCa(path.join(dir, "root"), 60), "ca.crt");
+        makeIntermediate(path.dirname(this.root), path.join(dir, "issuing"), { days: 50 });
+        // makeIntermediate signs with <dir>/ca.crt and ca.key: the issuing CA in that layout.
+        this.issuing = path.join(dir, "issuing-ca");
+        fs.mkdirSync(this.issuing);
+        fs.copyFileSync(path.join(dir, "issuing", "tls.crt"), path.join(this.issuing, "ca.crt"));
+        fs.copyFileSync(path.join(dir, "issuing", "tls.key"), path.join(this.issuing, "ca.key"));
+        this.issuingPem = fs.readFileSync(path.join(this.issuing, "ca.crt"), "utf8");
+    }
+
+    /**
+     * A Secret's data as an issuer writes it: tls.crt (the certificate, then the issuing CA),
+     * tls.key, and ca.crt (the root). A CA (isCA) or a server and client certificate for `sans`.
+     */
+    issue(name: string, o: { sans?: string[]; isCA?: boolean; commonName?: string }): Record<string, string> {
+        const d = path.join(this.dir, `issued-${name}`);
+        if (o.isCA) {
+            makeIntermediate(this.issuing, d, { days: 40 });
+        } else {
+            fs.mkdirSync(d);
+            const san = o.sans && o.sans.length > 0 ? `subjectAltName=${o.sans.join(",")}\n` : "";
+            fs.writeFileSync(path.join(d, "ext.cnf"), `basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n${san}`);
+            run("openssl", ["req", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", path.join(d, "tls.key"), "-out", path.join(d, "csr.pem"), "-subj", `/O=Example Corp/CN=${o.commonName ?? name}`]);
+            run("openssl", ["x509", "-req", "-in", path.join(d, "csr.pem"), "-CA", path.join(this.issuing, "ca.crt"), "-CAkey", path.join(this.issuing, "ca.key"), "-set_serial", String(this.serial++), "-days", "30", "-extfile", path.join(d, "ext.cnf"), "-out", path.join(d, "tls.crt")]);
+        }
+        const read = (f: string) => fs.readFileSync(path.join(d, f), "utf8");
+        return { "tls.crt": read("tls.crt") + this.issuingPem, "tls.key": read("tls.key"), "ca.crt": fs.readFileSync(this.root, "utf8") };
+    }
 }
 
-describe("pods as declared: multi stack with tls.mode existing on a corporate PKI (pod runner)", function () {
+const firstPem = (bundle: string) => bundle.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0].trim();
+
+/** What differs between the two ways of bringing a PKI: which stack, and which Secrets the user (or cert-manager) provides. */
+interface Variant {
+    mode: "existing" | "cert-manager";
+    fixture: string;
+    stack: string;
+    /** Changes to the fixture for this test. */
+    edit?: (raw: RawConfig) => RawConfig;
+    /** The user's Secrets (existing), or what cert-manager writes for each rendered Certificate. */
+    secrets(pki: CorporatePki, plan: IronicPlan, rendered: Rendered | undefined): Record<string, Record<string, string>>;
+    /** The Secrets serving the API and virtual-media ports, and the conductor CA. */
+    api: string;
+    vmedia: string;
+    conductorCa: string;
+}
+
+const VARIANTS: Variant[] = [
+    {
+        mode: "existing",
+        fixture: "Pulumi.tls-existing-ha.yaml",
+        stack: "tls-existing-ha",
+        // Created by the user (kubectl create secret tls ...): the API certificate names the Service and every conductor.
+        secrets: (pki, plan) => ({
+            [plan.config.tls.existingSecret!]: pki.issue("ironic.metal3.svc", { sans: [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...listedConductors(plan).map((c) => `IP:${c.ip}`)] }),
+            [plan.config.tls.conductorCaSecret!]: (({ "ca.crt": _, ...ca }) => ca)(pki.issue("conductor CA", { isCA: true })),
+        }),
+        api: "my-tls",
+        vmedia: "my-tls",
+        conductorCa: "my-conductor-ca",
+    },
+    {
+        mode: "cert-manager",
+        fixture: "Pulumi.cert-manager.yaml",
+        stack: "cert-manager",
+        // Without DHCP: its slot agents need the cluster's API (test/integration/pods.test.ts runs them); here the certificates.
+        edit: (raw) => ({ ...raw, provisioning: (({ dhcp: _, ...p }) => p)(raw.provisioning as Record<string, unknown>) }),
+        // cert-manager's part, played here: each rendered Certificate issued as its spec asks, into its secretName.
+        secrets: (pki, _plan, rendered) =>
+            Object.fromEntries(
+                rendered!.objects
+                    .filter((o) => o.kind === "Certificate")
+                    .map((c) => [c.spec.secretName, pki.issue(c.spec.secretName, { commonName: c.spec.commonName, isCA: c.spec.isCA, sans: [...(c.spec.dnsNames ?? []).map((n: string) => `DNS:${n}`), ...(c.spec.ipAddresses ?? []).map((ip: string) => `IP:${ip}`)] })]),
+            ),
+        api: "ironic-tls",
+        vmedia: "ironic-vmedia-tls",
+        conductorCa: "ironic-conductor-ca",
+    },
+];
+
+for (const v of VARIANTS) {
+describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate PKI (pod runner)`, function () {
     this.timeout(600000);
     const net = new NetnsLab();
     let work = "";
@@ -56,7 +119,7 @@ describe("pods as declared: multi stack with tls.mode existing on a corporate PK
     let cluster: ClusterData;
     let images: Record<string, StandinImage>;
     let cache: ImageCacheLab;
-    let pki: ReturnType<typeof corporatePki>;
+    let pki: CorporatePki;
     let sw = "";
     let br = "";
     let adminNs = "";
@@ -73,26 +136,31 @@ describe("pods as declared: multi stack with tls.mode existing on a corporate PK
     before(async function () {
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         requireOrSkip(this, ["busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "mariadbd", "ironic-conductor"].every((c) => !!which(c)), "busybox, libcap2-bin, util-linux, openssl, curl, mariadb-server, ironic-conductor");
-        work = tmpDir("pods-corp-pki");
-        const raw = readStackConfig(FIXTURE);
-        const v = validateConfig(raw);
-        if (!v.ok) throw new Error(JSON.stringify(v.issues));
-        plan = buildPlan(v.config);
+        work = tmpDir(`pods-corp-pki-${v.mode}`);
+        const fixture = readStackConfig(path.join(__dirname, "..", "fixtures", v.fixture));
+        const raw = v.edit ? v.edit(fixture) : fixture;
+        const checked = validateConfig(raw);
+        if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
+        plan = buildPlan(checked.config);
         const listed = listedConductors(plan);
-        pki = corporatePki(path.join(work, "pki"), [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...listed.map((c) => `IP:${c.ip}`)]);
-        // The user's API Secret, as the API server answers its read; the conductor CA is never read.
+        pki = new CorporatePki(path.join(work, "pki"));
+        // existing: the user's Secrets exist before the stack, and the API Secret's read is answered
+        // with it (the conductor CA is never read); cert-manager: nothing is read.
+        const user = v.mode === "existing" ? v.secrets(pki, plan, undefined) : {};
         const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
         const existing = (type: string, id: string) =>
             type === "kubernetes:core/v1:Secret" && id === `metal3/${plan.config.tls.existingSecret}`
-                ? { apiVersion: "v1", kind: "Secret", metadata: { name: plan.config.tls.existingSecret, namespace: "metal3" }, type: "kubernetes.io/tls", data: Object.fromEntries(Object.entries(pki.tls).map(([k, val]) => [k, b64(val)])) }
+                ? { apiVersion: "v1", kind: "Secret", metadata: { name: plan.config.tls.existingSecret, namespace: "metal3" }, type: "kubernetes.io/tls", data: Object.fromEntries(Object.entries(user[v.api]).map(([k, val]) => [k, b64(val)])) }
                 : undefined;
-        rendered = await renderOffline(raw, "tls-existing-ha", { hook: (type, name, inputs) => realProviderState(type, name, inputs), existing });
-        assert.deepEqual(rendered.reads.map((x) => x.id), [`metal3/${plan.config.tls.existingSecret}`], "only the API Secret is read");
+        rendered = await renderOffline(raw, v.stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs), existing });
+        assert.deepEqual(rendered.reads.map((x) => x.id), v.mode === "existing" ? [`metal3/${plan.config.tls.existingSecret}`] : [], "only the user's API Secret is read");
         cluster = clusterData(rendered);
-        // The user's two Secrets, created by the user (kubectl create secret tls ...).
-        cluster.secrets[plan.config.tls.existingSecret!] = pki.tls;
-        cluster.secrets[plan.config.tls.conductorCaSecret!] = pki.conductorCa;
-        assert.equal(cluster.secrets[plan.names.caSecret]["tls.crt"], pki.tls["ca.crt"], "<name>-cacert holds the user's root");
+        const provided = v.mode === "existing" ? user : v.secrets(pki, plan, rendered);
+        for (const [name, data] of Object.entries(provided)) {
+            assert.equal(cluster.secrets[name], undefined, `${name} is not written by the program`);
+            cluster.secrets[name] = data;
+        }
+        if (v.mode === "existing") assert.equal(cluster.secrets[plan.names.caSecret]["tls.crt"], user[v.api]["ca.crt"], "<name>-cacert holds the user's root");
         images = prepareImages(work);
         cache = new ImageCacheLab({ rendered, cluster, images, work });
         sw = net.addNamespace("csw");
@@ -149,7 +217,7 @@ describe("pods as declared: multi stack with tls.mode existing on a corporate PK
         return r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
     }
 
-    it("MariaDB and the schema Job run as declared (MariaDB's certificate from the stack CA)", async function () {
+    it(`MariaDB and the schema Job run as declared (MariaDB's certificate from ${v.mode === "existing" ? "the stack CA" : "its Certificate"})`, async function () {
         const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "cdb");
         db.startContainers();
         await db.waitReady("mariadb", 180000);
@@ -183,22 +251,21 @@ describe("pods as declared: multi stack with tls.mode existing on a corporate PK
         }
     });
 
-    it("httpd serves the user's API certificate on every conductor (API and virtual media), verified against the corporate root for the node's address", function () {
-        const leaf = pki.tls["tls.crt"].match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0];
+    it(`httpd serves the ${v.mode === "existing" ? "user's" : "issued"} API and virtual-media certificates on every conductor, verified against the corporate root for the node's address`, function () {
         for (const { ip } of nodes) {
-            for (const port of [plan.config.ports.api, plan.config.ports.vmediaTls]) {
+            for (const [port, secret] of [[plan.config.ports.api, v.api], [plan.config.ports.vmediaTls, v.vmedia]] as const) {
                 const chain = served(ip, port);
-                assert.equal(chain[0].trim(), leaf.trim(), `${ip}:${port} serves the certificate of the user's Secret`);
+                assert.equal(chain[0].trim(), firstPem(cluster.secrets[secret]["tls.crt"]), `${ip}:${port} serves the certificate of Secret ${secret}`);
             }
         }
     });
 
-    it("each conductor's JSON-RPC serves a certificate it minted from the user's conductor CA: its own address only, chained to the corporate root", function () {
-        const conductorCa = pki.conductorCa["tls.crt"].match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/)![0];
+    it(`each conductor's JSON-RPC serves a certificate it minted from the conductor CA (${v.mode === "existing" ? "the user's Secret" : "its Certificate"}): its own address only, chained to the corporate root`, function () {
+        const conductorCa = firstPem(cluster.secrets[v.conductorCa]["tls.crt"]);
         for (const { node, ip } of nodes) {
             const chain = served(ip, plan.config.ports.jsonRpc);
             assert.equal(chain.length, 3, `${node}: its certificate, the conductor CA, the issuing CA`);
-            assert.equal(chain[1].trim(), conductorCa.trim());
+            assert.equal(chain[1].trim(), conductorCa);
             const text = run("openssl", ["x509", "-noout", "-subject", "-issuer", "-ext", "subjectAltName"], { input: chain[0] + "\n" }).stdout;
             assert.match(text, new RegExp(`subject=.*CN\\s*=\\s*${node}\\b`));
             assert.match(text, /issuer=.*CN\s*=\s*conductor CA/);
@@ -207,7 +274,7 @@ describe("pods as declared: multi stack with tls.mode existing on a corporate PK
         }
     });
 
-    it("API calls reach the owning conductors over JSON-RPC with TLS, each peer verifying the others against the user's CA", async function () {
+    it("API calls reach the owning conductors over JSON-RPC with TLS, each peer verifying the others against the corporate root only", async function () {
         const t0 = Date.now();
         for (;;) {
             const r = api(nodes[0].ip, "/v1/drivers");
@@ -238,3 +305,4 @@ describe("pods as declared: multi stack with tls.mode existing on a corporate PK
         }
     });
 });
+}
