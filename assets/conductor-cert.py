@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 # Rendered by metal3-ironic. Mints this conductor's TLS certificate at container start.
 #
-# usage: conductor-cert.py CA_DIR OUT_DIR NODE IP [SAN ...]
+# usage: conductor-cert.py [--trust FILE] CA_DIR OUT_DIR NODE IP [SAN ...]
+#   --trust  the CA bundle the JSON-RPC peers verify with (tls.mode "existing"): the conductor CA
+#            must chain to one of its certificates (through the certificates after it in tls.crt),
+#            else this refuses to mint a certificate no peer would accept
 #   CA_DIR   the conductor CA (tls.crt, tls.key): an intermediate the stack CA signed (no
-#            path-length limit, see the README), mounted only in the containers that serve TLS
+#            path-length limit, see the README), or with tls.mode "existing" the CA of the user's
+#            tls.conductorCaSecret; mounted only in the containers that serve TLS
 #   OUT_DIR  where tls.crt (this certificate, then the conductor CA) and tls.key are written
 #   NODE     the Kubernetes node name: the subject's common name and a DNS name
 #   IP       the conductor's address: what JSON-RPC peers ([DEFAULT]host), IPA and BMCs dial
@@ -18,11 +22,13 @@
 import datetime
 import ipaddress
 import os
+import re
 import sys
 
 from cryptography import x509
+from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import rsa
+from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 # As the stack's own keys (components/pki.ts): RSA for BMCs that speak nothing else.
@@ -63,13 +69,66 @@ def load_ca(ca_dir):
     except x509.ExtensionNotFound:
         bc = None
     if bc is None or not bc.ca:
-        fail(f"{crt} is not a CA certificate (basicConstraints CA:TRUE missing); it must be the conductor CA the program issues")
+        fail(f"{crt} is not a CA certificate (basicConstraints CA:TRUE missing); it must be the conductor CA the program issues, or with tls.mode \"existing\" a CA certificate in tls.conductorCaSecret")
     pub = lambda k: k.public_bytes(serialization.Encoding.DER, serialization.PublicFormat.SubjectPublicKeyInfo)
     if pub(ca.public_key()) != pub(ca_key.public_key()):
         fail(f"{key} is not the key of {crt}")
     if not_after(ca) <= utc(datetime.datetime.now(datetime.timezone.utc)):
         fail(f"the conductor CA {crt} expired on {not_after(ca).isoformat()}Z; run pulumi up --refresh to re-issue it")
     return ca, ca_key, pem
+
+
+def load_pems(data):
+    """Every certificate of a PEM bundle (cryptography before 39 has no load_pem_x509_certificates)."""
+    blocks = re.findall(rb"-----BEGIN CERTIFICATE-----.+?-----END CERTIFICATE-----", data, re.S)
+    if not blocks:
+        raise ValueError("no PEM certificate in it")
+    return [x509.load_pem_x509_certificate(b + b"\n") for b in blocks]
+
+
+def issued_by(cert, issuer):
+    """cert's issuer is issuer's subject and issuer's key signed it (verify_directly_issued_by needs cryptography 40)."""
+    if cert.issuer != issuer.subject:
+        return False
+    pub = issuer.public_key()
+    try:
+        if isinstance(pub, rsa.RSAPublicKey):
+            pub.verify(cert.signature, cert.tbs_certificate_bytes, padding.PKCS1v15(), cert.signature_hash_algorithm)
+        elif isinstance(pub, ec.EllipticCurvePublicKey):
+            pub.verify(cert.signature, cert.tbs_certificate_bytes, ec.ECDSA(cert.signature_hash_algorithm))
+        else:
+            pub.verify(cert.signature, cert.tbs_certificate_bytes)
+        return True
+    except (InvalidSignature, TypeError, ValueError):
+        return False
+
+
+def check_trust(ca_dir, ca_pem, trust_file):
+    """The conductor CA (first certificate of tls.crt) chains to a certificate of trust_file."""
+    crt = os.path.join(ca_dir, "tls.crt")
+    try:
+        with open(trust_file, "rb") as f:
+            trusted = load_pems(f.read())
+    except (OSError, ValueError) as e:
+        fail(f"cannot read the trusted CA bundle {trust_file}: {e}")
+    der = lambda c: c.public_bytes(serialization.Encoding.DER)
+    roots = {der(c) for c in trusted}
+    chain = load_pems(ca_pem)
+
+    current, rest = chain[0], chain[1:]
+    for _ in range(len(chain) + 1):
+        if der(current) in roots or any(issued_by(current, t) for t in trusted):
+            return
+        parent = next((c for c in rest if issued_by(current, c)), None)
+        if parent is None:
+            break
+        rest = [c for c in rest if c is not parent]
+        current = parent
+    fail(
+        f"the conductor CA {crt} ({chain[0].subject.rfc4514_string()}) does not chain to the CA the JSON-RPC peers trust "
+        f"({trust_file}, the ca.crt of tls.existingSecret): they would refuse this conductor's certificate. Issue the Secret of "
+        "tls.conductorCaSecret from that CA, or put its issuing chain after it in tls.crt"
+    )
 
 
 def san_entries(node, ip, extra):
@@ -109,12 +168,19 @@ def write(path, data, mode):
 
 
 def main(argv):
+    trust = None
+    if argv[:1] == ["--trust"]:
+        if len(argv) < 2 or not argv[1]:
+            fail("--trust needs a file")
+        trust, argv = argv[1], argv[2:]
     if len(argv) < 4:
-        fail("usage: conductor-cert.py CA_DIR OUT_DIR NODE IP [DNS:<name>|IP:<address> ...]")
+        fail("usage: conductor-cert.py [--trust FILE] CA_DIR OUT_DIR NODE IP [DNS:<name>|IP:<address> ...]")
     ca_dir, out_dir, node, ip, *extra = argv
     if not node:
         fail("NODE is empty")
     ca, ca_key, ca_pem = load_ca(ca_dir)
+    if trust is not None:
+        check_trust(ca_dir, ca_pem, trust)
     sans = san_entries(node, ip, extra)
     key = rsa.generate_private_key(public_exponent=65537, key_size=KEY_BITS)
     now = utc(datetime.datetime.now(datetime.timezone.utc))

@@ -121,7 +121,9 @@ export CONDUCTOR_RUN_DIR="$run_dir"
 read -r -a cert_dirs <<<"${CONDUCTOR_CERT_DIRS:-}"
 if [[ ${#cert_dirs[@]} -gt 0 ]]; then
   read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-}"
-  "$python" "$scripts/conductor-cert.py" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
+  trust=()
+  if [[ -n "${CONDUCTOR_CA_TRUST:-}" ]]; then trust=(--trust "$CONDUCTOR_CA_TRUST"); fi
+  "$python" "$scripts/conductor-cert.py" "${trust[@]}" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
   for dir in "${cert_dirs[@]:1}"; do
     cp "${cert_dirs[0]}/tls.crt" "${cert_dirs[0]}/tls.key" "$dir/"
   done

@@ -11,7 +11,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { Credentials } from "./credentials";
-import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName } from "../core/manifests";
+import { ANNOTATIONS, conductorDaemonSet, inNamespace, sha256, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName } from "../core/manifests";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
@@ -20,8 +20,13 @@ import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
 export interface ConductorsArgs {
     plan: IronicPlan;
     namespace: pulumi.Input<string>;
-    /** Signs the conductor CA, from which each conductor mints its certificate (API on its IP, JSON-RPC). */
-    pki: StackPki;
+    /**
+     * Signs the conductor CA, from which each conductor mints its certificate (API on its IP,
+     * JSON-RPC). Absent with tls.mode "existing": the conductor CA is then the user's Secret.
+     */
+    pki?: StackPki;
+    /** With tls.mode "existing": the user's API certificate; its hash rolls the pods when it changes. */
+    tlsCertPem?: pulumi.Input<string>;
     /** Objects the pods mount; the DaemonSet waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
@@ -45,12 +50,9 @@ export class Conductors extends pulumi.ComponentResource {
 
         // The conductor CA: each conductor mints its own certificate from it at start (for an
         // address no one needs to configure); only the ironic and httpd containers mount its key.
-        const conductorCa = pki.issueIntermediate(`${name}-conductor-ca`, { commonName: `${plan.namespace}/${plan.name} conductor CA` }, this);
-        const caSecret = new k8s.core.v1.Secret(
-            `${name}-conductor-ca`,
-            { metadata: { name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": conductorCa.certPem, "tls.key": conductorCa.keyPem } },
-            { parent: this },
-        );
+        // With tls.mode "existing" it is the user's Secret (tls.conductorCaSecret): mounted by
+        // name, never read, so its key never passes through Pulumi.
+        const caSecret = pki ? this.conductorCa(name, plan, namespace, pki) : undefined;
         const nodeData = new k8s.core.v1.ConfigMap(
             `${name}-conductors`,
             { metadata: { name: plan.names.nodeDataConfigMap, namespace, labels: plan.labels }, data: nodeDataConfigMapData(plan) },
@@ -74,10 +76,20 @@ export class Conductors extends pulumi.ComponentResource {
 
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}${WORKLOAD_IDENTITY.multi.workload}`,
-            inNamespace(conductorDaemonSet(plan), namespace),
-            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, caSecret, nodeData, scripts, ...slotRbac], ...fromSingle.workload },
+            inNamespace(conductorDaemonSet(plan, args.tlsCertPem ? { [ANNOTATIONS.tlsCert]: pulumi.output(args.tlsCertPem).apply(sha256) } : {}), namespace),
+            { parent: this, dependsOn: [...args.dependsOn, rpc.secret, ...(caSecret ? [caSecret] : []), nodeData, scripts, ...slotRbac], ...fromSingle.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });
+    }
+
+    /** An intermediate of the stack CA in the conductor CA Secret (tls.mode "generate"). */
+    private conductorCa(name: string, plan: IronicPlan, namespace: pulumi.Input<string>, pki: StackPki): k8s.core.v1.Secret {
+        const ca = pki.issueIntermediate(`${name}-conductor-ca`, { commonName: `${plan.namespace}/${plan.name} conductor CA` }, this);
+        return new k8s.core.v1.Secret(
+            `${name}-conductor-ca`,
+            { metadata: { name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": ca.certPem, "tls.key": ca.keyPem } },
+            { parent: this },
+        );
     }
 }

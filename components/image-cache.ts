@@ -22,13 +22,13 @@ import {
     sha256,
 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
-import { StackPki } from "./pki";
+import { StackPki, serverTlsSecret } from "./pki";
 
 export interface ImageCacheArgs {
     plan: IronicPlan;
     namespace: pulumi.Input<string>;
-    /** Issues the server certificate; the conductors verify it with this CA. */
-    pki: StackPki;
+    /** Issues the server certificate; the conductors verify it with this CA. Absent with tls.mode "cert-manager". */
+    pki?: StackPki;
 }
 
 export class ImageCache extends pulumi.ComponentResource {
@@ -37,8 +37,8 @@ export class ImageCache extends pulumi.ComponentResource {
     public readonly pvc: k8s.core.v1.PersistentVolumeClaim;
     /** The HTTPS base URL (in-cluster Service name). */
     public readonly url: pulumi.Output<string>;
-    /** The CA that signed the server certificate (PEM). */
-    public readonly caCertPem: pulumi.Output<string>;
+    /** The CA that signed the server certificate (PEM); with tls.mode "cert-manager" the issuer's, not known here. */
+    public readonly caCertPem?: pulumi.Output<string>;
 
     constructor(name: string, args: ImageCacheArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:images:ImageCache", name, {}, opts);
@@ -48,12 +48,7 @@ export class ImageCache extends pulumi.ComponentResource {
         const meta = (n: string) => ({ name: n, namespace, labels: ic.labels });
 
         const scripts = new k8s.core.v1.ConfigMap(`${name}-scripts`, { metadata: meta(ic.names.scriptsConfigMap), data: imageCacheScriptsData() }, { parent: this });
-        const cert = pki.issue(`${name}-server`, { commonName: ic.serviceDnsNames[2], dnsNames: ic.serviceDnsNames, ipAddresses: [] }, this);
-        const tls = new k8s.core.v1.Secret(
-            `${name}-tls`,
-            { metadata: meta(ic.names.tlsSecret), type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
-            { parent: this },
-        );
+        const tls = serverTlsSecret(pki, name, { commonName: ic.serviceDnsNames[2], dnsNames: ic.serviceDnsNames, ipAddresses: [] }, meta(ic.names.tlsSecret), { issue: this, secret: this });
         // Downloaded versions outlive the pod and, unless asked otherwise, the stack.
         this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(imageCachePvc(plan), namespace), {
             parent: this,
@@ -61,10 +56,10 @@ export class ImageCache extends pulumi.ComponentResource {
             protect: c.protect,
         });
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(imageCacheService(plan), namespace), { parent: this });
-        const dep = imageCacheDeployment(plan, { [IMAGE_CACHE_ANNOTATIONS.tlsCert]: cert.certPem.apply(sha256) });
-        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, inNamespace(dep, namespace), { parent: this, dependsOn: [scripts, tls, this.pvc] });
+        const dep = imageCacheDeployment(plan, tls ? { [IMAGE_CACHE_ANNOTATIONS.tlsCert]: tls.certPem.apply(sha256) } : {});
+        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, inNamespace(dep, namespace), { parent: this, dependsOn: [scripts, ...(tls ? [tls.secret] : []), this.pvc] });
         this.url = pulumi.output(ic.url!);
-        this.caCertPem = pki.caCertPem;
+        this.caCertPem = pki?.caCertPem;
         this.registerOutputs({ url: this.url, caCertPem: this.caCertPem, deployment: this.deployment.metadata.name });
     }
 }
@@ -88,7 +83,7 @@ export function imageCacheForStack(parent: pulumi.ComponentResource, name: strin
         mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: { name: ic.names.clientConfigMap, namespace, labels: plan.labels }, data: imageCacheClientData() }, { parent }));
     }
     // Deploy: the stack CA signs the cache's server certificate (ImageCache issues it).
-    const caPem = ic.mode === "deploy" ? pki!.caCertPem : c.caPem !== undefined ? pulumi.output(c.caPem) : undefined;
+    const caPem = ic.mode === "deploy" ? pki?.caCertPem : c.caPem !== undefined ? pulumi.output(c.caPem) : undefined;
     if (ic.ca && !ic.ca.userOwned && caPem) {
         mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: { name: ic.ca.secretName, namespace, labels: plan.labels }, stringData: { "ca.crt": caPem } }, { parent }));
     }
@@ -97,5 +92,5 @@ export function imageCacheForStack(parent: pulumi.ComponentResource, name: strin
 
 /** Mode deploy: the cache of this stack (after the Ironic workload, which waits for it only through its client's retries). */
 export function deployImageCache(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined): ImageCache | undefined {
-    return plan.imageCache.mode === "deploy" ? new ImageCache(`${name}-ipa-cache`, { plan, namespace, pki: pki! }, { parent }) : undefined;
+    return plan.imageCache.mode === "deploy" ? new ImageCache(`${name}-ipa-cache`, { plan, namespace, pki }, { parent }) : undefined;
 }

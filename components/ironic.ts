@@ -13,8 +13,8 @@ export interface IronicArgs {
     plan: IronicPlan;
     /** Namespace the objects go into (an Output so that they depend on its creation). */
     namespace: pulumi.Input<string>;
-    /** Server certificate PEM: its hash rolls the pod when the certificate is re-issued. */
-    tlsCertPem: pulumi.Input<string>;
+    /** Server certificate PEM: its hash rolls the pod when the certificate is re-issued (none with cert-manager). */
+    tlsCertPem?: pulumi.Input<string>;
     /** Objects the pod mounts; the Deployment waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
@@ -40,10 +40,10 @@ export class Ironic extends pulumi.ComponentResource {
             );
             dependsOn.push(this.dnsmasqConfig);
         }
-        const certHash = pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem));
+        const certHash: Record<string, pulumi.Input<string>> = args.tlsCertPem ? { [ANNOTATIONS.tlsCert]: pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem)) } : {};
         this.deployment = new k8s.apps.v1.Deployment(
             `${name}${WORKLOAD_IDENTITY.single.workload}`,
-            inNamespace(ironicDeployment(plan, { [ANNOTATIONS.tlsCert]: certHash }), args.namespace),
+            inNamespace(ironicDeployment(plan, certHash), args.namespace),
             { parent: this, dependsOn, ...fromMulti.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this, ...fromMulti.service });

@@ -12,14 +12,14 @@ import * as random from "@pulumi/random";
 import { MARIADB } from "../core/plan/database";
 import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../core/render/mariadb";
 import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
-import { StackPki } from "./pki";
+import { StackPki, serverTlsSecret } from "./pki";
 import { IronicPlan } from "../core/plan";
 
 export interface MariaDBArgs {
     plan: IronicPlan;
     namespace: pulumi.Input<string>;
-    /** Issues the server certificate; Ironic verifies it with this CA. */
-    pki: StackPki;
+    /** Signs the server certificate; absent with tls.mode "cert-manager" (a Certificate of the stack's issuer). */
+    pki?: StackPki;
 }
 
 /** User Ironic connects as. */
@@ -62,16 +62,9 @@ export class MariaDB extends pulumi.ComponentResource {
             { parent: this },
         );
 
-        const cert = pki.issue(
-            `${name}-server`,
-            { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] },
-            pki,
-        );
-        const tls = new k8s.core.v1.Secret(
-            `${name}-tls`,
-            { metadata: { name: n.tlsSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
-            { parent: this },
-        );
+        // Ironic verifies it with the CA in ca.crt (the stack CA, or the issuer's).
+        const request = { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] };
+        const tls = serverTlsSecret(pki, name, request, { name: n.tlsSecret, namespace, labels: plan.labels }, { issue: pki ?? this, secret: this });
         const configData = { [MARIADB.confFile]: renderMariadbConf() };
         const config = new k8s.core.v1.ConfigMap(`${name}-config`, { metadata: { name: n.configMap, namespace, labels: plan.labels }, data: configData }, { parent: this });
 
@@ -89,11 +82,11 @@ export class MariaDB extends pulumi.ComponentResource {
         }
         const sts = mariadbStatefulSet(plan, {
             "metal3-ironic.metal3.io/config-hash": contentHash(configData),
-            "metal3-ironic.metal3.io/tls-cert-hash": cert.certPem.apply(sha256),
+            ...(tls ? { "metal3-ironic.metal3.io/tls-cert-hash": tls.certPem.apply(sha256) } : {}),
         });
         this.statefulSet = new k8s.apps.v1.StatefulSet(`${name}-statefulset`, inNamespace(sts, namespace), {
             parent: this,
-            dependsOn: [this.credentials, init, tls, config, this.pvc],
+            dependsOn: [this.credentials, init, ...(tls ? [tls.secret] : []), config, this.pvc],
         });
         this.registerOutputs({ service: this.service.metadata.name });
     }

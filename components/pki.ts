@@ -5,6 +5,7 @@
  * the engine notices only on a refresh (`pulumi up --refresh`). `earlyRenewalHours` is validated
  * to be below the validity, so a normal run never regenerates anything.
  */
+import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as tls from "@pulumi/tls";
 
@@ -93,6 +94,27 @@ export class StackPki extends pulumi.ComponentResource {
         );
         return { certPem: cert.certPem, keyPem: pulumi.secret(key.privateKeyPem), request: csr };
     }
+}
+
+/**
+ * A server certificate of `pki` in a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt), or
+ * nothing without a stack CA (tls.mode "cert-manager": the issuer's Certificate writes that Secret).
+ */
+export function serverTlsSecret(
+    pki: StackPki | undefined,
+    name: string,
+    request: CertificateArgs,
+    secret: { name: string; namespace: pulumi.Input<string>; labels: Record<string, string> },
+    parents: { issue: pulumi.Resource; secret: pulumi.Resource },
+): { secret: k8s.core.v1.Secret; certPem: pulumi.Output<string> } | undefined {
+    if (!pki) return undefined;
+    const cert = pki.issue(`${name}-server`, request, parents.issue);
+    const tls = new k8s.core.v1.Secret(
+        `${name}-tls`,
+        { metadata: secret, type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
+        { parent: parents.secret },
+    );
+    return { secret: tls, certPem: cert.certPem };
 }
 
 export interface IssuedCertificate {

@@ -22,6 +22,7 @@ import { readExistingTls } from "./existing-tls";
 import { topologySummary } from "../core/plan/summary";
 import { persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
+import { registerCertificates } from "./cert-manager";
 import { ironicWorkload } from "./workload";
 import { deployImageCache, imageCacheForStack } from "./image-cache";
 import { Metrics } from "./metrics";
@@ -69,8 +70,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         );
         /** What the workload mounts or needs first; it waits for all of them. */
         const mounted: pulumi.Resource[] = [creds.secret];
+        // No stack CA with cert-manager: the issuer signs every certificate (components/cert-manager.ts).
         const pki =
-            c.tls.mode === "generate" || c.database.kind === "mariadb" || c.database.kind === "mariadb-operator" || c.imageCache.mode === "deploy"
+            c.tls.mode === "generate" || (c.tls.mode === "existing" && (c.database.kind === "mariadb" || c.database.kind === "mariadb-operator" || c.imageCache.mode === "deploy"))
                 ? new StackPki(
                       `${name}-pki`,
                       { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays },
@@ -80,12 +82,11 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         // With tls.mode "existing" the user's Secret is read (never registered: this program must
         // not write, replace or delete it); its CA goes to BMO and to the stack output.
         const existing = c.tls.mode === "existing" ? readExistingTls(`${name}-existing-tls`, plan.namespace, plan.names.tlsSecret, this) : undefined;
-        const caPem = existing ? existing.caCertPem : pki!.caCertPem;
-        // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca; the
-        // multi-conductor pods verify their peers with it.
-        mounted.push(
-            new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this }),
-        );
+        // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca (the multi
+        // pods verify their peers with it); none with cert-manager: ca.crt of the issuer's Secrets.
+        const caPem = existing ? existing.caCertPem : pki?.caCertPem;
+        if (caPem) mounted.push(new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this }));
+        mounted.push(...registerCertificates(this, name, plan, namespace));
         const upgrade = this.database(name, plan, namespace, pki, mounted);
         const cache = imageCacheForStack(this, name, plan, namespace, pki);
         mounted.push(...cache.mounted);
@@ -104,14 +105,15 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         );
         // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
         const [pods, service] = workload instanceof Conductors ? [workload.daemonSet, workload.service] : [workload.deployment, workload.service];
-        const ready = Readiness.create(`${name}-readiness`, { plan, caPem, username: creds.username, password: creds.password, workload: pods, service }, { parent: this });
+        const ready = Readiness.create(`${name}-readiness`, { plan, caPem: caPem ?? "", username: creds.username, password: creds.password, workload: pods, service }, { parent: this });
 
         // Outputs that carry a secret config value are secret outputs.
         this.outputs = maskedOutputs(
             {
                 apiUrl: pulumi.output(plan.urls.apiInCluster),
                 apiProvisioningUrl: pulumi.output(plan.urls.apiProvisioning),
-                caCertificate: caPem,
+                // Empty with cert-manager: the issuer's CA is ca.crt of Secret <name>-tls.
+                caCertificate: caPem ?? pulumi.output(""),
                 credentialsSecretName: creds.secretName,
                 credentials: pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password }))),
                 topology: pulumi.output(topologySummary(plan)),
@@ -146,7 +148,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
      */
     private database(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, mounted: pulumi.Resource[]): pulumi.Resource | undefined {
         if (plan.config.database.kind === "mariadb") {
-            const mariadb = new MariaDB(`${name}-mariadb`, { plan, namespace, pki: pki! }, { parent: this });
+            const mariadb = new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent: this });
             mounted.push(mariadb.statefulSet);
         }
         if (plan.config.database.kind === "mariadb-operator") {

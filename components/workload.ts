@@ -25,10 +25,13 @@ mounted: pulumi.Resource[],
 ): Ironic | Conductors {
     const c = plan.config;
     if (plan.topology.kind === "multi") {
-        // Validation guarantees tls.mode "generate" with multi: the conductor CA is issued from the stack's PKI.
-        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, pki: pki!, dependsOn: mounted }, { parent });
+        // "generate": the conductor CA is issued from the stack's PKI; "existing": it is the
+        // user's Secret, and the API certificate (httpd) is theirs too; "cert-manager": both are
+        // Certificates of the issuer (components/cert-manager.ts).
+        const own = c.tls.mode === "existing" ? { tlsCertPem: existing!.tlsCertPem } : c.tls.mode === "generate" ? { pki: pki! } : {};
+        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, dependsOn: mounted }, { parent });
     }
-    let tlsCertPem: pulumi.Output<string>;
+    let tlsCertPem: pulumi.Output<string> | undefined;
     if (c.tls.mode === "generate" && pki) {
         // Only with "generate": with "existing" the API certificate is the user's, even when a
         // stack PKI exists (for MariaDB), and its Secret is theirs.
@@ -45,9 +48,11 @@ mounted: pulumi.Resource[],
             ),
         );
         tlsCertPem = server.certPem;
-    } else {
+    } else if (existing) {
         // The user's certificate: pods roll when it changes (on the next pulumi up).
-        tlsCertPem = existing!.tlsCertPem;
+        tlsCertPem = existing.tlsCertPem;
     }
+    // cert-manager: no hash (this program never sees the certificate); the image restarts httpd
+    // when the kubelet updates the mounted Secret (RESTART_CONTAINER_CERTIFICATE_UPDATED).
     return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent });
 }

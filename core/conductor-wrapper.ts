@@ -42,6 +42,8 @@ export const WRAPPER_ENV = {
     nodeIp: "CONDUCTOR_NODE_IP",
     nodeInterface: "CONDUCTOR_INTERFACE",
     certSans: "CONDUCTOR_CERT_SANS",
+    /** tls.mode "existing": the bundle the peers verify with; the minter refuses a conductor CA that does not chain to it. */
+    caTrust: "CONDUCTOR_CA_TRUST",
     /** provisioning.interface and .cidr: where a node without an address in its entry finds it. */
     defaultInterface: "CONDUCTOR_DEFAULT_INTERFACE",
     cidr: "CONDUCTOR_CIDR",

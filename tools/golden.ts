@@ -19,6 +19,8 @@ export const EXAMPLE_STACKS: { stack: string; file: string }[] = [
     { stack: "vmedia", file: "test/fixtures/Pulumi.vmedia.yaml" },
     { stack: "tls-existing", file: "test/fixtures/Pulumi.tls-existing.yaml" },
     { stack: "ha-galera", file: "test/fixtures/Pulumi.ha-galera.yaml" },
+    { stack: "tls-existing-ha", file: "test/fixtures/Pulumi.tls-existing-ha.yaml" },
+    { stack: "cert-manager", file: "test/fixtures/Pulumi.cert-manager.yaml" },
 ];
 
 export const GOLDEN_DIR = path.join(ROOT, "test", "golden");

@@ -54,6 +54,8 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         tls: {
             mode: p.tls?.mode ?? "generate",
             existingSecret: p.tls?.existingSecret,
+            conductorCaSecret: p.tls?.conductorCaSecret,
+            issuer: p.tls?.issuer ? { name: p.tls.issuer.name, kind: p.tls.issuer.kind ?? "Issuer", group: p.tls.issuer.group ?? "cert-manager.io" } : undefined,
             validityDays: p.tls?.validityDays ?? 365,
             renewBeforeDays: p.tls?.renewBeforeDays ?? 30,
             caValidityDays: p.tls?.caValidityDays ?? 3650,

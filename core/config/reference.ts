@@ -28,7 +28,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     images: "Container images (tag or @sha256 digest).",
     ports: "Ports on the provisioning network.",
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
-    tls: "Certificates: generated from a stack CA, or an existing Secret.",
+    tls: "Certificates: generated from a stack CA, your Secrets (multi: also your conductor CA), or cert-manager Certificates.",
     placement: "Where the pods run: node selector and tolerations; multi: which nodes run a conductor.",
     ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
     database: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
@@ -93,9 +93,13 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["provisioning.dhcp.extraRanges[].dns"], type: "IPv4", default: "— (no DNS option)" },
     { keys: ["provisioning.dhcp.extraRanges[].leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
     // tls
-    { keys: ["tls.mode"], default: "`generate`", notes: "`generate`: a stack CA and certificate made with @pulumi/tls; `existing` (single only): your Secret, see [Your own certificate](networks-and-trust.md#your-own-certificate-tlsmode-existing)" },
+    { keys: ["tls.mode"], default: "`generate`", notes: "`generate`: a stack CA and certificate made with @pulumi/tls; `existing`: your Secret, see [Your own certificate](networks-and-trust.md#your-own-certificate-tlsmode-existing) (multi: with `conductorCaSecret`); `cert-manager`: Certificates from `tls.issuer`, see [cert-manager](networks-and-trust.md#certificates-from-cert-manager-tlsmode-cert-manager)" },
     { keys: ["tls.existingSecret"], type: "Secret name", default: "—", notes: "with `existing`: Secret in the namespace with `tls.crt`, `tls.key`, `ca.crt`; read at deploy time, never written or deleted" },
-    { keys: ["tls.validityDays"], type: "int", default: "`365`", notes: "server certificate" },
+    { keys: ["tls.conductorCaSecret"], type: "Secret name", default: "— (**required** with `existing` in multi)", notes: "multi with `existing`: Secret with `tls.crt`, `tls.key` of a CA of yours that chains to the `ca.crt` of `existingSecret`; each conductor signs its JSON-RPC certificate (its address) with it at start; only mounted, never read (see [Corporate PKI in multi](networks-and-trust.md#corporate-pki-in-multi))" },
+    { keys: ["tls.issuer.name"], type: "issuer name", default: "— (**required** with `cert-manager`)", notes: "the cert-manager Issuer or ClusterIssuer that signs every Certificate of the stack; it must write `ca.crt` (CA, Vault issuers; not ACME)" },
+    { keys: ["tls.issuer.kind"], default: "`Issuer`", notes: "`Issuer` (in the namespace) or `ClusterIssuer`" },
+    { keys: ["tls.issuer.group"], type: "API group", default: "`cert-manager.io`", notes: "an external issuer's group (e.g. `awspca.cert-manager.io`)" },
+    { keys: ["tls.validityDays"], type: "int", default: "`365`", notes: "server certificate (with `cert-manager`: every Certificate's `duration`)" },
     { keys: ["tls.renewBeforeDays"], type: "int", default: "`30`", notes: "must be below the validity (else every run re-issues)" },
     { keys: ["tls.caValidityDays"], type: "int", default: "`3650`" },
     { keys: ["tls.extraDnsNames","tls.extraIps"], type: "lists", default: "`[]`", notes: "additional SANs (DNS names ≤ 253, parts ≤ 63, `*.` allowed)" },
@@ -147,7 +151,7 @@ export const REFERENCE: ReferenceRow[] = [
     // kubernetes
     { keys: ["kubernetes.context"], type: "string", default: "current context", notes: "kubeconfig context of the explicit provider (and of `kubectl` in the readiness check); letters, digits and `. _ @ : / + = -`" },
     // readiness
-    { keys: ["readiness.enabled"], type: "bool", default: "`true`", notes: "after the workload, wait until every conductor is alive in the API, else fail `pulumi up`; see [Live readiness](gitops.md#live-readiness)" },
+    { keys: ["readiness.enabled"], type: "bool", default: "`true`", notes: "after the workload, wait until every conductor is alive in the API, else fail `pulumi up`; see [Live readiness](gitops.md#live-readiness); must be `false` with `tls.mode: cert-manager`" },
     { keys: ["readiness.mode"], default: "`auto`", notes: "how the check reaches the API: `auto` = `in-cluster` when `KUBERNETES_SERVICE_HOST` is set (e.g. under PKO), else `port-forward`" },
     { keys: ["readiness.timeoutSeconds"], type: "10–86400", default: "`600`", notes: "how long the check waits for every conductor" },
     // metrics

@@ -19,7 +19,6 @@ import { databaseSection } from "./database";
 
 /** Upper bound of `provisioning.dhcp.extraRanges` (relayed subnets): each is a dnsmasq tag and a few lines per file. */
 export const MAX_EXTRA_DHCP_RANGES = 32;
-
 /** Upper bound of `provisioning.dhcp.slots` (and so of any DHCP slot number + 1). */
 export const MAX_DHCP_SLOTS = 64;
 
@@ -169,8 +168,10 @@ export const sections = {
         }).optional(),
     }),
     tls: strict({
-        mode: z.enum(["generate", "existing"], { error: 'must be "generate" (stack CA made by this program) or "existing"' }).optional(),
+        mode: z.enum(["generate", "existing", "cert-manager"], { error: 'must be "generate" (stack CA made by this program), "existing" (your Secrets) or "cert-manager" (Certificates from your issuer)' }).optional(),
         existingSecret: dnsLabel.optional(),
+        conductorCaSecret: dnsLabel.optional(),
+        issuer: strict({ name: dnsName, kind: z.enum(["Issuer", "ClusterIssuer"], { error: 'must be "Issuer" (in the namespace) or "ClusterIssuer"' }).optional(), group: dnsName.optional() }).optional(),
         validityDays: z.number().int().min(1).max(3650).optional(),
         renewBeforeDays: z.number().int().min(1).optional(),
         caValidityDays: z.number().int().min(1).max(36500).optional(),

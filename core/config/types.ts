@@ -77,8 +77,12 @@ export interface StackConfig {
         dhcp?: DhcpConfig;
     };
     tls: {
-        mode: "generate" | "existing";
+        mode: "generate" | "existing" | "cert-manager";
         existingSecret?: string;
+        /** Multi with "existing": the user's CA Secret (tls.crt, tls.key) the conductors mint their JSON-RPC certificates from. */
+        conductorCaSecret?: string;
+        /** tls.mode "cert-manager": the issuer of every Certificate (kind default Issuer, group cert-manager.io). */
+        issuer?: { name: string; kind: "Issuer" | "ClusterIssuer"; group: string };
         validityDays: number;
         renewBeforeDays: number;
         caValidityDays: number;

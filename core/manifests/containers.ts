@@ -18,15 +18,23 @@ import type { VolumeMount } from "./volumes";
 /** Touched by the pruner on every poll, on the pod's shared volume (its only writable mount). */
 export const PRUNER_HEARTBEAT_FILE = `${PATHS.shared}/dhcp-pruner.heartbeat`;
 
-/** Both ironic and httpd get the node certificate in multi (copied by the wrapper). */
-const NODE_CERT_DIRS = [PATHS.certsIronic, PATHS.certsVmedia];
+/**
+ * Where the wrapper puts the certificate it mints in multi. With tls.mode "generate" both ironic
+ * and httpd serve it (API, virtual media, JSON-RPC); with "existing" ("cert-manager") httpd serves
+ * your (your issuer's) Secrets and only the ironic container's JSON-RPC certificate is minted,
+ * from your conductor CA (the CA Certificate your issuer signed).
+ */
+function nodeCertDirs(plan: IronicPlan, container: "ironic" | "httpd"): string[] {
+    if (plan.config.tls.mode !== "generate") return container === "ironic" ? [PATHS.certsIronic] : [];
+    return [PATHS.certsIronic, PATHS.certsVmedia];
+}
 
 export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
     return {
         name: "ironic",
         image: plan.config.images.ironic,
         command: topology.command([COMMANDS.ironic]),
-        env: [...topology.wrapperEnv("ironic", NODE_CERT_DIRS), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
+        env: [...topology.wrapperEnv("ironic", nodeCertDirs(plan, "ironic")), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
         // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
@@ -43,7 +51,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
         name: "httpd",
         image: plan.config.images.ironic,
         command: topology.command([COMMANDS.httpd]),
-        env: [...topology.wrapperEnv("httpd", NODE_CERT_DIRS), ...sortedEnv(plan.commonEnv)],
+        env: [...topology.wrapperEnv("httpd", nodeCertDirs(plan, "httpd")), ...sortedEnv(plan.commonEnv)],
         securityContext: restrictedSecurityContext(),
         ports: [
             { name: "ironic-api", containerPort: p.api, hostPort: p.api, protocol: "TCP" },

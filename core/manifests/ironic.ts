@@ -89,7 +89,9 @@ export function ironicDeployment(plan: IronicPlan, annotations: Record<string, p
  * Multi: one conductor per labelled control-plane node. The template depends on nothing
  * node-specific, so adding, removing or replacing a node leaves it byte-identical.
  */
-export function conductorDaemonSet(plan: IronicPlan): k8s.types.input.apps.v1.DaemonSet {
+export function conductorDaemonSet(plan: IronicPlan, annotations: Record<string, pulumi.Input<string>> = {}): k8s.types.input.apps.v1.DaemonSet {
+    const cache = imageCacheClient(plan)?.annotations;
+    const podAnnotations = cache || Object.keys(annotations).length > 0 ? { ...(cache ?? {}), ...sortedRecord(annotations) } : undefined;
     return {
         apiVersion: "apps/v1",
         kind: "DaemonSet",
@@ -99,7 +101,7 @@ export function conductorDaemonSet(plan: IronicPlan): k8s.types.input.apps.v1.Da
             // Host ports: the old pod must go before the new one starts on the same node.
             updateStrategy: { type: "RollingUpdate", rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } },
             template: {
-                metadata: { labels: plan.labels, annotations: imageCacheClient(plan)?.annotations },
+                metadata: { labels: plan.labels, annotations: podAnnotations },
                 spec: ironicPodSpec(plan),
             },
         },

@@ -66,38 +66,70 @@ export interface PodVolumes {
     mounts: ContainerMounts;
 }
 
+/**
+ * The API certificate's Secret ("tls"), the CA clients verify with ("ca") and, with tls.mode
+ * "cert-manager", virtual media's own Secret ("vmedia-tls"): which volume serves /certs/vmedia.
+ */
+function ownCertVolumes(plan: IronicPlan, caFromTlsSecret: boolean): { volumes: Volume[]; vmedia: string } {
+    const n = plan.names;
+    const certManager = plan.config.tls.mode === "cert-manager";
+    return {
+        volumes: [
+            fromSecret("tls", n.tlsSecret, { items: ["tls.crt", "tls.key"] }),
+            // The issuer's (cert-manager) or your (existing, single) CA in the certificate's Secret; else <name>-cacert.
+            caFromTlsSecret || certManager ? fromSecret("ca", n.tlsSecret, { items: [["ca.crt", "tls.crt"]] }) : fromSecret("ca", n.caSecret, { items: ["tls.crt"] }),
+            ...(certManager ? [fromSecret("vmedia-tls", n.vmediaTlsSecret, { items: ["tls.crt", "tls.key"] })] : []),
+        ],
+        vmedia: certManager ? "vmedia-tls" : "tls",
+    };
+}
+
 /** Per topology: the volumes carrying certificates and credentials, and their mounts in ironic and httpd. */
 function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[] } {
     const n = plan.names;
     if (plan.topology.kind === "multi") {
-        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
+        const nodeMounts = (ca: boolean) => [
+            readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData),
+            ...(ca ? [readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa)] : []),
+            readOnlyMount("scripts", CONDUCTOR_PATHS.scripts),
+            mount("conductor-run", CONDUCTOR_PATHS.run),
+        ];
         const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
+        const volumes = [
+            fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
+            fromConfigMap("node-data", n.nodeDataConfigMap),
+            fromSecret("conductor-ca", n.conductorCaSecret, { items: ["tls.crt", "tls.key"], defaultMode: 0o440 }),
+            fromConfigMap("scripts", scriptsConfigMapName(plan), { defaultMode: 0o555 }),
+            // Where each container's wrapper renders its node's files (environment, dnsmasq file).
+            fromEmptyDir("conductor-run"),
+        ];
+        const rpc = readOnlyMount("rpc-auth", PATHS.authIronicRpc);
+        if (plan.config.tls.mode !== "generate") {
+            // Your (or your issuer's) certificate serves the API and virtual media (httpd); the
+            // ironic container sees it at /certs/vmedia (for the TLS virtual-media URL) and mints
+            // only its JSON-RPC certificate from the conductor CA, whose key httpd never mounts.
+            const own = ownCertVolumes(plan, false);
+            const vmedia = [readOnlyMount(own.vmedia, PATHS.certsVmedia)];
+            return {
+                volumes: [fromEmptyDir("ironic-certs"), ...own.volumes, ...volumes],
+                ironic: [mount("ironic-certs", PATHS.certsIronic), ...vmedia, ...common, rpc, ...nodeMounts(true)],
+                httpd: [readOnlyMount("tls", PATHS.certsIronic), ...vmedia, ...common, ...nodeMounts(false)],
+            };
+        }
         return {
-            volumes: [
-                // The wrapper mints each container's certificate from the conductor CA into these.
-                ...["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs"].map(fromEmptyDir),
-                fromSecret("ca", n.caSecret, { items: ["tls.crt"] }),
-                fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
-                fromConfigMap("node-data", n.nodeDataConfigMap),
-                fromSecret("conductor-ca", n.conductorCaSecret, { items: ["tls.crt", "tls.key"], defaultMode: 0o440 }),
-                fromConfigMap("scripts", scriptsConfigMapName(plan), { defaultMode: 0o555 }),
-                // Where each container's wrapper renders its node's files (environment, dnsmasq file).
-                fromEmptyDir("conductor-run"),
-            ],
+            // The wrapper mints each container's certificate from the conductor CA into these.
+            volumes: [...["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs"].map(fromEmptyDir), fromSecret("ca", n.caSecret, { items: ["tls.crt"] }), ...volumes],
             // /certs/vmedia in the ironic container too: only then does the image hand BMCs the
             // virtual-media URL on the TLS port ([deploy]external_http_url), which httpd serves.
-            ironic: [mount("ironic-certs", PATHS.certsIronic), mount("ironic-vmedia-certs", PATHS.certsVmedia), ...common, readOnlyMount("rpc-auth", PATHS.authIronicRpc), ...nodeMounts],
-            httpd: [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), ...common, ...nodeMounts],
+            ironic: [mount("ironic-certs", PATHS.certsIronic), mount("ironic-vmedia-certs", PATHS.certsVmedia), ...common, rpc, ...nodeMounts(true)],
+            httpd: [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), ...common, ...nodeMounts(true)],
         };
     }
     // /certs/vmedia in both: httpd serves virtual media on the TLS port only when it has the
     // certificate, and Ironic hands BMCs that URL ([deploy]external_http_url) only when it sees it too.
-    const certMounts = () => [readOnlyMount("tls", PATHS.certsIronic), readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic), readOnlyMount("tls", PATHS.certsVmedia)];
-    return {
-        volumes: [fromSecret("tls", n.tlsSecret, { items: ["tls.crt", "tls.key"] }), fromSecret("ca", n.tlsSecret, { items: [["ca.crt", "tls.crt"]] })],
-        ironic: certMounts(),
-        httpd: certMounts(),
-    };
+    const own = ownCertVolumes(plan, true);
+    const certMounts = () => [readOnlyMount("tls", PATHS.certsIronic), readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic), readOnlyMount(own.vmedia, PATHS.certsVmedia)];
+    return { volumes: own.volumes, ironic: certMounts(), httpd: certMounts() };
 }
 
 /** With DHCP, per topology: dnsmasq's volumes and mounts, and the multi-only DHCP containers' mounts. */

@@ -149,7 +149,8 @@ export function planImageCache(config: StackConfig, downloaderEnv: EnvMap): Imag
         kernelUrls: u.kernelUrls,
         ramdiskUrls: u.ramdiskUrls,
         versions: c.mode === "deploy" ? versions(config, downloaderEnv) : [],
-        ...(u.hasCa ? { ca: { secretName: names.caSecret, userOwned: c.caSecret !== undefined } } : {}),
+        // With tls.mode "cert-manager" the cache's own Secret carries the issuer's CA (ca.crt).
+        ...(u.hasCa ? { ca: { secretName: c.mode === "deploy" && config.tls.mode === "cert-manager" ? names.tlsSecret : names.caSecret, userOwned: c.caSecret !== undefined } } : {}),
         oslo: imageCacheOsloSettings(config),
         bmoEnv: bmoDeployEnv(u.architectures, u.defaultArchitecture, u.kernelUrls, u.ramdiskUrls),
     };

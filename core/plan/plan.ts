@@ -65,6 +65,8 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         dnsmasqConfigMap: `${name}-dnsmasq`,
         tlsSecret: config.tls.mode === "existing" ? config.tls.existingSecret! : `${name}-tls`,
         caSecret: `${name}-cacert`,
+        /** tls.mode "cert-manager": the virtual-media certificate's own Secret (else the API's serves it). */
+        vmediaTlsSecret: `${name}-vmedia-tls`,
         credentialsSecret: `${name}-credentials`,
         bmoConfigMap: `${name}-bmo`,
         rpcCredentialsSecret: `${name}-rpc-credentials`,
@@ -72,7 +74,8 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         // entries differently writes a new ConfigMap, and pods not rolled yet keep reading theirs.
         nodeDataConfigMapBase: nodeData,
         nodeDataConfigMap: `${nodeData}-${nodeDataReadersHash()}`,
-        conductorCaSecret: `${name}-conductor-ca`,
+        // With tls.mode "existing" the conductor CA is the user's (multi): mounted, never read or written.
+        conductorCaSecret: config.tls.mode === "existing" && config.tls.conductorCaSecret ? config.tls.conductorCaSecret : `${name}-conductor-ca`,
         scriptsConfigMapBase: `${name}-scripts`,
         slotAccount: `${name}-dhcp-slots`,
         slotLeasePrefix: `${name}-dhcp-slot-`,

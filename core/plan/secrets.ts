@@ -19,6 +19,7 @@ export function userSecrets(plan: IronicPlan): UserSecret[] {
     const c = plan.config;
     const out: UserSecret[] = [];
     if (c.tls.mode === "existing" && c.tls.existingSecret) out.push({ key: "tls.existingSecret", name: c.tls.existingSecret });
+    if (c.tls.mode === "existing" && c.tls.conductorCaSecret) out.push({ key: "tls.conductorCaSecret", name: c.tls.conductorCaSecret });
     if (c.database.kind === "external") {
         if (c.database.credentialsSecret) out.push({ key: "database.credentialsSecret", name: c.database.credentialsSecret });
         if (c.database.caSecret) out.push({ key: "database.caSecret", name: c.database.caSecret });
@@ -65,9 +66,10 @@ export function ownedSecretNames(plan: IronicPlan): Map<string, string> {
     return new Map([
         [`${plan.name}-tls`, 'its own API certificate with tls.mode "generate"'],
         [n.caSecret, "the CA that baremetal-operator mounts"],
+        [n.vmediaTlsSecret, 'the virtual-media certificate (tls.mode "cert-manager")'],
         [n.credentialsSecret, "the API credentials"],
         [n.rpcCredentialsSecret, "the JSON-RPC credentials (multi)"],
-        [n.conductorCaSecret, "the conductor CA (multi)"],
+        [`${plan.name}-conductor-ca`, 'the conductor CA (multi with tls.mode "generate")'],
         [`${plan.name}-conductor-tls`, "the per-node certificates of earlier versions (multi)"],
         [db.credentialsSecret, 'the MariaDB credentials (database.kind "mariadb")'],
         [db.tlsSecret, 'the MariaDB server certificate (database.kind "mariadb")'],

@@ -86,6 +86,7 @@ export interface IronicPlan {
         nodeDataConfigMap: string;
         /** Multi: the conductor CA (certificate and key) the conductors mint their certificates from. */
         conductorCaSecret: string;
+        vmediaTlsSecret: string;
         /** The scripts ConfigMap is `<base>-<hash of its data>` (core/manifests/configmaps.ts scriptsConfigMapName). */
         scriptsConfigMapBase: string;
         /** Multi with DHCP: the slot agents' ServiceAccount, Role and RoleBinding. */

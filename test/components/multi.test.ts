@@ -45,8 +45,8 @@ describe("multi-conductor config validation", function () {
         has(list, "ironic.config.json_rpc.port", /set by this program/);
     });
 
-    it("rejects existing TLS (node certificates are issued per node)", function () {
-        has(issues({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } }), "tls.mode", /own certificate/);
+    it("existing TLS needs the conductor CA the conductors mint their JSON-RPC certificates from (tls.conductorCaSecret)", function () {
+        has(issues({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } }), "tls.conductorCaSecret", /required with tls.mode "existing" in topology "multi"/);
     });
 });
 

@@ -12,6 +12,9 @@ import { DEFAULT_IMAGES } from "../../core/contract";
 import { EXAMPLE_STACKS } from "../../tools/golden";
 import { crdErrors } from "../helpers/operator-crds";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import type { ValidateFunction } from "ajv";
+import { certManagerCrd } from "../helpers/cert-manager";
+import { kubernetesAjv, strictUnknownFields } from "../helpers/crd-schema";
 
 const ROOT = path.join(__dirname, "..", "..");
 const REGISTRY = "mirror.corp.example:5000/m3";
@@ -34,9 +37,16 @@ function podSpecs(o: any, at = o.kind): { where: string; spec: any }[] {
 const containersOf = (spec: any): any[] => [...(spec.initContainers ?? []), ...spec.containers];
 const esmImport = new Function("specifier", "return import(specifier)") as (s: string) => Promise<any>;
 
+/** cert-manager's Certificate, checked against cert-manager's own CRD schema (test/helpers/cert-manager.ts). */
+let certificateSchema: ValidateFunction | undefined;
+
 async function schemaError(o: any): Promise<string | undefined> {
     // The MariaDB operator's objects: against its CRDs (test/helpers/operator-crds.ts).
     if (o.apiVersion.startsWith("k8s.mariadb.com/")) return crdErrors(o).join("; ") || undefined;
+    if (o.apiVersion === "cert-manager.io/v1") {
+        certificateSchema ??= kubernetesAjv().compile(strictUnknownFields(certManagerCrd("cert-manager.io_certificates.yaml").schema));
+        return certificateSchema(o) ? undefined : JSON.stringify(certificateSchema.errors);
+    }
     const Model = (await esmImport(`kubernetes-models/${o.apiVersion}`))[o.kind];
     try {
         new Model(o).validate();

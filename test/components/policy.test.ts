@@ -68,6 +68,8 @@ const EXPECTED_ON_EXAMPLES: Record<string, string[]> = {
     "ha-galera": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
     vmedia: ["images-pinned: Deployment/ironic keepalived", "images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
     "tls-existing": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
+    "tls-existing-ha": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
+    "cert-manager": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
 };
 
 /** A deep copy of the resource of a kind named `name` (the Ironic workload by default), changed. */

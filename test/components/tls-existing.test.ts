@@ -151,7 +151,7 @@ describe("tls.mode existing (pulumi mocks)", function () {
     });
 
     describe("a user's Secret is never written, replaced or deleted", function () {
-        const USER_SECRETS = ["my-tls", "my-db-credentials", "my-db-ca"];
+        const USER_SECRETS = ["my-tls", "my-conductor-ca", "my-db-credentials", "my-db-ca"];
         const tlsModes: Record<string, RawConfig["tls"]> = { generate: { mode: "generate" }, existing: EXISTING };
         const databases: Record<string, RawConfig["database"]> = {
             sqlite: { kind: "sqlite" },
@@ -163,9 +163,9 @@ describe("tls.mode existing (pulumi mocks)", function () {
         for (const [topo, base] of Object.entries(topologies)) {
             for (const [mode, tls] of Object.entries(tlsModes)) {
                 for (const [db, database] of Object.entries(databases)) {
-                    const raw: RawConfig = { ...base, tls, database };
+                    // Multi with "existing": the conductors mint their JSON-RPC certificates from the user's CA.
+                    const raw: RawConfig = { ...base, tls: topo === "multi" && mode === "existing" ? { ...(EXISTING as object), conductorCaSecret: "my-conductor-ca" } : tls, database };
                     const rejectedFor: string[] = [];
-                    if (topo === "multi" && mode === "existing") rejectedFor.push("tls.mode");
                     if (topo === "multi" && db === "sqlite") rejectedFor.push("database.kind");
                     const label = `${topo} × tls ${mode} × ${db}`;
 
@@ -194,8 +194,15 @@ describe("tls.mode existing (pulumi mocks)", function () {
                             assert.deepEqual(r.reads.map((x) => `${x.type} ${x.id}`), ["kubernetes:core/v1:Secret metal3/my-tls"]);
                             assert.deepEqual(apiCsrs, [], "no certificate is issued for the API");
                             assert.ok(!r.resources.some((x) => x.type.startsWith("tls:") && x.name.startsWith("ironic-api")), "no tls: resource for the API");
-                            const vols = Object.fromEntries(deployment(r).spec.template.spec.volumes.map((v: any) => [v.name, v]));
+                            const pod = r.objects.find((o) => ["Deployment", "DaemonSet"].includes(o.kind) && o.metadata.name === "ironic")!;
+                            const vols = Object.fromEntries(pod.spec.template.spec.volumes.map((v: any) => [v.name, v]));
                             assert.equal(vols.tls.secret.secretName, "my-tls");
+                            assert.match(pod.spec.template.metadata.annotations["metal3-ironic.metal3.io/tls-cert-hash"], /^[0-9a-f]{64}$/, "the pods roll when the user's certificate changes");
+                            if (topo === "multi") {
+                                assert.equal(vols["conductor-ca"].secret.secretName, "my-conductor-ca", "the conductors mint from the user's conductor CA, mounted by name");
+                                assert.ok(!registered(r, "Secret", "ironic-conductor-ca"), "no conductor CA of the program's");
+                                assert.ok(!r.resources.some((x) => x.type.startsWith("tls:") && x.name.includes("conductor-ca")), "no tls: resource for a conductor CA");
+                            }
                             assert.deepEqual(unwrapSecrets(registered(r, "Secret", "ironic-cacert")!.rawInputs.stringData), { "tls.crt": USER_CA });
                             assert.equal(await valueOf(r.outputs.caCertificate), USER_CA);
                         } else {

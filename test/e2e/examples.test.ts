@@ -14,6 +14,7 @@ import { compareObject } from "./compare";
 import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
 import { requireToolchain } from "./toolchain";
 import { run, tmpDir } from "../helpers/sys";
+import { certManagerCrd } from "../helpers/cert-manager";
 
 /** The live readiness check has its own tests (it needs a reachable Ironic, which kwok pods are not). */
 const READINESS_OFF = ["--path", "metal3-ironic:readiness.enabled", "false"];
@@ -35,6 +36,25 @@ function userTlsSecret(c: Cluster, work: string): void {
     c.kubectl(["-n", "metal3", "create", "secret", "generic", "my-tls", `--from-file=tls.crt=${crt}`, `--from-file=tls.key=${key}`, `--from-file=ca.crt=${crt}`]);
 }
 
+/**
+ * tls.mode existing in multi: the user's namespace, API Secret and conductor CA Secret (openssl);
+ * the program reads only the first and mounts the second by name.
+ */
+function userCorporateSecrets(c: Cluster, work: string): void {
+    userTlsSecret(c, work);
+    const key = path.join(work, "conductor-ca.key");
+    const crt = path.join(work, "conductor-ca.crt");
+    run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=conductor CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-keyout", key, "-out", crt]);
+    c.kubectl(["-n", "metal3", "create", "secret", "tls", "my-conductor-ca", `--cert=${crt}`, `--key=${key}`]);
+}
+
+/** tls.mode cert-manager: cert-manager's CRDs (from its Go module), as its installation creates them. */
+function certManagerCrds(c: Cluster): void {
+    const crds = ["cert-manager.io_certificates.yaml", "cert-manager.io_issuers.yaml", "cert-manager.io_clusterissuers.yaml"].map((f) => certManagerCrd(f).crd);
+    c.kubectl(["apply", "--server-side", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: crds }) });
+    for (const crd of crds) c.kubectl(["wait", "--for=condition=Established", "--timeout=120s", `crd/${crd.metadata.name}`]);
+}
+
 export const EXAMPLES: Example[] = [
     {
         stack: "dev",
@@ -45,6 +65,9 @@ export const EXAMPLES: Example[] = [
     { stack: "ha", file: path.join(ROOT, "Pulumi.ha.yaml") },
     { stack: "vmedia", file: path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml") },
     { stack: "tls-existing", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"), prepare: userTlsSecret },
+    { stack: "tls-existing-ha", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing-ha.yaml"), prepare: userCorporateSecrets },
+    // No cert-manager controller runs on the local cluster: the Certificates are created and stay unissued (kwok's pods need no Secret).
+    { stack: "cert-manager", file: path.join(ROOT, "test", "fixtures", "Pulumi.cert-manager.yaml"), prepare: certManagerCrds },
 ];
 
 /** `npm run plan` of a stack file, into `out`. */
@@ -110,7 +133,9 @@ for (const ex of EXAMPLES) {
             assert.equal(out.apiUrl, "https://ironic.metal3.svc:6385");
             const creds = cluster.get(["secret", "-n", ns, out.credentialsSecretName]);
             assert.equal(Buffer.from(creds.data.username, "base64").toString(), out.credentials.username);
-            assert.match(out.caCertificate, /^-----BEGIN CERTIFICATE-----/);
+            // With cert-manager the CA is the issuer's (ca.crt of the Secrets it writes): the output is empty.
+            if (ex.stack === "cert-manager") assert.equal(out.caCertificate, "");
+            else assert.match(out.caCertificate, /^-----BEGIN CERTIFICATE-----/);
         });
 
         it("the offline render equals the deployed objects, both ways", function () {

@@ -1,4 +1,8 @@
-/** Validating objects against a CustomResourceDefinition's OpenAPI schema with ajv, as the API server would (structural schema, strict fields). */
+/**
+ * Validating objects against a CustomResourceDefinition's OpenAPI schema with ajv, as the API server
+ * would (structural schema, strict fields): the Pulumi Kubernetes Operator's Stack, the
+ * ServiceMonitor, cert-manager's Certificate.
+ */
 import Ajv, { ErrorObject } from "ajv";
 
 /**

@@ -87,8 +87,45 @@ describe("conductor-cert.py (real python and cryptography, verified with openssl
             assert.match(r.stderr, /SAN 'URI:https:\/\/x' must be DNS:<name> or IP:<address>/);
             r = run(python, [script, path.join(dir, "ca"), out], { allowFail: true });
             assert.equal(r.status, 2);
-            assert.match(r.stderr, /usage: conductor-cert\.py CA_DIR OUT_DIR NODE IP/);
+            assert.match(r.stderr, /usage: conductor-cert\.py \[--trust FILE\] CA_DIR OUT_DIR NODE IP/);
             assert.ok(!fs.existsSync(out), `${what}: nothing written`);
+        }
+    });
+
+    it("--trust (tls.mode existing): mints from a corporate conductor CA that chains to the trusted bundle, directly or through the chain after it in tls.crt; refuses one of another PKI, naming both files", function () {
+        // The corporate PKI: a root, an issuing intermediate, and the conductor CA that one signs;
+        // the Secret's tls.crt holds the conductor CA followed by the intermediate.
+        const corp = makeCa(path.join(dir, "corp-root"));
+        makeIntermediate(corp, path.join(dir, "corp-issuing"));
+        const issuing = path.join(dir, "corp-issuing-as-root");
+        fs.mkdirSync(issuing);
+        fs.copyFileSync(path.join(dir, "corp-issuing", "tls.crt"), path.join(issuing, "ca.crt"));
+        fs.copyFileSync(path.join(dir, "corp-issuing", "tls.key"), path.join(issuing, "ca.key"));
+        const ca = path.join(dir, "corp-conductor-ca");
+        makeIntermediate(issuing, ca);
+        fs.appendFileSync(path.join(ca, "tls.crt"), fs.readFileSync(path.join(dir, "corp-issuing", "tls.crt")));
+        const trust = path.join(corp, "ca.crt");
+        for (const [what, python] of pythons) {
+            const out = path.join(dir, `corp-${what.replace(/\W+/g, "-")}`);
+            let r = run(python, [script, "--trust", trust, ca, out, "cp-1", "172.22.0.3"], { allowFail: true });
+            assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+            // What a JSON-RPC peer does: the served chain (leaf, conductor CA, issuing CA) against the corporate root only.
+            const chain = path.join(out, "tls.crt");
+            const v = run("openssl", ["verify", "-CAfile", trust, "-untrusted", chain, "-verify_ip", "172.22.0.3", "-purpose", "sslserver", chain], { allowFail: true });
+            assert.equal(v.status, 0, `${what}: ${v.stdout}${v.stderr}`);
+            assert.equal((fs.readFileSync(chain, "utf8").match(/BEGIN CERTIFICATE/g) ?? []).length, 3, "leaf, conductor CA, issuing CA");
+            // The issuing CA itself in the bundle is enough too.
+            r = run(python, [script, "--trust", path.join(dir, "corp-issuing", "tls.crt"), ca, out, "cp-1", "172.22.0.3"], { allowFail: true });
+            assert.equal(r.status, 0, `${what}: ${r.stderr}`);
+            // The stack's own conductor CA (another root) against the corporate bundle: refused, nothing written.
+            const refused = path.join(dir, `refused-corp-${what.replace(/\W+/g, "-")}`);
+            r = run(python, [script, "--trust", trust, path.join(dir, "ca"), refused, "cp-1", "172.22.0.3"], { allowFail: true });
+            assert.equal(r.status, 2, what);
+            assert.match(r.stderr, /conductor-cert: the conductor CA .*\/ca\/tls\.crt \(.*CN=conductor CA.*\) does not chain to the CA the JSON-RPC peers trust \(.*corp-root\/ca\.crt, the ca\.crt of tls\.existingSecret\).*tls\.conductorCaSecret/, what);
+            assert.ok(!fs.existsSync(refused), `${what}: nothing written`);
+            r = run(python, [script, "--trust", path.join(dir, "nowhere.crt"), ca, refused, "cp-1", "172.22.0.3"], { allowFail: true });
+            assert.equal(r.status, 2);
+            assert.match(r.stderr, /cannot read the trusted CA bundle .*nowhere\.crt/);
         }
     });
 });

@@ -1,4 +1,4 @@
-/** Topology: what `single` must not have, and what `multi` needs (nodes, a shared database, the stack CA). */
+/** Topology: what `single` must not have, and what `multi` needs (nodes, a shared database). */
 import type { Rule } from "./rule";
 
 /**
@@ -35,7 +35,6 @@ export const topologyRule: Rule = ({ config: c, parsed, failed }, add) => {
         add("database.kind", 'topology "multi" needs a shared database: SQLite is per pod and reset on every start; set database.kind to "mariadb-operator" (a replicated Galera cluster that survives a node loss), "external", or "mariadb" (one pod: lost with its node)');
     }
     if (c.provisioning.keepalived) add("provisioning.keepalived", 'not used with topology "multi": every conductor serves on its own node IP');
-    if (c.tls.mode !== "generate") add("tls.mode", 'topology "multi" needs tls.mode "generate": every conductor mints its own certificate (its IP and name) from a conductor CA that the stack CA signs, which an existing Secret cannot provide');
     for (const key of Object.keys(c.ironic.config)) {
         if (RESERVED_MULTI_OPTIONS.some((re) => re.test(key))) {
             add(`ironic.config.${key}`, 'set by this program in topology "multi" (DHCP ownership and JSON-RPC depend on it); remove it');

@@ -38,7 +38,7 @@ describe("config defaults", function () {
         assert.equal(c.clusterDomain, "cluster.local");
         assert.deepEqual(c.images, DEFAULT_IMAGES);
         assert.deepEqual(c.ports, { api: PORTS.api, http: PORTS.http, vmediaTls: PORTS.vmediaTls, jsonRpc: PORTS.jsonRpc });
-        assert.deepEqual(c.tls, { mode: "generate", existingSecret: undefined, validityDays: 365, renewBeforeDays: 30, caValidityDays: 3650, extraDnsNames: [], extraIps: [] });
+        assert.deepEqual(c.tls, { mode: "generate", existingSecret: undefined, conductorCaSecret: undefined, issuer: undefined, validityDays: 365, renewBeforeDays: 30, caValidityDays: 3650, extraDnsNames: [], extraIps: [] });
         assert.deepEqual(c.placement, { nodeSelector: {}, conductorNodeSelector: { "node-role.kubernetes.io/control-plane": "" }, tolerations: CONTROL_PLANE_TOLERATIONS });
         assert.equal(c.ironic.apiUsername, "metal3");
         assert.equal(c.ironic.automatedClean, true);

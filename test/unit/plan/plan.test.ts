@@ -28,6 +28,7 @@ describe("plan/plan: buildPlan", function () {
             dnsmasqConfigMap: "ironic-dnsmasq",
             tlsSecret: "ironic-tls",
             caSecret: "ironic-cacert",
+            vmediaTlsSecret: "ironic-vmedia-tls",
             credentialsSecret: "ironic-credentials",
             bmoConfigMap: "ironic-bmo",
             rpcCredentialsSecret: "ironic-rpc-credentials",

@@ -12,6 +12,19 @@ describe("plan/secrets: userSecrets", function () {
         assert.deepEqual(userSecrets(planOf(haRaw)), []);
     });
 
+    it("multi with tls.mode existing: the API Secret and the conductor CA Secret (mounted by that name; the program writes no conductor CA)", function () {
+        const plan = planOf(withKeys(haRaw, { tls: { mode: "existing", existingSecret: "my-tls", conductorCaSecret: "my-conductor-ca" } }));
+        assert.deepEqual(userSecrets(plan), [
+            { key: "tls.existingSecret", name: "my-tls" },
+            { key: "tls.conductorCaSecret", name: "my-conductor-ca" },
+        ]);
+        assert.equal(plan.names.conductorCaSecret, "my-conductor-ca");
+        assert.equal(planOf(haRaw).names.conductorCaSecret, "ironic-conductor-ca");
+        const clash = userSecretIssues(planOf(withKeys(haRaw, { tls: { mode: "existing", existingSecret: "my-tls", conductorCaSecret: "ironic-conductor-ca" } })));
+        assert.deepEqual(clash.map((i) => i.key), ["tls.conductorCaSecret"]);
+        assert.match(clash[0].message, /the conductor CA \(multi with tls.mode "generate"\)/);
+    });
+
     it("tls.existingSecret, and an external database's credentials and CA Secrets, with their config keys", function () {
         assert.deepEqual(userSecrets(planOf(tlsExistingRaw)), [{ key: "tls.existingSecret", name: "my-tls" }]);
         assert.deepEqual(userSecrets(planOf(external({ credentialsSecret: "db-creds", caSecret: "db-ca" }))), [
@@ -26,6 +39,7 @@ describe("plan/secrets: ownedSecretNames", function () {
         assert.deepEqual([...ownedSecretNames(planOf(devRaw)).keys()], [
             "ironic-tls",
             "ironic-cacert",
+            "ironic-vmedia-tls",
             "ironic-credentials",
             "ironic-rpc-credentials",
             "ironic-conductor-ca",
