@@ -289,6 +289,19 @@ describe("conductor start wrapper (bash)", function () {
         return { exited, kill: () => child.kill("SIGTERM"), alive: () => !done };
     }
 
+    /**
+     * Until the wrapped command has started (it creates `marker`): the wrapper mints the conductor's
+     * key and certificate first, which takes seconds on a loaded machine.
+     */
+    async function commandRunning(marker: string, w: { alive: () => boolean; exited: Promise<{ out: string }> }): Promise<void> {
+        const t0 = Date.now();
+        while (!fs.existsSync(marker)) {
+            if (!w.alive()) assert.fail(`the wrapper exited before starting the command: ${(await w.exited).out}`);
+            if (Date.now() - t0 > 60000) assert.fail("the command did not start within 60 s");
+            await new Promise((r) => setTimeout(r, 100));
+        }
+    }
+
     it("restarts (exits) when this node's entry changes, and not when another node's does", async function () {
         const w = start();
         await new Promise((r) => setTimeout(r, 2500)); // minted, watching
@@ -352,8 +365,9 @@ describe("conductor start wrapper (bash)", function () {
 
     it("after a forwarded SIGTERM, exits with the command, not a watch interval later, passing its status", async function () {
         // A command that takes half a second to stop and exits 7; a watch interval far longer than that.
-        const w = start(["bash", "-c", "trap 'sleep 0.5; exit 7' TERM; while :; do sleep 0.1; done"], { CONDUCTOR_WATCH_INTERVAL: "30" });
-        await new Promise((r) => setTimeout(r, 2500));
+        const marker = path.join(dir, "term-status.running");
+        const w = start(["bash", "-c", "trap 'sleep 0.5; exit 7' TERM; : > \"$0\"; while :; do sleep 0.1; done", marker], { CONDUCTOR_WATCH_INTERVAL: "30" });
+        await commandRunning(marker, w);
         const t0 = Date.now();
         w.kill();
         const { code } = await w.exited;
@@ -362,8 +376,9 @@ describe("conductor start wrapper (bash)", function () {
     });
 
     it("forwards SIGTERM to the command", async function () {
-        const w = start();
-        await new Promise((r) => setTimeout(r, 2500));
+        const marker = path.join(dir, "term-forward.running");
+        const w = start(["bash", "-c", ': > "$0"; exec sleep 60', marker]);
+        await commandRunning(marker, w);
         const t0 = Date.now();
         w.kill();
         await w.exited;
