@@ -70,15 +70,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         );
         /** What the workload mounts or needs first; it waits for all of them. */
         const mounted: pulumi.Resource[] = [creds.secret];
-        // No stack CA with cert-manager: the issuer signs every certificate (components/cert-manager.ts).
-        const pki =
-            c.tls.mode === "generate" || (c.tls.mode === "existing" && (c.database.kind === "mariadb" || c.database.kind === "mariadb-operator" || c.imageCache.mode === "deploy"))
-                ? new StackPki(
-                      `${name}-pki`,
-                      { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays },
-                      { parent: this },
-                  )
-                : undefined;
+        const pki = this.stackPki(name, plan);
         // With tls.mode "existing" the user's Secret is read (never registered: this program must
         // not write, replace or delete it); its CA goes to BMO and to the stack output.
         const existing = c.tls.mode === "existing" ? readExistingTls(`${name}-existing-tls`, plan.namespace, plan.names.tlsSecret, this) : undefined;
@@ -128,6 +120,15 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             needles,
         );
         this.registerOutputs(this.outputs);
+    }
+
+    /** The stack CA: with generate, or with existing for what the user's Secret does not cover (MariaDB, the IPA cache); none with cert-manager (components/cert-manager.ts). */
+    private stackPki(name: string, plan: IronicPlan): StackPki | undefined {
+        const c = plan.config;
+        const forExisting = c.database.kind === "mariadb" || c.database.kind === "mariadb-operator" || c.imageCache.mode === "deploy";
+        if (c.tls.mode !== "generate" && !(c.tls.mode === "existing" && forExisting)) return undefined;
+        const args = { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays };
+        return new StackPki(`${name}-pki`, args, { parent: this });
     }
 
     /** The namespace (kept on destroy when the database volume in it is kept), or the configured one. */

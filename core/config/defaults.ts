@@ -75,29 +75,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             automatedClean: p.ironic?.automatedClean ?? true,
             ipa: p.ironic?.ipa ?? {},
         },
-        database: {
-            kind: p.database?.kind ?? "sqlite",
-            host: p.database?.host,
-            port: p.database?.port,
-            name: p.database?.name ?? "ironic",
-            credentialsSecret: p.database?.credentialsSecret,
-            caSecret: p.database?.caSecret,
-            tls: p.database?.tls ?? true,
-            storageSize: p.database?.storageSize ?? "10Gi",
-            storageClass: p.database?.storageClass,
-            retainOnDelete: p.database?.retainOnDelete ?? true,
-            protect: p.database?.protect ?? true,
-            allowDowngrade: p.database?.allowDowngrade ?? false,
-            networkPolicy: {
-                // On once its host sources are named: which addresses host-network traffic arrives from
-                // depends on the CNI, and a guess that misses cuts Ironic off its database.
-                enabled: p.database?.networkPolicy?.enabled ?? p.database?.networkPolicy?.hostSources !== undefined,
-                hostSources: p.database?.networkPolicy?.hostSources ?? [],
-            },
-            replicas: p.database?.replicas ?? DEFAULT_GALERA_REPLICAS,
-            operator: { install: p.database?.operator?.install ?? false, namespace: p.database?.operator?.namespace ?? DEFAULT_OPERATOR_NAMESPACE },
-            allowKindChange: p.database?.allowKindChange ?? false,
-        },
+        database: databaseDefaults(p.database),
         conductors: p.conductors ?? [],
         kubernetes: p.kubernetes ?? {},
         resources: resolveResources(p.resources),
@@ -116,6 +94,32 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             mode: p.readiness?.mode ?? "auto",
             timeoutSeconds: p.readiness?.timeoutSeconds ?? DEFAULT_READINESS_TIMEOUT,
         },
+    };
+}
+
+function databaseDefaults(d: ParsedSections["database"]): StackConfig["database"] {
+    return {
+        kind: d?.kind ?? "sqlite",
+        host: d?.host,
+        port: d?.port,
+        name: d?.name ?? "ironic",
+        credentialsSecret: d?.credentialsSecret,
+        caSecret: d?.caSecret,
+        tls: d?.tls ?? true,
+        storageSize: d?.storageSize ?? "10Gi",
+        storageClass: d?.storageClass,
+        retainOnDelete: d?.retainOnDelete ?? true,
+        protect: d?.protect ?? true,
+        allowDowngrade: d?.allowDowngrade ?? false,
+        networkPolicy: {
+            // On once its host sources are named: which addresses host-network traffic arrives from
+            // depends on the CNI, and a guess that misses cuts Ironic off its database.
+            enabled: d?.networkPolicy?.enabled ?? d?.networkPolicy?.hostSources !== undefined,
+            hostSources: d?.networkPolicy?.hostSources ?? [],
+        },
+        replicas: d?.replicas ?? DEFAULT_GALERA_REPLICAS,
+        operator: { install: d?.operator?.install ?? false, namespace: d?.operator?.namespace ?? DEFAULT_OPERATOR_NAMESPACE },
+        allowKindChange: d?.allowKindChange ?? false,
     };
 }
 
