@@ -120,7 +120,8 @@ export CONDUCTOR_RUN_DIR="$run_dir"
 # image reads gets the same pair.
 read -r -a cert_dirs <<<"${CONDUCTOR_CERT_DIRS:-}"
 if [[ ${#cert_dirs[@]} -gt 0 ]]; then
-  read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-}"
+  # The SANs every conductor shares, then this node's own (its entry's external hosts).
+  read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-} ${CONDUCTOR_NODE_SANS:-}"
   "$python" "$scripts/conductor-cert.py" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
   for dir in "${cert_dirs[@]:1}"; do
     cp "${cert_dirs[0]}/tls.crt" "${cert_dirs[0]}/tls.key" "$dir/"

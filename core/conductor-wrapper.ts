@@ -42,6 +42,8 @@ export const WRAPPER_ENV = {
     nodeIp: "CONDUCTOR_NODE_IP",
     nodeInterface: "CONDUCTOR_INTERFACE",
     certSans: "CONDUCTOR_CERT_SANS",
+    /** The node's own extra SANs (its conductors[].external hosts), from its entry: DNS:/IP: words. */
+    nodeSans: "CONDUCTOR_NODE_SANS",
     /** provisioning.interface and .cidr: where a node without an address in its entry finds it. */
     defaultInterface: "CONDUCTOR_DEFAULT_INTERFACE",
     cidr: "CONDUCTOR_CIDR",

@@ -91,6 +91,15 @@ export const DHCP_PROVIDER_PATHS = {
 /** Our multi-conductor start wrapper's own contract (core/conductor-wrapper.ts), re-exported for its importers. */
 export { CONDUCTOR_PATHS, WRAPPER_ENV } from "./conductor-wrapper";
 
+/** httpd's TLS policy per vhost (tls-common.sh and the vhost templates; unset: the image's defaults). */
+export const HTTPD_TLS_ENV = {
+    api: { protocol: "IRONIC_SSL_PROTOCOL", ciphers12: "IRONIC_TLS_12_CIPHERS", ciphers13: "IRONIC_TLS_13_CIPHERS", curves: "IRONIC_TLS_CURVES" },
+    vmedia: { protocol: "IRONIC_VMEDIA_SSL_PROTOCOL", ciphers12: "IRONIC_VMEDIA_TLS_12_CIPHERS", ciphers13: "IRONIC_VMEDIA_TLS_13_CIPHERS", curves: "IRONIC_VMEDIA_CURVES" },
+} as const;
+
+/** The keepalived image's contract and our start script's (core/keepalived.ts), re-exported for its importers. */
+export { KEEPALIVED_IMAGE, KEEPALIVED_START } from "./keepalived";
+
 /** Our DHCP pruner sidecar's own contract (core/pruner.ts), re-exported for its importers. */
 export { PRUNER_ENV, PRUNER_SCRIPT } from "./pruner";
 
@@ -128,6 +137,8 @@ export const ENV = {
     kernelParams: "IRONIC_KERNEL_PARAMS",
     ramdiskSshKey: "IRONIC_RAMDISK_SSH_KEY",
     externalIp: "IRONIC_EXTERNAL_IP",
+    externalHttpUrl: "IRONIC_EXTERNAL_HTTP_URL",
+    externalCallbackUrl: "IRONIC_EXTERNAL_CALLBACK_URL",
     enableVlanInterfaces: "IRONIC_ENABLE_VLAN_INTERFACES",
     ipWaitTimeout: "IRONIC_IP_WAIT_TIMEOUT",
     restartOnCertUpdate: "RESTART_CONTAINER_CERTIFICATE_UPDATED",

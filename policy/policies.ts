@@ -5,7 +5,7 @@
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 
-import { capabilitiesRestricted, databaseClientTls, imagesPinned, noHostPath, resourceLimits, tlsEnabled } from "./rules";
+import { capabilitiesRestricted, databaseClientTls, imagesPinned, noHostPath, resourceLimits, tlsEnabled, tlsProtocols } from "./rules";
 
 export const policies: ResourceValidationPolicy[] = [
     {
@@ -53,5 +53,11 @@ export const policies: ResourceValidationPolicy[] = [
         description: "No container is privileged; only dnsmasq (NET_ADMIN, NET_BIND_SERVICE, NET_RAW) and keepalived (NET_ADMIN, NET_BROADCAST, NET_RAW) add capabilities.",
         enforcementLevel: "mandatory",
         validateResource: capabilitiesRestricted,
+    },
+    {
+        name: "tls-protocols",
+        description: "Where the workload sets httpd's TLS protocols (tls.minVersion), neither the API nor the virtual-media vhost accepts SSLv3, TLS 1.0 or TLS 1.1.",
+        enforcementLevel: "mandatory",
+        validateResource: tlsProtocols,
     },
 ];

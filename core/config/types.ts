@@ -40,6 +40,22 @@ export interface ConductorConfig {
     ip?: string;
     interface?: string;
     slot?: number;
+    /** What BMCs on another network reach this conductor at (multi). */
+    external?: ExternalConfig;
+}
+
+/** The BMC-facing address and URLs of an Ironic: each optional, at least one set (reach.ts). */
+export interface ExternalConfig {
+    ip?: string;
+    httpUrl?: string;
+    callbackUrl?: string;
+}
+
+/** keepalived beyond provisioning.ip: more VIPs, the VRRP router id, the password from the user's Secret. */
+export interface KeepalivedConfig {
+    extraVips: { ip: string; interface?: string; prefix?: number }[];
+    virtualRouterId?: number;
+    passwordSecret?: { name: string; key: string };
 }
 
 /** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
@@ -82,6 +98,11 @@ export interface StackConfig {
         caValidityDays: number;
         extraDnsNames: string[];
         extraIps: string[];
+        /** The TLS policy of httpd (API and virtual media) and Ironic's own TLS servers; unset: the image's defaults. */
+        minVersion?: "1.2" | "1.3";
+        ciphers?: string;
+        ciphersTls13?: string;
+        curves?: string;
     };
     placement: {
         /** Every pod of the stack (Ironic, MariaDB, the image cache). */
@@ -135,5 +156,8 @@ export interface StackConfig {
     /** Where the conductors get IPA from: a cache of this stack, another stack's, or the user's URLs. */
     imageCache: ImageCacheConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
+    /** single: what BMCs on another network reach Ironic at (multi: conductors[].external). */
+    external?: ExternalConfig;
+    keepalived: KeepalivedConfig;
     readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

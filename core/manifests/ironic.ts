@@ -16,6 +16,7 @@ import {
     httpdContainer,
     ironicContainer,
     keepalivedContainer,
+    keepalivedVolumes,
     provisioningIpCheckContainer,
     ramdiskLogsContainer,
 } from "./containers";
@@ -54,7 +55,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         ...(usesSlotAgents(plan) ? { serviceAccountName: plan.names.slotAccount } : {}),
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
-        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? [])],
+        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? []), ...keepalivedVolumes(plan)],
     };
 }
 

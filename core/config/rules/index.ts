@@ -15,6 +15,7 @@ import { imagesRule } from "./images";
 import { imageCacheRule } from "./image-cache";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
+import { externalRule, keepalivedRule } from "./reach";
 import { resourcesRule } from "./resources";
 import type { Rule } from "./rule";
 import { tlsRule } from "./tls";
@@ -41,4 +42,6 @@ export const RULES: readonly Rule[] = [
     resourcesRule,
     trustRule,
     downloadsRule,
+    externalRule,
+    keepalivedRule,
 ];
