@@ -120,7 +120,8 @@ export CONDUCTOR_RUN_DIR="$run_dir"
 # image reads gets the same pair.
 read -r -a cert_dirs <<<"${CONDUCTOR_CERT_DIRS:-}"
 if [[ ${#cert_dirs[@]} -gt 0 ]]; then
-  read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-}"
+  # The SANs every conductor shares, then this node's own (its entry's external hosts).
+  read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-} ${CONDUCTOR_NODE_SANS:-}"
   trust=()
   if [[ -n "${CONDUCTOR_CA_TRUST:-}" ]]; then trust=(--trust "$CONDUCTOR_CA_TRUST"); fi
   "$python" "$scripts/conductor-cert.py" "${trust[@]}" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"

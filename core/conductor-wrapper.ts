@@ -44,6 +44,8 @@ export const WRAPPER_ENV = {
     certSans: "CONDUCTOR_CERT_SANS",
     /** tls.mode "existing": the bundle the peers verify with; the minter refuses a conductor CA that does not chain to it. */
     caTrust: "CONDUCTOR_CA_TRUST",
+    /** The node's own extra SANs (its conductors[].external hosts), from its entry: DNS:/IP: words. */
+    nodeSans: "CONDUCTOR_NODE_SANS",
     /** provisioning.interface and .cidr: where a node without an address in its entry finds it. */
     defaultInterface: "CONDUCTOR_DEFAULT_INTERFACE",
     cidr: "CONDUCTOR_CIDR",

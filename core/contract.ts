@@ -91,6 +91,18 @@ export const DHCP_PROVIDER_PATHS = {
 /** Our multi-conductor start wrapper's own contract (core/conductor-wrapper.ts), re-exported for its importers. */
 export { CONDUCTOR_PATHS, WRAPPER_ENV } from "./conductor-wrapper";
 
+/** httpd's TLS policy per vhost (tls-common.sh and the vhost templates; unset: the image's defaults). */
+export const HTTPD_TLS_ENV = {
+    api: { protocol: "IRONIC_SSL_PROTOCOL", ciphers12: "IRONIC_TLS_12_CIPHERS", ciphers13: "IRONIC_TLS_13_CIPHERS", curves: "IRONIC_TLS_CURVES" },
+    vmedia: { protocol: "IRONIC_VMEDIA_SSL_PROTOCOL", ciphers12: "IRONIC_VMEDIA_TLS_12_CIPHERS", ciphers13: "IRONIC_VMEDIA_TLS_13_CIPHERS", curves: "IRONIC_VMEDIA_CURVES" },
+} as const;
+
+/** The keepalived image's contract and our start script's (core/keepalived.ts), re-exported for its importers. */
+export { KEEPALIVED_IMAGE, KEEPALIVED_START } from "./keepalived";
+
+/** The ironic image's exporter (core/exporter.ts), re-exported for its importers. */
+export { EXPORTER } from "./exporter";
+
 /** Our DHCP pruner sidecar's own contract (core/pruner.ts), re-exported for its importers. */
 export { PRUNER_ENV, PRUNER_SCRIPT } from "./pruner";
 
@@ -128,6 +140,8 @@ export const ENV = {
     kernelParams: "IRONIC_KERNEL_PARAMS",
     ramdiskSshKey: "IRONIC_RAMDISK_SSH_KEY",
     externalIp: "IRONIC_EXTERNAL_IP",
+    externalHttpUrl: "IRONIC_EXTERNAL_HTTP_URL",
+    externalCallbackUrl: "IRONIC_EXTERNAL_CALLBACK_URL",
     enableVlanInterfaces: "IRONIC_ENABLE_VLAN_INTERFACES",
     ipWaitTimeout: "IRONIC_IP_WAIT_TIMEOUT",
     restartOnCertUpdate: "RESTART_CONTAINER_CERTIFICATE_UPDATED",
@@ -212,22 +226,6 @@ export const IRONIC_TRUST = {
     trustedCaDir: "/certs/ca/trusted",
     bmcVerifyCa: ["redfish", "verify_ca"],
     webserverVerifyCa: ["DEFAULT", "webserver_verify_ca"],
-} as const;
-
-/**
- * ironic-prometheus-exporter (docs/ironic-image-contract.md, Metrics): `/bin/runironic-exporter` writes its own
- * ironic.conf and serves on FLASK_RUN_HOST:FLASK_RUN_PORT the files the conductor's `prometheus_exporter`
- * notification driver writes into `notificationsDir`, one per node and one per conductor. SEND_SENSOR_DATA=true
- * on the ironic container turns collection on. No exporter TLS in release-38.0 (ironic-image #1033).
- */
-export const EXPORTER = {
-    command: "/bin/runironic-exporter",
-    port: 9608,
-    /** runtimeDir: gunicorn (26 in release-38.0) puts its control socket there, else under $HOME on the read-only root. */
-    env: { host: "FLASK_RUN_HOST", port: "FLASK_RUN_PORT", sendSensorData: "SEND_SENSOR_DATA", runtimeDir: "XDG_RUNTIME_DIR" },
-    notificationsDir: "/shared/ironic_prometheus_exporter",
-    sensorInterval: ["sensor_data", "interval"],
-    ownedGroups: ["oslo_messaging_notifications", "sensor_data"], // the template's, once SEND_SENSOR_DATA is on
 } as const;
 
 /** BMO (docs/ironic-image-contract.md, Deploy images): per-arch `DEPLOY_KERNEL_URL_<ARCH upper>` wins over the base variable. */

@@ -5,7 +5,7 @@
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 
-import { capabilitiesRestricted, databaseClientTls, exporterBound, imagesPinned, noHostPath, resourceLimits, tlsEnabled } from "./rules";
+import { capabilitiesRestricted, databaseClientTls, exporterBound, imagesPinned, noHostPath, resourceLimits, tlsEnabled, tlsProtocols } from "./rules";
 
 export const policies: ResourceValidationPolicy[] = [
     {
@@ -59,5 +59,11 @@ export const policies: ResourceValidationPolicy[] = [
         description: "On the host network the ironic-prometheus-exporter binds one address (the pod IP), never every interface of the node (the image's default 0.0.0.0).",
         enforcementLevel: "mandatory",
         validateResource: exporterBound,
+    },
+    {
+        name: "tls-protocols",
+        description: "Where the workload sets httpd's TLS protocols (tls.minVersion), neither the API nor the virtual-media vhost accepts SSLv3, TLS 1.0 or TLS 1.1.",
+        enforcementLevel: "mandatory",
+        validateResource: tlsProtocols,
     },
 ];

@@ -6,7 +6,7 @@
  */
 import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
 
-import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
+import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, HTTPD_TLS_ENV, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
 import { MARIADB } from "../core/plan/database";
 import { unpinnedReason } from "../core/config/pinning";
 
@@ -190,6 +190,37 @@ export const exporterBound: Rule = (args, report) => {
         const literal = host?.value;
         if (!host || (host.valueFrom === undefined && (literal === undefined || ["0.0.0.0", "::", "[::]", ""].includes(String(literal))))) {
             report(`${where}: ${EXPORTER.env.host} ${host ? `is ${JSON.stringify(literal)}` : "is unset (the image binds 0.0.0.0)"}: on the host network the exporter would listen on every interface of the node; bind it to the pod IP (valueFrom fieldRef status.podIP) or one address`);
+        }
+    });
+};
+
+// tls-protocols
+
+/** What an Apache SSLProtocol value enables below TLS 1.2 (mod_ssl: `ALL` is SSLv3..TLSv1.3; `+`/no sign adds, `-` removes). */
+export function weakProtocols(value: string): string[] {
+    const on = new Set<string>();
+    const ALL = ["SSLv3", "TLSv1", "TLSv1.1", "TLSv1.2", "TLSv1.3"];
+    for (const word of value.trim().split(/\s+/)) {
+        const sign = word.startsWith("-") ? "-" : "+";
+        const name = word.replace(/^[+-]/, "");
+        const names = name.toLowerCase() === "all" ? ALL : [name];
+        for (const n of names) sign === "+" ? on.add(n) : on.delete(n);
+    }
+    return ["SSLv3", "TLSv1", "TLSv1.1"].filter((p) => on.has(p));
+}
+
+/**
+ * httpd's API and virtual-media vhosts accept nothing older than TLS 1.2 when the workload sets
+ * their protocol (tls.minVersion): a hand-written `ALL` or `+TLSv1.1` in a program's override fires.
+ * Unset, the image's defaults apply (docs/networks-and-trust.md, TLS policy).
+ */
+export const tlsProtocols: Rule = (args, report) => {
+    eachContainer(args, (c, where) => {
+        const env = envOf(c);
+        for (const name of [HTTPD_TLS_ENV.api.protocol, HTTPD_TLS_ENV.vmedia.protocol]) {
+            if (env[name] === undefined) continue;
+            const weak = weakProtocols(env[name]);
+            if (weak.length > 0) report(`${where}: ${name}="${env[name]}" enables ${weak.join(", ")} (deprecated, RFC 8996): set tls.minVersion "1.2" or "1.3" and no override of ${name}`);
         }
     });
 };

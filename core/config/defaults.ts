@@ -61,6 +61,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             caValidityDays: p.tls?.caValidityDays ?? 3650,
             extraDnsNames: p.tls?.extraDnsNames ?? [],
             extraIps: p.tls?.extraIps ?? [],
+            ...pick(p.tls, ["minVersion", "ciphers", "ciphersTls13", "curves"]),
         },
         placement: {
             nodeSelector: p.placement?.nodeSelector ?? {},
@@ -89,6 +90,8 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         imagePullSecrets: p.imagePullSecrets ?? [],
         imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
         metrics: resolveMetrics(p.metrics),
+        ...(p.external && Object.keys(p.external).length > 0 ? { external: p.external } : {}),
+        keepalived: keepalivedDefaults(p.keepalived),
         readiness: {
             enabled: p.readiness?.enabled ?? true,
             mode: p.readiness?.mode ?? "auto",
@@ -121,6 +124,19 @@ function databaseDefaults(d: ParsedSections["database"]): StackConfig["database"
         operator: { install: d?.operator?.install ?? false, namespace: d?.operator?.namespace ?? DEFAULT_OPERATOR_NAMESPACE },
         allowKindChange: d?.allowKindChange ?? false,
     };
+}
+
+/** keepalived beyond provisioning.ip; the password Secret's key defaults to `password`. */
+function keepalivedDefaults(k: ParsedSections["keepalived"]): StackConfig["keepalived"] {
+    const secret = k?.passwordSecret;
+    return { extraVips: k?.extraVips ?? [], ...pick(k, ["virtualRouterId"]), ...(secret ? { passwordSecret: { name: secret.name, key: secret.key ?? "password" } } : {}) };
+}
+
+/** The keys of `o` that are set (an unset optional key stays absent, not undefined). */
+function pick<T extends object, K extends keyof T>(o: T | undefined, keys: K[]): Partial<Pick<T, K>> {
+    const out: Partial<Pick<T, K>> = {};
+    for (const k of keys) if (o?.[k] !== undefined) out[k] = o[k];
+    return out;
 }
 
 /** Every image, then rewritten to images.registry when set: what every pod pulls. */

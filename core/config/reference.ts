@@ -39,6 +39,8 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
     imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
     imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
+    external: "single: what BMCs on another network reach Ironic at (virtual media and IPA's callback URLs); multi: conductors[].external.",
+    keepalived: "With provisioning.keepalived: extra VIPs, the VRRP virtual router id and password (your Secret).",
     readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
     metrics: "Sensor data and the ironic-prometheus-exporter beside every Ironic (every conductor in multi); optional ServiceMonitor.",
 };
@@ -103,6 +105,10 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["tls.renewBeforeDays"], type: "int", default: "`30`", notes: "must be below the validity (else every run re-issues)" },
     { keys: ["tls.caValidityDays"], type: "int", default: "`3650`" },
     { keys: ["tls.extraDnsNames","tls.extraIps"], type: "lists", default: "`[]`", notes: "additional SANs (DNS names ≤ 253, parts ≤ 63, `*.` allowed)" },
+    { keys: ["tls.minVersion"], default: "— (image: API TLS 1.2+, virtual media any)", notes: "the oldest TLS version httpd accepts on the API and virtual-media ports (`IRONIC_SSL_PROTOCOL`, `IRONIC_VMEDIA_SSL_PROTOCOL`) and Ironic's own TLS servers (`[api]`/`[json_rpc]tls_minimum_version`); see [TLS policy](networks-and-trust.md#tls-policy)" },
+    { keys: ["tls.ciphers"], type: "OpenSSL cipher list", default: "— (OpenSSL's)", notes: "TLS 1.2 ciphers of httpd (`IRONIC_TLS_12_CIPHERS`, `IRONIC_VMEDIA_TLS_12_CIPHERS`) and Ironic (`[api]`/`[json_rpc]tls_ciphers`)" },
+    { keys: ["tls.ciphersTls13"], type: "TLS 1.3 suites, `:`-separated", default: "— (OpenSSL's)", notes: "httpd only (`IRONIC_TLS_13_CIPHERS`, `IRONIC_VMEDIA_TLS_13_CIPHERS`)" },
+    { keys: ["tls.curves"], type: "groups, `:`-separated", default: "— (OpenSSL's)", notes: "key-exchange groups of httpd (`IRONIC_TLS_CURVES`, `IRONIC_VMEDIA_CURVES`), e.g. `X25519MLKEM768:X25519:P-256` where OpenSSL has ML-KEM" },
     // placement
     { keys: ["placement.nodeSelector"], type: "map", default: "`{}`", notes: "every pod of the stack (Ironic, MariaDB, the image cache), e.g. `{\"node-role.kubernetes.io/control-plane\": \"\"}`; keys and values follow Kubernetes' label syntax (checked before anything is deployed)" },
     { keys: ["placement.conductorNodeSelector"], type: "map", default: "`{\"node-role.kubernetes.io/control-plane\": \"\"}`", notes: "multi only: which nodes run a conductor, added to `placement.nodeSelector` (both must match). Every node it selects runs one, listed in `conductors[]` or not; `{}` means every node `placement.nodeSelector` selects" },
@@ -147,7 +153,17 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["database.operator.namespace"], type: "DNS label", default: "`mariadb-operator`", notes: "with `mariadb-operator`: where the operator runs (installed there with `install`; the NetworkPolicy admits it from there)" },
     { keys: ["database.allowKindChange"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: allow moving a deployed `mariadb` to it (a new, empty cluster: dump and restore first, see [Database](database.md#moving-from-mariadb-to-mariadb-operator))" },
     // conductors
-    { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
+    { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?, external?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
+    { keys: ["conductors[].external.ip","conductors[].external.httpUrl","conductors[].external.callbackUrl"], type: "IP / `https://host[:port]`", default: "—", notes: "multi: what BMCs on another network reach this node's conductor at, as `external.*` (list every conductor node: one without hands BMCs its provisioning-network URLs); its certificate gets the hosts; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
+    // external
+    { keys: ["external.ip"], type: "IPv4 or IPv6", default: "—", notes: "single: the address BMCs reach Ironic at; derives both URLs below (`https://<ip>:<ports.vmediaTls>`, `https://<ip>:<ports.api>`, IPv6 bracketed) and goes into the certificate; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
+    { keys: ["external.httpUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "what BMCs fetch virtual media from: `IRONIC_EXTERNAL_HTTP_URL` → `[deploy]external_http_url`" },
+    { keys: ["external.callbackUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "where IPA booted from virtual media calls back: `IRONIC_EXTERNAL_CALLBACK_URL` → `[deploy]external_callback_url`" },
+    // keepalived
+    { keys: ["keepalived.extraVips"], type: "list of `{ip, interface?, prefix?}`", default: "`[]`", notes: "more VIPs keepalived holds besides `provisioning.ip` (interface default `provisioning.interface`, prefix default /32 or /128); see [keepalived](networks-and-trust.md#more-keepalived-vips-and-vrrp)" },
+    { keys: ["keepalived.virtualRouterId"], type: "1–255", default: "— (image: 1)", notes: "VRRP virtual router id: distinct per keepalived group on one L2 segment" },
+    { keys: ["keepalived.passwordSecret.name"], type: "Secret name", default: "— (no VRRP auth)", notes: "your Secret holding the VRRP password (1–8 characters of letters, digits, `._+=@%^*-`); read by the pod, never by the program" },
+    { keys: ["keepalived.passwordSecret.key"], type: "key", default: "`password`", notes: "the key holding the password" },
     // kubernetes
     { keys: ["kubernetes.context"], type: "string", default: "current context", notes: "kubeconfig context of the explicit provider (and of `kubectl` in the readiness check); letters, digits and `. _ @ : / + = -`" },
     // readiness

@@ -9,6 +9,7 @@ import { z } from "zod";
 
 import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName, tolerationProblems } from "./strings";
 import { networkSections, registryProblem } from "./network";
+import { externalBlock, reachSections, tlsPolicyShape } from "./reach";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { metricsSection } from "./metrics";
@@ -177,6 +178,7 @@ export const sections = {
         caValidityDays: z.number().int().min(1).max(36500).optional(),
         extraDnsNames: z.array(dnsNameOrWildcard).optional(),
         extraIps: z.array(ipv4).optional(),
+        ...tlsPolicyShape(),
     }),
     placement: strict({
         nodeSelector: z.record(labelKey, labelValue).optional(),
@@ -196,19 +198,15 @@ export const sections = {
         }).optional(),
     }),
     database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
-    conductors: z.array(
-        strict({
-            name: nodeName,
-            ip: ipv4.optional(),
-            interface: ifname.optional(),
-            slot: z.number().int().min(0).optional(),
-        }),
-    ),
+    conductors: z.array(strict({ name: nodeName, ip: ipv4.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
     kubernetes: strict({
         context: kubeContext.optional(),
     }),
     resources: resourcesSection({ quantity, strict }),
-    ...networkSections({ strict }), // proxy, trust, imagePullSecrets
+    /** proxy, trust, imagePullSecrets (network.ts). */
+    ...networkSections({ strict }),
+    /** external, keepalived (reach.ts). */
+    ...reachSections({ strict }),
     imageCache: imageCacheSection({ strict, quantity, port, dnsLabel, storageClassName }),
     metrics: metricsSection({ port, strict }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */

@@ -42,6 +42,22 @@ export interface ConductorConfig {
     ip?: string;
     interface?: string;
     slot?: number;
+    /** What BMCs on another network reach this conductor at (multi). */
+    external?: ExternalConfig;
+}
+
+/** The BMC-facing address and URLs of an Ironic: each optional, at least one set (reach.ts). */
+export interface ExternalConfig {
+    ip?: string;
+    httpUrl?: string;
+    callbackUrl?: string;
+}
+
+/** keepalived beyond provisioning.ip: more VIPs, the VRRP router id, the password from the user's Secret. */
+export interface KeepalivedConfig {
+    extraVips: { ip: string; interface?: string; prefix?: number }[];
+    virtualRouterId?: number;
+    passwordSecret?: { name: string; key: string };
 }
 
 /** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
@@ -88,6 +104,11 @@ export interface StackConfig {
         caValidityDays: number;
         extraDnsNames: string[];
         extraIps: string[];
+        /** The TLS policy of httpd (API and virtual media) and Ironic's own TLS servers; unset: the image's defaults. */
+        minVersion?: "1.2" | "1.3";
+        ciphers?: string;
+        ciphersTls13?: string;
+        curves?: string;
     };
     placement: {
         /** Every pod of the stack (Ironic, MariaDB, the image cache). */
@@ -149,5 +170,8 @@ export interface StackConfig {
     /** The ironic-prometheus-exporter beside every Ironic, sensor collection, an optional ServiceMonitor. */
     metrics: MetricsConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
+    /** single: what BMCs on another network reach Ironic at (multi: conductors[].external). */
+    external?: ExternalConfig;
+    keepalived: KeepalivedConfig;
     readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
 }

@@ -3,8 +3,8 @@
  * and, when it starts differently per topology, the pod topology (topology.ts); none of them
  * tests the topology itself.
  */
-import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
-import { PROVISIONING_IP_CHECK, readAsset } from "../render/assets";
+import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { KEEPALIVED_START_SCRIPT, PROVISIONING_IP_CHECK, readAsset } from "../render/assets";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
@@ -12,8 +12,8 @@ import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
 import { slotAgentCommand, slotAgentEnv, usesSlotAgents } from "./slots";
 import type { PodTopology } from "./topology";
-import { PRUNER_AUTH_DIR } from "./volumes";
-import type { VolumeMount } from "./volumes";
+import { PRUNER_AUTH_DIR, fromSecret } from "./volumes";
+import type { Volume, VolumeMount } from "./volumes";
 
 /** Touched by the pruner on every poll, on the pod's shared volume (its only writable mount). */
 export const PRUNER_HEARTBEAT_FILE = `${PATHS.shared}/dhcp-pruner.heartbeat`;
@@ -192,19 +192,40 @@ export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[
     };
 }
 
-/** keepalived holding the provisioning IP as a VIP (its own image, its own non-root user). */
+/**
+ * keepalived holding the provisioning IP (and keepalived.extraVips) as VIPs, in its own image as its
+ * own non-root user. With a VRRP router id or password: our start script writes the image's template
+ * first (core/keepalived.ts), the password read from the user's Secret, mounted for this container only.
+ */
 export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Container {
+    const k = plan.config.keepalived;
+    const vrrp = k.virtualRouterId !== undefined || k.passwordSecret !== undefined;
+    const env = [
+        { name: ENV.keepalivedVirtualIps, value: virtualIps },
+        ...(k.virtualRouterId !== undefined ? [{ name: KEEPALIVED_START.env.routerId, value: String(k.virtualRouterId) }] : []),
+        ...(k.passwordSecret ? [{ name: KEEPALIVED_START.env.passwordFile, value: `${KEEPALIVED_START.passwordDir}/${KEEPALIVED_START.passwordFile}` }] : []),
+    ];
     return {
         name: "keepalived",
         image: plan.config.images.keepalived,
-        env: [{ name: ENV.keepalivedVirtualIps, value: virtualIps }],
+        ...(vrrp ? { command: [COMMANDS.shell, "-c", readAsset(KEEPALIVED_START_SCRIPT), KEEPALIVED_START_SCRIPT, ...KEEPALIVED_IMAGE.command] } : {}),
+        env,
         securityContext: {
             allowPrivilegeEscalation: true,
-            runAsUser: 65532,
-            runAsGroup: 65532,
+            runAsUser: KEEPALIVED_IMAGE.uid,
+            runAsGroup: KEEPALIVED_IMAGE.gid,
             runAsNonRoot: true,
             capabilities: { drop: ["ALL"], add: [...KEEPALIVED_CAPABILITIES] },
         },
+        ...(k.passwordSecret ? { volumeMounts: [{ name: KEEPALIVED_VRRP_VOLUME, mountPath: KEEPALIVED_START.passwordDir, readOnly: true }] } : {}),
         resources: containerResources(plan, "keepalived"),
     };
+}
+
+/** The volume of keepalived.passwordSecret's key, as `password`: readable by keepalived's user (not in the pod's fsGroup), mounted only there. */
+export const KEEPALIVED_VRRP_VOLUME = "keepalived-vrrp";
+export function keepalivedVolumes(plan: IronicPlan): Volume[] {
+    const s = plan.config.keepalived.passwordSecret;
+    if (plan.topology.kind !== "single" || !plan.topology.keepalivedVirtualIps || !s) return [];
+    return [fromSecret(KEEPALIVED_VRRP_VOLUME, s.name, { items: [[s.key, KEEPALIVED_START.passwordFile]], defaultMode: 0o444 })];
 }

@@ -16,6 +16,7 @@ import {
     httpdContainer,
     ironicContainer,
     keepalivedContainer,
+    keepalivedVolumes,
     provisioningIpCheckContainer,
     ramdiskLogsContainer,
 } from "./containers";
@@ -57,7 +58,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
         ...(usesSlotAgents(plan) ? { serviceAccountName: plan.names.slotAccount } : {}),
         ...(initContainers.length > 0 ? { initContainers } : {}),
         containers,
-        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? []), ...(metrics ? exporterVolumes() : [])],
+        volumes: [...volumes, ...(cache?.volumes ?? []), ...(trust?.volumes ?? []), ...(metrics ? exporterVolumes() : []), ...keepalivedVolumes(plan)],
     };
 }
 

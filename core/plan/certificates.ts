@@ -4,6 +4,7 @@
  */
 import type { StackConfig } from "../config";
 import { ipToNumber } from "../ip";
+import { planExternal } from "./external";
 import type { IronicPlan } from "./types";
 
 /**
@@ -11,10 +12,13 @@ import type { IronicPlan } from "./types";
  * every node certificate (the Service names); each node adds its own IP and name.
  */
 export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): { dnsNames: string[]; ipAddresses: string[] } {
+    // Single: the hosts BMCs and IPA reach it at from another network (external.*) too.
+    const ext = config.topology === "single" ? planExternal(config, config.external)?.sans : undefined;
     const ips = [...(config.topology === "multi" ? [] : [config.provisioning.ip]), ...config.tls.extraIps];
+    const v6 = (ext?.ipAddresses ?? []).filter((ip) => ip.includes(":"));
     return {
-        dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames]),
-        ipAddresses: uniq(ips).sort((a, b) => ipToNumber(a) - ipToNumber(b)),
+        dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames, ...(ext?.dnsNames ?? [])]),
+        ipAddresses: [...uniq([...ips, ...(ext?.ipAddresses ?? []).filter((ip) => !ip.includes(":"))]).sort((a, b) => ipToNumber(a) - ipToNumber(b)), ...uniq(v6).sort()],
     };
 }
 
@@ -23,9 +27,11 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
  * name, then the API Service names. No other node.
  */
 export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string): { dnsNames: string[]; ipAddresses: string[] } {
+    // The node's conductors[].external hosts (the wrapper adds them from its entry).
+    const ext = planExternal(plan.config, plan.config.conductors.find((c) => c.name === node)?.external)?.sans;
     return {
-        dnsNames: uniq([node, ...plan.certificate.dnsNames]),
-        ipAddresses: uniq([ip, ...plan.certificate.ipAddresses]),
+        dnsNames: uniq([node, ...plan.certificate.dnsNames, ...(ext?.dnsNames ?? [])]),
+        ipAddresses: uniq([ip, ...plan.certificate.ipAddresses, ...(ext?.ipAddresses ?? [])]),
     };
 }
 

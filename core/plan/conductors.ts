@@ -12,6 +12,7 @@ import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, WRAP
 import { ipToNumber } from "../ip";
 import { DnsmasqOptions, ExtraDhcpRange, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { renderEnvFile } from "../render/envfile";
+import { externalEnv, planExternal, sanWords } from "./external";
 import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
 import { sliceBounds } from "./slices";
 import { type DhcpSlotPlan, type DhcpSlotsState, planDhcpSlots } from "./slots";
@@ -34,13 +35,20 @@ export function planTopology(config: StackConfig, previousSlots?: DhcpSlotsState
             return {
                 kind: "single",
                 conductor: singleConductor(config),
-                ...(provisioning.keepalived ? { keepalivedVirtualIps: `${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}` } : {}),
+                ...(provisioning.keepalived ? { keepalivedVirtualIps: keepalivedVirtualIps(config) } : {}),
             };
         case "multi": {
             const slots = provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previousSlots) : undefined;
             return { kind: "multi", conductors: planListed(config, slots), ...(slots ? { dhcpSlots: slots } : {}) };
         }
     }
+}
+
+/** KEEPALIVED_VIRTUAL_IPS: provisioning.ip with the CIDR's prefix first (the image takes its interface for the VRRP instance), then keepalived.extraVips. */
+export function keepalivedVirtualIps(config: StackConfig): string {
+    const { provisioning } = config;
+    const extra = config.keepalived.extraVips.map((v) => [v.ip, v.interface ?? provisioning.interface, ...(v.prefix !== undefined ? [v.prefix] : [])].join(","));
+    return [`${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}`, ...extra].join(" ");
 }
 
 /** Multi: the listed nodes in config order (none for single). */
@@ -198,6 +206,9 @@ function planListed(config: StackConfig, slices: DhcpSlotPlan | undefined): List
         const entry: EnvMap = {};
         if (c.ip) entry[WRAPPER_ENV.nodeIp] = c.ip;
         if (c.interface) entry[WRAPPER_ENV.nodeInterface] = c.interface;
+        // BMCs on another network: this node's URLs (the image's variables) and their hosts in its certificate.
+        const ext = planExternal(config, c.external);
+        if (ext) Object.assign(entry, externalEnv(ext), { [WRAPPER_ENV.nodeSans]: sanWords(ext.sans).join(" ") });
         // Known before deployment only when the entry names the address; else the pod finds it.
         const dnsmasqOptions = slot && c.ip ? nodeDnsmasqOptions(config, c.ip, iface, slot.range) : undefined;
         const resolved = c.ip

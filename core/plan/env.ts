@@ -8,6 +8,8 @@ import { DHCP_PROVIDER_PATHS, ENV, EXPORTER, IPXE_FILES, PATHS, osloEnvName } fr
 import type { DatabasePlan } from "./database";
 import { extraCaEnv, proxyEnv } from "./downloads";
 import { imageCacheOsloSettings } from "./image-cache";
+import { externalEnv, planExternal } from "./external";
+import { httpdTlsEnv, tlsOsloSettings } from "./tls-policy";
 import { trustOsloSettings } from "./trust";
 import { FAILOVER_SETTINGS } from "./timings";
 import type { EnvMap, OsloSetting } from "./types";
@@ -36,6 +38,8 @@ export function commonEnv(config: StackConfig): EnvMap {
         [ENV.enableVlanInterfaces]: "all",
         // Roll Ironic and httpd when a mounted certificate Secret is updated in place.
         [ENV.restartOnCertUpdate]: "true",
+        // tls.*: httpd's TLS policy (configure-ironic also sources tls-common.sh, which only defaults them).
+        ...httpdTlsEnv(config),
     };
     // Multi: each node's provisioning IP and interface come from its own env file (ConductorPlan.env).
     if (config.topology === "single") {
@@ -64,6 +68,8 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
     }
     // metrics.enabled: the image's template turns on the notification driver the exporter reads.
     if (config.metrics.enabled) env[EXPORTER.env.sendSensorData] = "true";
+    // Single: what BMCs on another network reach (multi: each node's entry, core/plan/conductors.ts).
+    if (config.topology === "single") Object.assign(env, externalEnv(planExternal(config, config.external)));
     for (const [group, option, value] of osloSettings(config)) env[osloEnvName(group, option)] = value;
     // Off by default: Ironic also talks to BMCs (Redfish over HTTPS), which a proxy rarely reaches.
     if (config.proxy.applyToIronic) Object.assign(env, proxyEnv(config));
@@ -81,7 +87,7 @@ export function osloSettings(config: StackConfig): OsloSetting[] {
 
 function programOsloSettings(config: StackConfig): OsloSetting[] {
     if (config.topology !== "multi") return [];
-    const settings: OsloSetting[] = [...FAILOVER_SETTINGS];
+    const settings: OsloSetting[] = [...FAILOVER_SETTINGS, ...tlsOsloSettings(config)];
     if (config.provisioning.dhcp) {
         // Ironic's dnsmasq provider writes each owned host into this conductor's own directories.
         settings.push(

@@ -40,7 +40,10 @@ export const PROVISIONING_IP_CHECK = "provisioning-ip-check.sh";
 /** The IPA image cache's scripts (core/plan/image-cache.ts IPA_CACHE_SCRIPTS), in their own ConfigMaps. */
 export type IpaCacheAssetName = "ipa-cache-sync.sh" | "ipa-cache-server.py" | "ipa-cache-client.sh";
 
-export type AssetName = PodAssetName | typeof READINESS_SCRIPT | typeof PROVISIONING_IP_CHECK | IpaCacheAssetName;
+/** keepalived with a VRRP router id or password: writes the image's template first (given inline to bash, core/keepalived.ts). */
+export const KEEPALIVED_START_SCRIPT = "keepalived-start.sh";
+
+export type AssetName = PodAssetName | typeof READINESS_SCRIPT | typeof PROVISIONING_IP_CHECK | typeof KEEPALIVED_START_SCRIPT | IpaCacheAssetName;
 
 export const ASSET_NAMES: readonly PodAssetName[] = [CONDUCTOR_PATHS.wrapper, CONDUCTOR_PATHS.certMinter, CONDUCTOR_PATHS.addressFinder, PRUNER_SCRIPT, DNSMASQ_START_SCRIPT, SLOT_AGENT_SCRIPT];
 

@@ -177,7 +177,7 @@ describe("plan --diff: what changes and what restarts", function () {
             assert.equal(outputs.credentials, "[secret]", "secret outputs as pulumi stack output --json prints them");
             assert.deepEqual(Object.keys(outputs.state.dhcpSlots.nodes), ["cp-0", "cp-1", "cp-2"]);
             const added = path.join(work, "Pulumi.added.yaml");
-            fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
+            fs.writeFileSync(added, fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8").replace("        ip: 10.20.0.14\n", "        ip: 10.20.0.14\n    - name: cp-3\n      ip: 172.22.0.5\n"));
             const head = plan(["--stack", "ha", "--file", added, "--out", path.join(work, "head"), "--previous", baseOut, "--diff", path.join(work, "base2")]);
             assert.equal(head.status, 0, head.stderr);
             assert.doesNotMatch(head.stdout, /--diff without --previous/);

@@ -167,7 +167,7 @@ describe("npm run plan", function () {
         // (a first run of today's three nodes cuts 4). Its outputs as `pulumi stack output --json` prints them.
         const deployedFile = path.join(work, "Pulumi.ha.yaml");
         const ha = fs.readFileSync(path.join(ROOT, "Pulumi.ha.yaml"), "utf8");
-        fs.writeFileSync(deployedFile, ha.replace("      ip: 172.22.0.4\n", "      ip: 172.22.0.4\n    - name: cp-3\n      ip: 172.22.0.5\n"));
+        fs.writeFileSync(deployedFile, ha.replace("        ip: 10.20.0.14\n", "        ip: 10.20.0.14\n    - name: cp-3\n      ip: 172.22.0.5\n"));
         const deployedOutputs = path.join(work, "deployed-ha-outputs.json");
         const d = plan(["--file", deployedFile, "--out", path.join(work, "deployed"), "--write-outputs", deployedOutputs]);
         assert.equal(d.status, 0, d.stderr);

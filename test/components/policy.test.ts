@@ -85,7 +85,7 @@ describe("Policy pack (policy/)", function () {
     this.timeout(120000);
 
     it("has the seven policies, each with a validateResource", function () {
-        assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted", "exporter-bound"]);
+        assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted", "exporter-bound", "tls-protocols"]);
         for (const p of policies) assert.equal(typeof p.validateResource, "function", p.name);
     });
 
@@ -164,6 +164,19 @@ describe("Policy pack (policy/)", function () {
             "Deployment ironic: volume host mounts the node's /var/lib/ironic (hostPath)",
             "PersistentVolume pv: backed by the node's /srv (hostPath)",
         ]);
+    });
+
+    it("tls-protocols: the vmedia stack's tls.minVersion passes; an httpd override enabling TLS 1.1 (or ALL) fires, naming the variable and the key", async function () {
+        const rs = await registered(exampleRaw("vmedia"), "vmedia");
+        assert.deepEqual(runPack(rs, "vmedia").filter((x) => x.policy === "tls-protocols"), []);
+        const v = variantOf(rs, "Deployment", (props) => {
+            const httpd = containerIn(props, "httpd");
+            httpd.env = httpd.env.map((e: any) => (e.name === "IRONIC_VMEDIA_SSL_PROTOCOL" ? { ...e, value: "ALL -SSLv3" } : e.name === "IRONIC_SSL_PROTOCOL" ? { ...e, value: "-ALL +TLSv1.1 +TLSv1.2" } : e));
+        });
+        const fired = runPack([v], "vmedia").filter((x) => x.policy === "tls-protocols");
+        assert.equal(fired.length, 2, JSON.stringify(fired));
+        assert.match(fired[0].message, /httpd: IRONIC_SSL_PROTOCOL="-ALL \+TLSv1\.1 \+TLSv1\.2" enables TLSv1\.1 .*tls\.minVersion/);
+        assert.match(fired[1].message, /IRONIC_VMEDIA_SSL_PROTOCOL="ALL -SSLv3" enables TLSv1, TLSv1\.1/);
     });
 
     it("capabilities-restricted: NET_ADMIN on a container other than dnsmasq, SYS_ADMIN on dnsmasq, or privileged fires", async function () {

@@ -404,7 +404,11 @@ export class PodRunner {
             'mkdir -p "$R/usr" "$R/etc" "$R/proc" "$R/dev" "$R/sys" "$R/tmp" "$R/run" "$R/var/tmp"',
             'chmod 1777 "$R/tmp" "$R/var/tmp"',
             `mount -t overlay overlay -o lowerdir=${q(path.join(skel, "usr"))}:${q(path.join(img.layer, "usr"))}:/usr "$R/usr"`,
-            `mount -t overlay overlay -o lowerdir=${q(path.join(skel, "etc"))}:${q(path.join(img.layer, "etc"))}:/etc "$R/etc"`,
+            // /etc is writable, as a container's root file system is unless readOnlyRootFilesystem
+            // (the keepalived image's script rewrites its template there); /usr stays read-only.
+            readOnlyRoot
+                ? `mount -t overlay overlay -o lowerdir=${q(path.join(skel, "etc"))}:${q(path.join(img.layer, "etc"))}:/etc "$R/etc"`
+                : `rm -rf ${q(path.join(cdir, "etc-upper"))} ${q(path.join(cdir, "etc-work"))}; mkdir -p ${q(path.join(cdir, "etc-upper"))} ${q(path.join(cdir, "etc-work"))}; mount -t overlay overlay -o lowerdir=${q(path.join(skel, "etc"))}:${q(path.join(img.layer, "etc"))}:/etc,upperdir=${q(path.join(cdir, "etc-upper"))},workdir=${q(path.join(cdir, "etc-work"))} "$R/etc"`,
             'ln -s usr/bin "$R/bin"; ln -s usr/sbin "$R/sbin"; ln -s usr/lib "$R/lib"; ln -s usr/lib64 "$R/lib64"',
         ];
         // The image's own top-level directories (e.g. /tftpboot, /templates) are copied into the root.
@@ -509,6 +513,14 @@ export class PodRunner {
     exitCode(name: string): number | null {
         const r = [...this.running].reverse().find((x) => x.name === name);
         return r ? r.proc.exitCode : null;
+    }
+
+    /** Where a running container's root is seen from the host (/proc/<its PID 1>/root): what it wrote at start, not a fresh view as exec gives. */
+    rootOf(name: string): string {
+        const r = [...this.running].reverse().find((x) => x.name === name && x.proc.exitCode === null && x.proc.signalCode === null);
+        const pid1 = r?.proc.pid !== undefined ? childOf(r.proc.pid) : undefined;
+        if (pid1 === undefined) throw new Error(`container ${name} of pod ${this.o.name} is not running`);
+        return `/proc/${pid1}/root`;
     }
 
     /** Run a command in a container's view (same mounts, env, user), e.g. a probe. */

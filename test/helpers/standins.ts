@@ -20,7 +20,7 @@ import { execFileSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { DEFAULT_IMAGES, IPXE_FILES, IRONIC_GID, IRONIC_UID } from "../../core/contract";
+import { DEFAULT_IMAGES, IPXE_FILES, IRONIC_GID, IRONIC_UID, KEEPALIVED_IMAGE } from "../../core/contract";
 import type { StandinImage } from "./pod-runner";
 
 const SRC = path.join(__dirname, "..", "standins");
@@ -98,6 +98,34 @@ export function prepareImages(work: string): Record<string, StandinImage> {
         [DEFAULT_IMAGES.keepalived]: { layer: keepalived, entrypoint: ["/usr/local/bin/keepalived-standin"] },
         [DEFAULT_IMAGES.mariadb]: { layer: mariadb, entrypoint: ["/usr/local/bin/docker-entrypoint.sh"], cmd: ["mariadbd"] },
     };
+}
+
+/**
+ * The keepalived image with Debian's real keepalived (what the image installs, from Ubuntu): the
+ * binary with the file capabilities the image gives it (setcap net_raw,net_broadcast,net_admin+eip),
+ * the image's template at /etc/keepalived/keepalived.conf (group-writable by its user 65532, as the
+ * image makes it), its /conf and /data owned by that user, and the CMD /bin/manage-keepalived.sh
+ * as a stand-in written from its contract (core/keepalived.ts).
+ */
+export function debianKeepalivedImage(work: string): StandinImage {
+    const dir = layer(work, "keepalived-debian", [{ name: "nonroot", uid: KEEPALIVED_IMAGE.uid, gid: KEEPALIVED_IMAGE.gid }]);
+    fileCapable("/usr/sbin/keepalived", path.join(dir, "usr", "sbin", "keepalived"), "cap_net_raw,cap_net_broadcast,cap_net_admin+eip");
+    const etc = path.join(dir, "etc", "keepalived");
+    fs.mkdirSync(etc, { recursive: true });
+    const { interface: iface, ips } = KEEPALIVED_IMAGE.placeholders;
+    fs.writeFileSync(
+        path.join(etc, "keepalived.conf"),
+        `! The image's default template: router id 1, no authentication.\nvrrp_instance VI_1 {\n    state MASTER\n    interface ${iface}\n    virtual_router_id 1\n    priority 101\n    advert_int 1\n    virtual_ipaddress {\n        ${ips}\n    }\n}\n`,
+    );
+    fs.chownSync(etc, 0, KEEPALIVED_IMAGE.gid);
+    fs.chmodSync(etc, 0o2775);
+    fs.chownSync(path.join(etc, "keepalived.conf"), 0, KEEPALIVED_IMAGE.gid);
+    fs.chmodSync(path.join(etc, "keepalived.conf"), 0o664);
+    for (const d of ["conf", "data"]) {
+        fs.mkdirSync(path.join(dir, d), { recursive: true });
+        fs.chownSync(path.join(dir, d), KEEPALIVED_IMAGE.uid, KEEPALIVED_IMAGE.gid);
+    }
+    return { layer: dir, cmd: [...KEEPALIVED_IMAGE.command] };
 }
 
 /**

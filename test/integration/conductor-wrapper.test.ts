@@ -18,7 +18,8 @@ import { readAsset } from "../../core/render/assets";
 import { fillNodeTemplate, nodeTemplates } from "../../core/plan/conductors";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
-import { configOf, haRaw } from "../unit/plan/support";
+import { nodeDataConfigMapData } from "../../core/manifests/configmaps";
+import { configOf, haRaw, planOf } from "../unit/plan/support";
 
 const templates = nodeTemplates(configOf(haRaw));
 
@@ -84,6 +85,22 @@ describe("conductor start wrapper (bash)", function () {
         // The key matches the certificate.
         const pub = (args: string[]) => run("openssl", args).stdout;
         assert.equal(pub(["x509", "-noout", "-pubkey", "-in", path.join(dir, "out-a", "tls.crt")]), pub(["pkey", "-pubout", "-in", path.join(dir, "out-a", "tls.key")]));
+    });
+
+    it("conductors[].external: exports the node's own IRONIC_EXTERNAL_* from its rendered entry, and its certificate carries its external address (no other node's)", function () {
+        // The entries exactly as the ha stack renders them into the per-node ConfigMap.
+        const data = nodeDataConfigMapData(planOf(haRaw));
+        for (const n of ["cp-1", "cp-2"]) fs.writeFileSync(path.join(dir, "data", `${n}.env`), data[`${n}.env`]);
+        const r = run("bash", [wrapper, "bash", "-c", 'echo "$IRONIC_EXTERNAL_IP|$IRONIC_EXTERNAL_HTTP_URL|$IRONIC_EXTERNAL_CALLBACK_URL"'], { env });
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.stdout.trim().split("\n").pop(), "10.20.0.13|https://10.20.0.13:6183|https://10.20.0.13:6385");
+        const crt = path.join(dir, "out-b", "tls.crt");
+        for (const ip of ["172.22.0.3", "10.20.0.13"]) {
+            const v = run("openssl", ["verify", "-CAfile", path.join(root, "ca.crt"), "-untrusted", path.join(dir, "ca", "tls.crt"), "-verify_ip", ip, "-purpose", "sslserver", crt], { allowFail: true });
+            assert.equal(v.status, 0, `${ip}: ${v.stdout}${v.stderr}`);
+        }
+        const other = run("openssl", ["verify", "-CAfile", path.join(root, "ca.crt"), "-untrusted", path.join(dir, "ca", "tls.crt"), "-verify_ip", "10.20.0.14", "-purpose", "sslserver", crt], { allowFail: true });
+        assert.notEqual(other.status, 0, "cp-2's external address is not in cp-1's certificate");
     });
 
     it("adds the node's own address to NO_PROXY and no_proxy when a proxy is set, and sets neither otherwise", function () {

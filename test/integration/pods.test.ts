@@ -21,7 +21,7 @@ import { until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, PodRunnerOptions, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { prepareImages } from "../helpers/standins";
+import { debianKeepalivedImage, prepareImages } from "../helpers/standins";
 import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
 import { ApiBridge, canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { Cluster } from "../e2e/harness";
@@ -786,22 +786,34 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
     let cache: ImageCacheLab;
     let pod: PodRunner;
     let nodeNs = "";
+    let bmcNs = "";
+    const VRRP_PASSWORD = "Vr7p.x9Q";
 
     before(async function () {
         podRunnerPrerequisites(this);
         requireOrSkip(this, !!which("ironic") && !!which("ironic-dbsync"), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        requireOrSkip(this, !!which("keepalived") && !!which("tcpdump"), "Debian's keepalived and tcpdump (apt-get install keepalived tcpdump)");
         work = tmpDir("pods-vmedia");
         s = await renderStack(path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml"), "vmedia");
         // The user's CA objects the fixture names (trust.bmcCa, trust.trustedCa), created before the deploy as the docs say.
         const pem = (name: string) => fs.readFileSync(path.join(makeCa(path.join(work, name)), "ca.crt"), "utf8");
         s.cluster.configMaps["bmc-ca"] = { "ca.crt": pem("bmc-ca") };
         s.cluster.secrets["corp-pki"] = { "bundle.pem": pem("corp-pki") };
-        const images = prepareImages(work);
+        // keepalived.passwordSecret: the user's Secret with the VRRP password.
+        s.cluster.secrets["ironic-vrrp"] = { password: VRRP_PASSWORD };
+        // keepalived is Debian's real keepalived behind the image's script (stand-in), as the pod declares it.
+        const images = { ...prepareImages(work), [s.plan.config.images.keepalived]: debianKeepalivedImage(work) };
         const sw = net.addNamespace("sw");
         const br = net.addBridge(sw, "br");
         nodeNs = net.addNamespace("v0");
         // The node's own address; the provisioning IP is the VIP keepalived must bring up.
         net.plug(nodeNs, "v0", sw, br, { cidr: "172.22.0.2/24", rename: s.plan.config.provisioning.interface });
+        // The out-of-band network (eth2, 10.20.0.0/24) and a BMC on it: keepalived.extraVips puts
+        // 10.20.0.5 there, which external.ip hands to BMCs.
+        const oob = net.addBridge(sw, "oob");
+        net.plug(nodeNs, "o0", sw, oob, { cidr: "10.20.0.2/24", rename: "eth2" });
+        bmcNs = net.addNamespace("bmc");
+        net.plug(bmcNs, "bm", sw, oob, { cidr: "10.20.0.100/24" });
         const dep = s.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === s.plan.names.deployment)!;
         cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
         pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: "172.22.0.2", hosts: cache.hosts });
@@ -836,6 +848,43 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
         const code = run("ip", ["netns", "exec", nodeNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://${s.plan.config.provisioning.ip}:${s.plan.config.ports.api}/v1`], { allowFail: true }).stdout;
         assert.equal(code, "200", "GET /v1 on the VIP (public, no credentials needed)");
+    });
+
+    it("keepalived (Debian's, started as declared): provisioning.ip and every extra VIP with its prefix, VRRP router id 51 with the password from the Secret; the written file passes keepalived --config-test", function () {
+        const show = (dev: string) => run("ip", ["-n", nodeNs, "-o", "-4", "addr", "show", "dev", dev]).stdout;
+        assert.match(show("eth1"), /inet 172\.22\.0\.5\/24 /);
+        assert.match(show("eth2"), /inet 10\.20\.0\.5\/24 /, "keepalived.extraVips[0] on eth2 with its prefix");
+        // The file keepalived runs on, as the running container wrote it.
+        const file = `${pod.rootOf("keepalived")}/conf/keepalived/keepalived.conf`;
+        const conf = fs.readFileSync(file, "utf8");
+        assert.match(conf, /virtual_router_id 51\n/);
+        assert.match(conf, new RegExp(`auth_type PASS\\n\\s*auth_pass ${VRRP_PASSWORD.replace(".", "\\.")}\\n`));
+        assert.match(conf, /virtual_ipaddress \{\n\s*172\.22\.0\.5\/24 dev eth1\n\s*10\.20\.0\.5\/24 dev eth2\n/);
+        const test = run("ip", ["netns", "exec", nodeNs, "keepalived", "--config-test", `--use-file=${file}`], { allowFail: true });
+        assert.equal(test.status, 0, `keepalived --config-test: ${test.stdout}${test.stderr}`);
+        assert.doesNotMatch(pod.logs("keepalived"), /Unknown keyword|WARNING|error/i, "keepalived read every line of it");
+        assert.ok(!pod.logs("keepalived").includes(VRRP_PASSWORD), "the password is never logged");
+        // On the wire: VRRP advertisements for router id 51 with simple-password authentication.
+        const cap = run("ip", ["netns", "exec", nodeNs, "timeout", "5", "tcpdump", "-n", "-v", "-c", "2", "-i", "eth1", "vrrp"], { allowFail: true });
+        assert.match(cap.stdout + cap.stderr, /vrid 51/);
+        assert.match(cap.stdout + cap.stderr, /authtype simple/);
+    });
+
+    it("external: Ironic's own code hands BMCs the virtual-media URL on 10.20.0.5, and a BMC on the out-of-band network fetches it over TLS, verified with the stack CA (the certificate carries the address)", function () {
+        const url = publishVirtualMedia(pod, "iso for a BMC on eth2\n");
+        assert.match(url, /^https:\/\/10\.20\.0\.5:6183\/redfish\/boot-[0-9a-f-]+\.iso$/);
+        const ca = path.join(work, "ca-oob.crt");
+        fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+        const got = run("ip", ["netns", "exec", bmcNs, "curl", "-sS", "--fail", "--cacert", ca, url], { allowFail: true });
+        assert.equal(got.status, 0, got.stderr);
+        assert.equal(got.stdout, "iso for a BMC on eth2\n");
+        const crt = path.join(work, "api.crt");
+        fs.writeFileSync(crt, s.cluster.secrets[s.plan.names.tlsSecret]["tls.crt"]);
+        assert.match(run("openssl", ["x509", "-noout", "-checkip", "10.20.0.5", "-in", crt]).stdout, /does match/);
+        // IPA's callback: the ironic.conf the container wrote, as Ironic reads it.
+        const cb = pod.exec("ironic", ["python3.12", "-c", "from ironic.conf import CONF; CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic'); print(CONF.deploy.external_callback_url, CONF.deploy.external_http_url)"]);
+        assert.equal(cb.status, 0, cb.stderr);
+        assert.equal(cb.stdout.trim().split("\n").pop(), "https://10.20.0.5:6385 https://10.20.0.5:6183");
     });
 
     it("trust.bmcCa/trustedCa: the ironic container reads both bundles (the image's default bundle, then the user's CA; the cache's CA too in the trusted one)", function () {

@@ -60,7 +60,7 @@ describe("lint: the scripts under assets/ and test/standins/", function () {
     const needPython = (ctx: Mocha.Context) => requireOrSkip(ctx, !!which("python3"), "python3");
 
     it("finds the scripts to lint (every asset, every stand-in)", function () {
-        assert.deepEqual(assets.filter(isShell).map(rel), ["assets/conductor-start.sh", "assets/ipa-cache-client.sh", "assets/ipa-cache-sync.sh", "assets/provisioning-ip-check.sh", "assets/start-dnsmasq.sh"]);
+        assert.deepEqual(assets.filter(isShell).map(rel), ["assets/conductor-start.sh", "assets/ipa-cache-client.sh", "assets/ipa-cache-sync.sh", "assets/keepalived-start.sh", "assets/provisioning-ip-check.sh", "assets/start-dnsmasq.sh"]);
         assert.deepEqual(assets.filter(isPython).map(rel), ["assets/conductor-address.py", "assets/conductor-cert.py", "assets/dhcp-pruner.py", "assets/dhcp-slot-agent.py", "assets/ipa-cache-server.py", "assets/ironic-readiness.py"]);
         const shell = standins.filter(isShell).map(rel);
         for (const f of [

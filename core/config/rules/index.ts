@@ -16,6 +16,7 @@ import { imageCacheRule } from "./image-cache";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
 import { metricsRule } from "./metrics";
+import { externalRule, keepalivedRule } from "./reach";
 import { resourcesRule } from "./resources";
 import type { Rule } from "./rule";
 import { tlsRule } from "./tls";
@@ -43,4 +44,6 @@ export const RULES: readonly Rule[] = [
     trustRule,
     metricsRule,
     downloadsRule,
+    externalRule,
+    keepalivedRule,
 ];

@@ -51,7 +51,11 @@ describe("manifests/configmaps", function () {
             assert.deepEqual(Object.keys(data), ["cp-0.env", "cp-1.env", "cp-2.env", "slot-preferences.json"]);
             // A first run: every node's slot from first-fit, remembered so Leases keep them; no pins.
             assert.deepEqual(JSON.parse(data["slot-preferences.json"]), { pinned: {}, remembered: { "cp-0": 0, "cp-1": 1, "cp-2": 2 } });
-            assert.equal(data["cp-0.env"], "CONDUCTOR_NODE_IP='172.22.0.2'\n", "the address; the image's variables come from the template in every pod");
+            assert.equal(
+                data["cp-0.env"],
+                "CONDUCTOR_NODE_IP='172.22.0.2'\nCONDUCTOR_NODE_SANS='IP:10.20.0.12'\nIRONIC_EXTERNAL_CALLBACK_URL='https://10.20.0.12:6385'\nIRONIC_EXTERNAL_HTTP_URL='https://10.20.0.12:6183'\nIRONIC_EXTERNAL_IP='10.20.0.12'\n",
+                "the address and the node's external URLs (conductors[].external); the other image variables come from the template in every pod",
+            );
             // An entry with nothing to override (a pin only) has no file: the node finds its address.
             const pinOnly = planOf({ ...haRaw, conductors: [{ name: "cp-0", slot: 2 }, { name: "cp-1", ip: "172.22.0.3", interface: "eno2" }] });
             const d2 = nodeDataConfigMapData(pinOnly);

@@ -14,7 +14,8 @@ import { restrictedSecurityContext } from "../../../core/manifests/meta";
 import { multiTopology, SINGLE } from "../../../core/manifests/topology";
 import { mount } from "../../../core/manifests/volumes";
 import type { EnvVar } from "../../../core/manifests/meta";
-import { dev, ha, plain, vmedia } from "./support";
+import { dev, ha, plain } from "./support";
+import { planOf, vmediaRaw, withKeys } from "../plan/support";
 
 const IRONIC_IMAGE = "quay.io/metal3-io/ironic:release-38.0";
 const WRAPPER = ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh"];
@@ -184,6 +185,8 @@ describe("manifests/containers", function () {
     });
 
     it("keepalived: its own image and user, the VIP, and only the capabilities VRRP needs", function () {
+        // The vmedia stack without its keepalived section (extra VIPs, VRRP: test/unit/plan/external.test.ts).
+        const vmedia = planOf(withKeys(vmediaRaw, { keepalived: {} }));
         assert.deepEqual(keepalivedContainer(vmedia, vmedia.topology.kind === "single" ? vmedia.topology.keepalivedVirtualIps! : ""), {
             name: "keepalived",
             image: "quay.io/metal3-io/keepalived:latest",

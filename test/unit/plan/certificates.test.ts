@@ -26,13 +26,13 @@ describe("plan/certificates: apiCertificate", function () {
 });
 
 describe("plan/certificates: nodeCertificateSans", function () {
-    it("every node: its own name and IP first, then the Service names; no other node's", function () {
+    it("every node: its own name and IP first, then the Service names, then its own external address (conductors[].external); no other node's", function () {
         const plan = planOf(haRaw);
         const sans = listedConductors(plan).map((c) => [c.node, nodeCertificateSans(plan, c.node, c.ip!)] as const);
         assert.deepEqual(sans, [
-            ["cp-0", { dnsNames: ["cp-0", ...SERVICE_NAMES], ipAddresses: ["172.22.0.2"] }],
-            ["cp-1", { dnsNames: ["cp-1", ...SERVICE_NAMES], ipAddresses: ["172.22.0.3"] }],
-            ["cp-2", { dnsNames: ["cp-2", ...SERVICE_NAMES], ipAddresses: ["172.22.0.4"] }],
+            ["cp-0", { dnsNames: ["cp-0", ...SERVICE_NAMES], ipAddresses: ["172.22.0.2", "10.20.0.12"] }],
+            ["cp-1", { dnsNames: ["cp-1", ...SERVICE_NAMES], ipAddresses: ["172.22.0.3", "10.20.0.13"] }],
+            ["cp-2", { dnsNames: ["cp-2", ...SERVICE_NAMES], ipAddresses: ["172.22.0.4", "10.20.0.14"] }],
         ]);
     });
 
@@ -40,11 +40,11 @@ describe("plan/certificates: nodeCertificateSans", function () {
         const plan = planOf(withKeys(haRaw, { tls: { extraIps: ["172.22.0.2", "10.0.0.1"], extraDnsNames: ["cp-0", "ironic.example.com"] } }));
         assert.deepEqual(nodeCertificateSans(plan, "cp-0", "172.22.0.2"), {
             dnsNames: ["cp-0", ...SERVICE_NAMES, "ironic.example.com"],
-            ipAddresses: ["172.22.0.2", "10.0.0.1"],
+            ipAddresses: ["172.22.0.2", "10.0.0.1", "10.20.0.12"],
         });
         assert.deepEqual(nodeCertificateSans(plan, "cp-1", "172.22.0.3"), {
             dnsNames: ["cp-1", ...SERVICE_NAMES, "cp-0", "ironic.example.com"],
-            ipAddresses: ["172.22.0.3", "10.0.0.1", "172.22.0.2"],
+            ipAddresses: ["172.22.0.3", "10.0.0.1", "172.22.0.2", "10.20.0.13"],
         });
     });
 });

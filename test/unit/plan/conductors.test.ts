@@ -89,7 +89,14 @@ describe("plan/conductors: multi", function () {
 
     it("each listed node's entry: only its overrides; with its address known, the image's environment it resolves to", function () {
         const [cp0] = multi(haRaw).conductors;
-        assert.deepEqual(cp0.entry, { CONDUCTOR_NODE_IP: "172.22.0.2" });
+        assert.deepEqual(cp0.entry, {
+            CONDUCTOR_NODE_IP: "172.22.0.2",
+            // conductors[].external: the node's own URLs for BMCs, and their host for its certificate.
+            CONDUCTOR_NODE_SANS: "IP:10.20.0.12",
+            IRONIC_EXTERNAL_IP: "10.20.0.12",
+            IRONIC_EXTERNAL_HTTP_URL: "https://10.20.0.12:6183",
+            IRONIC_EXTERNAL_CALLBACK_URL: "https://10.20.0.12:6385",
+        });
         assert.deepEqual(cp0.resolved!.env, { PROVISIONING_IP: "172.22.0.2", IRONIC_CONDUCTOR_HOST: "172.22.0.2", PROVISIONING_INTERFACE: "eth1" });
         // Name only: the pod finds the address; nothing is known before it starts but the slot.
         const [bare] = multi({ ...haRaw, conductors: [{ name: "cp-9" }] }).conductors;

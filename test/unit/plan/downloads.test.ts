@@ -43,7 +43,7 @@ describe("plan/downloads: proxy variables of the IPA downloader", function () {
         const d = defaultNoProxy(c);
         assert.ok(d.includes("172.22.0.0/24"));
         for (const n of c.conductors) assert.ok(!d.includes(n.ip!), n.ip);
-        const listed = planOf(withKeys(haRaw, { conductors: [...(haRaw.conductors as object[]), { name: "cp-3", ip: "172.22.0.5" }], proxy: { ...PROXY, applyToIronic: true } }));
+        const listed = planOf(withKeys(haRaw, { conductors: [...(haRaw.conductors as object[]), { name: "cp-3", ip: "172.22.0.5", external: { ip: "10.20.0.15" } }], proxy: { ...PROXY, applyToIronic: true } }));
         assert.equal(listed.ironicEnv.NO_PROXY, planOf(withKeys(haRaw, { proxy: { ...PROXY, applyToIronic: true } })).ironicEnv.NO_PROXY);
         assert.ok(d.includes(".k8s.example"));
         assert.ok(!d.includes(""), "no empty entry (multi has no provisioning.ip)");

@@ -68,7 +68,7 @@ describe("plan/plan: buildPlan", function () {
 
     it("keepalived: the virtual IP with interface and prefix length; no DHCP: dhcpEnabled false", function () {
         const vmedia = buildPlan(configOf(vmediaRaw)).topology;
-        assert.equal(vmedia.kind === "single" && vmedia.keepalivedVirtualIps, "172.22.0.5,eth1,24");
+        assert.equal(vmedia.kind === "single" && vmedia.keepalivedVirtualIps, "172.22.0.5,eth1,24 10.20.0.5,eth2,24", "provisioning.ip first, then keepalived.extraVips");
         assert.equal(buildPlan(configOf(vmediaRaw)).dhcpEnabled, false);
         assert.equal(buildPlan(configOf(devNoDhcpRaw)).dhcpEnabled, false);
     });

@@ -1,0 +1,116 @@
+/**
+ * Reach beyond the provisioning network: the URLs BMCs on another (out-of-band) network fetch
+ * virtual media from and IPA calls back to (`external`, `conductors[].external`), more keepalived
+ * VIPs with the VRRP router id and password (`keepalived`), and the TLS policy of httpd and Ironic
+ * (`tls.minVersion`, `tls.ciphers`, `tls.ciphersTls13`, `tls.curves`).
+ *
+ * Built from schema.ts's `strict`, handed in by schema.ts (importing schema.ts here would make an
+ * import circle), as network.ts does.
+ */
+import * as ipaddr from "ipaddr.js";
+import { z } from "zod";
+
+import type { SchemaBlocks } from "./resources";
+import { checked, controlProblem, dnsNameProblem } from "./strings";
+import { objectName } from "./network";
+
+/** An address a BMC can dial: not unspecified, loopback, multicast or link-local. */
+export function reachableIpProblem(s: string): string | undefined {
+    if (!ipaddr.isValid(s) || (s.includes(".") && !s.includes(":") && !ipaddr.IPv4.isValidFourPartDecimal(s))) {
+        return "must be an IPv4 address (10.20.0.5) or an IPv6 address (fd00:20::5)";
+    }
+    const range = ipaddr.parse(s).range();
+    if (["unspecified", "loopback", "multicast", "linkLocal", "broadcast"].includes(range)) return `must be an address a BMC can reach (${s} is ${range})`;
+    return undefined;
+}
+
+/** The host of a URL as written: a DNS name, an IPv4 address or a bracketed IPv6 address. */
+function urlHostProblem(host: string): string | undefined {
+    if (host.startsWith("[")) {
+        const inner = host.slice(1, -1);
+        if (!host.endsWith("]") || !ipaddr.IPv6.isValid(inner)) return `${host} is not a bracketed IPv6 address`;
+        return reachableIpProblem(inner);
+    }
+    if (host.includes(":")) return `an IPv6 address goes in brackets: https://[${host}]:6183 (the image does not bracket it, ironic-image #1058)`;
+    if (/^[0-9.]+$/.test(host)) return reachableIpProblem(host);
+    return dnsNameProblem(host, { upper: true });
+}
+
+/**
+ * `https://host[:port]`: what Ironic hands to BMCs or IPA. https only: the virtual-media vhost and
+ * the API are served over TLS only (the plain port refuses /redfish/). No path, credentials, query.
+ */
+export function externalUrlProblem(s: string): string | undefined {
+    if (s.length > 2048) return `must be at most 2048 characters (got ${s.length})`;
+    const control = controlProblem(s);
+    if (control) return control;
+    const fix = "must be https://host[:port] (e.g. https://ironic-vmedia.oob.example:6183 or https://[fd00:20::5]:6183), nothing after the port";
+    const m = /^([a-zA-Z][a-zA-Z0-9+.-]*):\/\/([^/?#]*)(.*)$/.exec(s);
+    if (!m) return fix;
+    if (m[1].toLowerCase() !== "https") return `${fix}; the scheme must be https: Ironic serves virtual media and its API over TLS only (got ${m[1]}://)`;
+    if (m[3] !== "" && m[3] !== "/") return `${fix}; drop "${m[3]}" (Ironic appends its own paths)`;
+    if (m[2].includes("@")) return `${fix}; no credentials (user@): BMCs and IPA fetch without them`;
+    const hp = /^(\[[^\]]*\]|[^:[\]]+|[0-9a-fA-F:]+)(?::([0-9]{1,5}))?$/.exec(m[2]);
+    const bareV6 = m[2].split(":").length > 2 && !m[2].startsWith("[");
+    if (bareV6) return `${fix}; ${urlHostProblem(m[2])}`;
+    if (!hp) return fix;
+    const hostProblem = urlHostProblem(hp[1]);
+    if (hostProblem) return `${fix}; ${hostProblem}`;
+    if (hp[2] !== undefined && (Number(hp[2]) < 1 || Number(hp[2]) > 65535)) return `${fix}; the port must be 1-65535`;
+    return undefined;
+}
+
+/** The BMC-facing address and URLs of one Ironic (single: `external`; multi: each `conductors[].external`); `{}` is unset (the CLI's default). */
+export function externalBlock(strict: SchemaBlocks["strict"]) {
+    return strict({
+        ip: checked(reachableIpProblem).optional(),
+        httpUrl: checked(externalUrlProblem).optional(),
+        callbackUrl: checked(externalUrlProblem).optional(),
+    });
+}
+
+/** keepalived's VRRP password: the first 8 characters count; no blanks or characters keepalived.conf reads as syntax. */
+export const VRRP_PASSWORD_PATTERN = "^[A-Za-z0-9._+=@%^*-]{1,8}$";
+
+/** OpenSSL cipher list (TLS 1.2) and TLS 1.3 suites / groups lists: no blanks or quotes (they go into httpd's config). */
+const cipherList = checked((s) => (/^[A-Za-z0-9!+:@_=.-]{1,1024}$/.test(s) ? undefined : "must be an OpenSSL cipher list such as ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384 (letters, digits and !+:@_=.-, no spaces)"));
+export const TLS13_SUITES = ["TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_GCM_SHA256", "TLS_AES_128_CCM_SHA256", "TLS_AES_128_CCM_8_SHA256"] as const;
+const tls13List = checked((s) => {
+    const bad = s.split(":").filter((x) => !(TLS13_SUITES as readonly string[]).includes(x));
+    return bad.length === 0 ? undefined : `must be TLS 1.3 suites separated by ':' (${TLS13_SUITES.join(", ")}); unknown: ${bad.join(", ")}`;
+});
+const curveList = checked((s) => (/^[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_-]{1,64}){0,31}$/.test(s) ? undefined : "must be OpenSSL group names separated by ':' such as X25519MLKEM768:X25519:P-256"));
+
+/** The keys of `tls` this file adds (schema.ts spreads them into its `tls` section). */
+export function tlsPolicyShape() {
+    return {
+        minVersion: z.enum(["1.2", "1.3"], { error: 'must be "1.2" or "1.3" (the oldest TLS version httpd and Ironic accept)' }).optional(),
+        ciphers: cipherList.optional(),
+        ciphersTls13: tls13List.optional(),
+        curves: curveList.optional(),
+    };
+}
+
+/** The sections of this file, registered by schema.ts. */
+export function reachSections({ strict }: Pick<SchemaBlocks, "strict">) {
+    return {
+        external: externalBlock(strict),
+        keepalived: strict({
+            extraVips: z
+                .array(
+                    strict({
+                        ip: checked(reachableIpProblem),
+                        interface: z.string().regex(/^[A-Za-z0-9_.:@-]{1,15}$/, "must be a Linux interface name (1-15 characters, no spaces or '/')").optional(),
+                        prefix: z.number().int("must be a whole number").min(1, "must be 1-32 (IPv4) or 1-128 (IPv6)").max(128, "must be 1-32 (IPv4) or 1-128 (IPv6)").optional(),
+                    }),
+                )
+                .max(16, "at most 16 extra VIPs")
+                .optional(),
+            virtualRouterId: z.number().int("must be a whole number").min(1, "must be 1-255 (VRRP's virtual router id)").max(255, "must be 1-255 (VRRP's virtual router id)").optional(),
+            passwordSecret: strict({
+                name: objectName("a Secret name (DNS subdomain)"),
+                key: z.string().regex(/^[-._a-zA-Z0-9]{1,253}$/, "must be a Secret key (letters, digits, '-', '_', '.')").optional(),
+            }).optional(),
+        }),
+    };
+}
