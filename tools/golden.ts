@@ -18,6 +18,7 @@ export const EXAMPLE_STACKS: { stack: string; file: string }[] = [
     { stack: "ha", file: "Pulumi.ha.yaml" },
     { stack: "vmedia", file: "test/fixtures/Pulumi.vmedia.yaml" },
     { stack: "tls-existing", file: "test/fixtures/Pulumi.tls-existing.yaml" },
+    { stack: "v6", file: "test/fixtures/Pulumi.v6.yaml" },
 ];
 
 export const GOLDEN_DIR = path.join(ROOT, "test", "golden");

@@ -3,7 +3,7 @@
  * or the part every node certificate shares (multi), and each node's own certificate.
  */
 import type { StackConfig } from "../config";
-import { ipToNumber } from "../ip";
+import { compareIps } from "../ip";
 import type { IronicPlan } from "./types";
 
 /**
@@ -14,7 +14,7 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
     const ips = [...(config.topology === "multi" ? [] : [config.provisioning.ip]), ...config.tls.extraIps];
     return {
         dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames]),
-        ipAddresses: uniq(ips).sort((a, b) => ipToNumber(a) - ipToNumber(b)),
+        ipAddresses: uniq(ips).sort(compareIps),
     };
 }
 
