@@ -149,7 +149,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["resources.<role>.requests.cpu","resources.<role>.requests.memory","resources.<role>.limits.cpu","resources.<role>.limits.memory"], type: "quantity", default: "below", notes: "per container role; what you set is laid over the defaults key by key; a request above its limit is refused" },
     // proxy
     { keys: ["proxy.httpProxy","proxy.httpsProxy"], type: "`http(s)://host[:port]`", default: "— (no proxy)", notes: "the IPA downloader's `HTTP(S)_PROXY` and `http(s)_proxy`; no credentials in the URL (refused: they would be readable in the pod spec)" },
-    { keys: ["proxy.noProxy"], type: "list of hosts, `.domains`, IPv4, IPv4 CIDRs", default: "`[]`", notes: "added after the defaults (loopback, `.svc`, `.<clusterDomain>`, the provisioning CIDR and Ironic's addresses); add your Service CIDR and internal mirrors" },
+    { keys: ["proxy.noProxy"], type: "list of hosts, `.domains`, IP addresses, CIDRs (IPv4 or IPv6)", default: "`[]`", notes: "added after the defaults (loopback, `.svc`, `.<clusterDomain>`, the provisioning CIDR and Ironic's addresses); add your Service CIDR and internal mirrors" },
     { keys: ["proxy.applyToIronic"], type: "bool", default: "`false`", notes: "also set the proxy variables on the `ironic` container; then list your BMC networks in `proxy.noProxy`" },
     // trust
     { keys: ["trust.extraCaBundle.configMap","trust.extraCaBundle.secret"], type: "object name", default: "—", notes: "exactly one: your ConfigMap or Secret with extra PEM CAs the IPA download trusts besides the system bundle (read, never written)" },
