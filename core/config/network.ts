@@ -11,6 +11,7 @@ import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 import type { SchemaBlocks } from "./resources";
+import { ipFamily } from "../ip";
 import { checked, controlProblem, dnsNameProblem, subdomainProblem } from "./strings";
 
 const isIpv4 = (s: string) => ipaddr.IPv4.isValidFourPartDecimal(s);
@@ -35,17 +36,21 @@ export function proxyUrlProblem(s: string): string | undefined {
     return undefined;
 }
 
-/** A `NO_PROXY` entry: a host name, a domain (`.corp.example`), an IPv4 address or an IPv4 CIDR. */
+/** A `NO_PROXY` entry: a host name, a domain (`.corp.example`), an IP address or CIDR of either family. */
 export function noProxyProblem(s: string): string | undefined {
     if (s.length > 253) return `must be at most 253 characters (got ${s.length})`;
     const control = controlProblem(s);
     if (control) return control;
-    const fix = "must be a host name (registry.corp.example), a domain with a leading dot (.corp.example), an IPv4 address or an IPv4 CIDR (10.0.0.0/8)";
+    const fix = "must be a host name (registry.corp.example), a domain with a leading dot (.corp.example), an IP address or a CIDR (10.0.0.0/8, fd00:1::/64)";
     if (s === "*") return `${fix}; "*" would turn the proxy off for every host: unset proxy.httpProxy and proxy.httpsProxy instead`;
     if (s.startsWith("*.")) return `${fix}; write ${s.slice(1)} (a leading dot already matches every name under it)`;
     if (s.includes("://")) return `${fix}, not a URL`;
     const cidr = /^([0-9.]+)\/([0-9]{1,2})$/.exec(s);
     if (cidr) return isIpv4(cidr[1]) && Number(cidr[2]) <= 32 ? undefined : `${fix}; ${s} is not a valid IPv4 CIDR`;
+    // IPv6 (an IPv6 provisioning network's addresses; curl 7.86+ and Python's requests match them).
+    const cidr6 = /^([0-9a-fA-F:.]+)\/([0-9]{1,3})$/.exec(s);
+    if (cidr6) return ipFamily(cidr6[1]) === 6 && Number(cidr6[2]) <= 128 ? undefined : `${fix}; ${s} is not a valid IPv6 CIDR`;
+    if (ipFamily(s) === 6) return undefined;
     if (/^[^:]+:[0-9]+$/.test(s)) return `${fix}; without a port (curl matches host names only)`;
     return hostProblem(s.startsWith(".") ? s.slice(1) : s) ? fix : undefined;
 }

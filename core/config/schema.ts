@@ -4,9 +4,9 @@
  * the key path and a fix; cross-field rules live in `rules/`.
  */
 import { closest, distance } from "fastest-levenshtein";
-import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
+import { cidr, ipAddress, relayIpv4 } from "./addresses";
 import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName, tolerationProblems } from "./strings";
 import { networkSections, registryProblem } from "./network";
 import { externalBlock, reachSections, tlsPolicyShape } from "./reach";
@@ -45,22 +45,6 @@ export function unknownKeyHint(key: string, known: string[]): string {
     const suffix = close ? `did you mean "${candidate}"?` : `known keys here: ${known.join(", ")}`;
     return `unknown key ${quoted(key.length > 100 ? `${key.slice(0, 100)}...` : key)}: ${suffix}`;
 }
-
-export const ipv4 = z.string().refine((s) => ipaddr.IPv4.isValidFourPartDecimal(s), {
-    message: "not a valid IPv4 address (expected dotted quad such as 172.22.0.2)",
-});
-
-export const cidr = z.string().refine(
-    (s) => {
-        try {
-            const [addr] = ipaddr.parseCIDR(s);
-            return addr.kind() === "ipv4" && ipaddr.IPv4.isValidFourPartDecimal(s.split("/")[0]);
-        } catch {
-            return false;
-        }
-    },
-    { message: "not a valid IPv4 CIDR (expected network/prefix such as 172.22.0.0/24)" },
-);
 
 export const port = z
     .number({ error: "must be a port number (integer 1-65535)" })
@@ -150,20 +134,20 @@ export const sections = {
     }),
     provisioning: strict({
         interface: ifname.optional(),
-        ip: ipv4.optional(),
+        ip: ipAddress.optional(),
         cidr: cidr,
         keepalived: z.boolean().optional(),
         dhcp: strict({
-            rangeStart: ipv4,
-            rangeEnd: ipv4,
-            gateway: ipv4.optional(),
-            dns: ipv4.optional(),
+            rangeStart: ipAddress,
+            rangeEnd: ipAddress,
+            gateway: ipAddress.optional(),
+            dns: ipAddress.optional(),
             leaseTime: leaseTime.optional(),
             minSize: z.number().int().min(1).optional(),
             slots: z.number().int().min(1).max(MAX_DHCP_SLOTS).optional(),
             reslice: z.boolean().optional(),
             extraRanges: z
-                .array(strict({ subnet: cidr, rangeStart: ipv4, rangeEnd: ipv4, gateway: ipv4, dns: ipv4.optional(), leaseTime: leaseTime.optional() }))
+                .array(strict({ subnet: cidr, rangeStart: relayIpv4, rangeEnd: relayIpv4, gateway: relayIpv4, dns: relayIpv4.optional(), leaseTime: leaseTime.optional() }))
                 .max(MAX_EXTRA_DHCP_RANGES)
                 .optional(),
         }).optional(),
@@ -177,7 +161,7 @@ export const sections = {
         renewBeforeDays: z.number().int().min(1).optional(),
         caValidityDays: z.number().int().min(1).max(36500).optional(),
         extraDnsNames: z.array(dnsNameOrWildcard).optional(),
-        extraIps: z.array(ipv4).optional(),
+        extraIps: z.array(ipAddress).optional(),
         ...tlsPolicyShape(),
     }),
     placement: strict({
@@ -198,7 +182,7 @@ export const sections = {
         }).optional(),
     }),
     database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
-    conductors: z.array(strict({ name: nodeName, ip: ipv4.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
+    conductors: z.array(strict({ name: nodeName, ip: ipAddress.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
     kubernetes: strict({
         context: kubeContext.optional(),
     }),

@@ -5,6 +5,7 @@
  */
 import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { KEEPALIVED_START_SCRIPT, PROVISIONING_IP_CHECK, readAsset } from "../render/assets";
+import { cidrParts } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
@@ -117,7 +118,8 @@ export function provisioningIpCheckContainer(plan: IronicPlan): Container {
 /** Multi: the slot agent's state (waiting / slot k / lost slot k / stopped), on dnsmasq's own /tmp volume. */
 export const SLOT_STATUS_FILE = `${PATHS.tmp}/dhcp-slot.status`;
 
-const LISTENS = "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 '";
+/** DHCP (67, or 547 for DHCPv6 on an IPv6 network: IrSO #692) and TFTP (69) are listened on. */
+const listens = (plan: IronicPlan) => `ss -lun | grep -q ':${cidrParts(plan.config.provisioning.cidr).family === 6 ? 547 : 67} ' && ss -lun | grep -q ':69 '`;
 
 /**
  * dnsmasq on our rendered config, started by `startScript` (a path inside its mounts). Multi with
@@ -143,7 +145,7 @@ export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], 
         volumeMounts,
         // Alive when dnsmasq listens, or (multi) while the agent waits for a free slot.
         livenessProbe: {
-            exec: { command: [COMMANDS.shell, "-c", slots ? `${LISTENS} || grep -qx waiting ${SLOT_STATUS_FILE}` : LISTENS] },
+            exec: { command: [COMMANDS.shell, "-c", slots ? `${listens(plan)} || grep -qx waiting ${SLOT_STATUS_FILE}` : listens(plan)] },
             initialDelaySeconds: 30,
             periodSeconds: 30,
             timeoutSeconds: 10,

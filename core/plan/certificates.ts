@@ -3,7 +3,7 @@
  * or the part every node certificate shares (multi), and each node's own certificate.
  */
 import type { StackConfig } from "../config";
-import { ipToNumber } from "../ip";
+import { compareIps } from "../ip";
 import { planExternal } from "./external";
 import type { IronicPlan } from "./types";
 
@@ -15,10 +15,9 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
     // Single: the hosts BMCs and IPA reach it at from another network (external.*) too.
     const ext = config.topology === "single" ? planExternal(config, config.external)?.sans : undefined;
     const ips = [...(config.topology === "multi" ? [] : [config.provisioning.ip]), ...config.tls.extraIps];
-    const v6 = (ext?.ipAddresses ?? []).filter((ip) => ip.includes(":"));
     return {
         dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames, ...(ext?.dnsNames ?? [])]),
-        ipAddresses: [...uniq([...ips, ...(ext?.ipAddresses ?? []).filter((ip) => !ip.includes(":"))]).sort((a, b) => ipToNumber(a) - ipToNumber(b)), ...uniq(v6).sort()],
+        ipAddresses: uniq([...ips, ...(ext?.ipAddresses ?? [])]).sort(compareIps),
     };
 }
 

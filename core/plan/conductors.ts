@@ -9,7 +9,7 @@ import * as ipaddr from "ipaddr.js";
 
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_CONFIG_FILE, ENV, WRAPPER_ENV } from "../contract";
-import { ipToNumber } from "../ip";
+import { type IpFamily, rangeSize, sizeNumber, urlOf } from "../ip";
 import { DnsmasqOptions, ExtraDhcpRange, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { renderEnvFile } from "../render/envfile";
 import { externalEnv, planExternal, sanWords } from "./external";
@@ -18,9 +18,9 @@ import { sliceBounds } from "./slices";
 import { type DhcpSlotPlan, type DhcpSlotsState, planDhcpSlots } from "./slots";
 import type { EnvMap, IronicPlan, ListedConductor, SingleConductor, SizedRange, TopologyPlan } from "./types";
 
-export function cidrParts(cidr: string): { network: string; prefixLength: number } {
+export function cidrParts(cidr: string): { network: string; prefixLength: number; family: IpFamily } {
     const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
-    return { network: addr.toString(), prefixLength };
+    return { network: addr.toString(), prefixLength, family: addr.kind() === "ipv4" ? 4 : 6 };
 }
 
 /**
@@ -132,13 +132,13 @@ function singleConductor(config: StackConfig): SingleConductor {
         end: dhcp.rangeEnd,
         prefixLength: cidrParts(provisioning.cidr).prefixLength,
         leaseTime: dhcp.leaseTime,
-        size: ipToNumber(dhcp.rangeEnd) - ipToNumber(dhcp.rangeStart) + 1,
+        size: sizeNumber(rangeSize(dhcp.rangeStart, dhcp.rangeEnd)),
     };
     const dnsmasqOptions: DnsmasqOptions = {
         header: `dnsmasq for ${namespace}/${name} (topology single)`,
         interface: provisioning.interface,
         serverIp: ip,
-        httpUrl: `http://${ip}:${ports.http}`,
+        httpUrl: urlOf("http", ip, ports.http),
         range,
         gateway: dhcp.gateway,
         dns: dhcp.dns,
@@ -157,17 +157,22 @@ export function fillNodeTemplate(template: string, ip: string, iface: string): s
 
 /** The image's environment of a conductor on address `ip` and interface `iface`. */
 function nodeEnv(ip: string, iface: string): EnvMap {
+    // Not bracketed on IPv6 (the image's own default is): Ironic's JSON-RPC client brackets the
+    // host itself (oslo netutils.escape_ipv6; 21.4 and 38), and the conductor's hostname stays the
+    // plain address the readiness check and the DHCP pruner compare with.
     return { [ENV.provisioningIp]: ip, [ENV.conductorHost]: ip, [ENV.provisioningInterface]: iface };
 }
 
 /** The dnsmasq options of a conductor on `ip`/`iface` (its range comes from the slot it holds). */
 function nodeDnsmasqOptions(config: StackConfig, ip: string, iface: string, range: SizedRange): DnsmasqOptions {
     const dhcp = config.provisioning.dhcp;
+    const { family } = cidrParts(config.provisioning.cidr);
     return {
         header: `dnsmasq for a conductor of ${config.namespace}/${config.name} on ${ip} (${iface})`,
         interface: iface,
         serverIp: ip,
-        httpUrl: `http://${ip}:${config.ports.http}`,
+        family,
+        httpUrl: urlOf("http", ip, config.ports.http, family),
         range,
         rangeFromSlot: RANGE_FROM_SLOT,
         gateway: dhcp?.gateway,

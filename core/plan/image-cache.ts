@@ -14,6 +14,7 @@ import { createHash } from "crypto";
 import type { StackConfig } from "../config";
 import type { ImageCacheMode, PerArch } from "../config/image-cache";
 import { BMO_DEPLOY_ENV, DEPLOY_IMAGE_OPTIONS, ENV, IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
+import { urlOf } from "../ip";
 
 /** As types.ts has them (not imported: types.ts imports this file's plan type). */
 type EnvMap = Record<string, string>;
@@ -105,7 +106,7 @@ export function imageCacheUrls(config: StackConfig) {
     const c = config.imageCache;
     const cacheName = `${config.name}-ipa-cache`;
     const serviceDnsNames = [cacheName, `${cacheName}.${config.namespace}`, `${cacheName}.${config.namespace}.svc`, `${cacheName}.${config.namespace}.svc.${config.clusterDomain}`];
-    const url = c.mode === "deploy" ? `https://${serviceDnsNames[2]}:${c.port}` : c.mode === "external" ? c.url!.replace(/\/+$/, "") : undefined;
+    const url = c.mode === "deploy" ? urlOf("https", serviceDnsNames[2], c.port) : c.mode === "external" ? c.url!.replace(/\/+$/, "") : undefined;
     const architectures = (url ? c.ipa.map((e) => e.architecture) : IPA_ARCHITECTURES.filter((a) => c.kernelUrl[a] !== undefined)).slice();
     const kernelUrls: PerArch = {};
     const ramdiskUrls: PerArch = {};

@@ -4,6 +4,7 @@
  * Composes conductors.ts, env.ts, certificates.ts and database.ts.
  */
 import type { StackConfig } from "../config";
+import { urlOf } from "../ip";
 import { apiCertificate } from "./certificates";
 import { nodeDataReadersHash } from "./conductor";
 import { dnsmasqStartScript, planTopology } from "./conductors";
@@ -38,10 +39,10 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         names: resourceNames(config),
         serviceDnsNames,
         urls: {
-            apiInCluster: `https://${name}.${namespace}.svc:${ports.api}`,
-            apiProvisioning: `https://${host}:${ports.api}`,
-            http: `http://${host}:${ports.http}`,
-            vmediaTls: `https://${host}:${ports.vmediaTls}`,
+            apiInCluster: urlOf("https", `${name}.${namespace}.svc`, ports.api),
+            apiProvisioning: urlOf("https", host, ports.api),
+            http: urlOf("http", host, ports.http),
+            vmediaTls: urlOf("https", host, ports.vmediaTls),
         },
         certificate: apiCertificate(config, serviceDnsNames),
         database,

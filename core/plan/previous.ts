@@ -8,9 +8,8 @@
  * Reading is tolerant: a first run, a stack written by an older version of this program or a
  * value of the wrong shape all mean "nothing known", never an error.
  */
-import * as ipaddr from "ipaddr.js";
-
 import { type ConfigIssue, MAX_DHCP_SLOTS } from "../config";
+import { ipFamily } from "../ip";
 import { dhcpSlotsOf, listedConductorsByNode } from "./conductors";
 import { downgradeError } from "./database";
 import type { DhcpSlotsState } from "./slots";
@@ -49,11 +48,11 @@ export interface PreviousState {
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
 
-const isIpv4 = (v: unknown): v is string => typeof v === "string" && ipaddr.IPv4.isValidFourPartDecimal(v);
+const isIp = (v: unknown): v is string => typeof v === "string" && ipFamily(v) !== undefined;
 const isSlotCount = (v: unknown): v is number => Number.isInteger(v) && (v as number) >= 1 && (v as number) <= MAX_DHCP_SLOTS;
 
 function parseDhcpSlots(v: unknown): DhcpSlotsState | undefined {
-    if (!isRecord(v) || !isIpv4(v.rangeStart) || !isIpv4(v.rangeEnd) || !isSlotCount(v.slots) || !isRecord(v.nodes)) return undefined;
+    if (!isRecord(v) || !isIp(v.rangeStart) || !isIp(v.rangeEnd) || !isSlotCount(v.slots) || !isRecord(v.nodes)) return undefined;
     const nodes: Record<string, number> = {};
     for (const [node, slot] of Object.entries(v.nodes)) {
         if (Number.isInteger(slot) && (slot as number) >= 0 && (slot as number) < (v.slots as number)) nodes[node] = slot as number;
@@ -188,7 +187,7 @@ export function previousOutputsProblems(outputs: Record<string, unknown>, plan: 
                 problems.push(`is the outputs of stack ${JSON.stringify(state.stack)} (state.stack), not of ${JSON.stringify(stack)}: pass this stack's outputs (pulumi stack output --json --stack ${stack})`);
             }
             if (state.dhcpSlots !== undefined && !parseDhcpSlots(state.dhcpSlots)) {
-                problems.push(`state.dhcpSlots must have rangeStart and rangeEnd (IPv4 addresses), slots (1-${MAX_DHCP_SLOTS}) and nodes (node name to slot)`);
+                problems.push(`state.dhcpSlots must have rangeStart and rangeEnd (IP addresses), slots (1-${MAX_DHCP_SLOTS}) and nodes (node name to slot)`);
             }
         }
     }

@@ -8,7 +8,7 @@
  * node's slice never moves while it stays, and two unpinned nodes can never collide. A pin on a
  * slot another present node holds is an error naming the free slots, never a silent move.
  */
-import { ipToNumber, numberToIp } from "../ip";
+import { bigIntToIp, ipFamily, ipToBigInt, rangeSize, sizeNumber } from "../ip";
 
 /** Where a conductor's slot came from: its pin, the previous run, or first-fit now. */
 export type SlotSource = "pinned" | "kept" | "new";
@@ -47,11 +47,11 @@ export interface SlicePlan {
 
 /** Addresses of slot `slot` when `total` addresses from `start` are cut into `slots` slices. */
 export function sliceBounds(rangeStart: string, rangeEnd: string, slots: number, slot: number): { start: string; end: string; size: number } {
-    const first = ipToNumber(rangeStart);
-    const total = ipToNumber(rangeEnd) - first + 1;
-    const size = Math.floor(total / slots);
-    const start = first + slot * size;
-    return { start: numberToIp(start), end: numberToIp(start + size - 1), size };
+    // BigInt: an IPv6 range can hold more than 2^53 addresses.
+    const family = ipFamily(rangeStart) ?? 4;
+    const size = rangeSize(rangeStart, rangeEnd) / BigInt(slots);
+    const start = ipToBigInt(rangeStart) + BigInt(slot) * size;
+    return { start: bigIntToIp(start, family), end: bigIntToIp(start + size - 1n, family), size: sizeNumber(size) };
 }
 
 /** "(provisioning.dhcp.slots = 8)", "(remembered from the previous run)", ... */
@@ -137,9 +137,10 @@ function conflictMessage(req: SliceRequest, c: Conflict, free: number[]): string
 }
 
 export function planSlices(req: SliceRequest): SlicePlan {
-    const total = ipToNumber(req.rangeEnd) - ipToNumber(req.rangeStart) + 1;
-    const sliceSize = Math.floor(total / req.slots);
-    const unused = total - sliceSize * req.slots;
+    const all = rangeSize(req.rangeStart, req.rangeEnd);
+    const total = sizeNumber(all);
+    const sliceSize = sizeNumber(all / BigInt(req.slots));
+    const unused = sizeNumber(all % BigInt(req.slots));
     const issues = layoutIssues(req, total, sliceSize);
     const { given, conflicts } = allocate(req);
     const used = new Set([...given.values()].map((g) => g.slot));

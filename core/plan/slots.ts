@@ -8,7 +8,8 @@
  * it is refused unless `provisioning.dhcp.reslice: true`, which allocates every node afresh. The
  * flag left on with an unchanged layout changes nothing.
  */
-import { type ConductorConfig, type ConfigIssue, type DhcpConfig, defaultDhcpSlots, ipToNumber } from "../config";
+import { type ConductorConfig, type ConfigIssue, type DhcpConfig, defaultDhcpSlots } from "../config";
+import { ipFamily, rangeSize, sameIp, sizeNumber } from "../ip";
 import { type Slice, planSlices } from "./slices";
 
 /** DHCP slots as allocated, with the layout they were cut from (the `state` output, multi with DHCP only). */
@@ -44,7 +45,7 @@ const RESLICE_HOW =
 /** One issue per layout key that differs from the previous run's. */
 function layoutChanges(dhcp: DhcpConfig, slots: number, prev: DhcpSlotsState): ConfigIssue[] {
     const issues: ConfigIssue[] = [];
-    const differs = (a: string, b: string) => !/^\d+\.\d+\.\d+\.\d+$/.test(b) || ipToNumber(a) !== ipToNumber(b);
+    const differs = (a: string, b: string) => ipFamily(b) === undefined || !sameIp(a, b);
     const change = (key: string, was: string | number, now: string | number, undo: string) =>
         issues.push({ key, message: `was ${was} in the previous run, now ${now}; ${RESLICE_HOW}. Or ${undo} to keep every slice where it is` });
     if (differs(dhcp.rangeStart, prev.rangeStart)) change("provisioning.dhcp.rangeStart", prev.rangeStart, dhcp.rangeStart, `set it back to ${prev.rangeStart}`);
@@ -79,8 +80,8 @@ export function planDhcpSlots(dhcp: DhcpConfig, conductors: ConductorConfig[], p
 function extraRangeIssues(dhcp: DhcpConfig, slots: number, slotsFrom: DhcpSlotPlan["slotsFrom"]): ConfigIssue[] {
     const from = slotsFrom === "config" ? `provisioning.dhcp.slots = ${slots}` : `${slots} slots, ${slotsFrom === "previous" ? "the previous run's count" : "the default"}`;
     return dhcp.extraRanges.flatMap((r, i) => {
-        const total = ipToNumber(r.rangeEnd) - ipToNumber(r.rangeStart) + 1;
-        const per = Math.floor(total / slots);
+        const total = sizeNumber(rangeSize(r.rangeStart, r.rangeEnd));
+        const per = sizeNumber(rangeSize(r.rangeStart, r.rangeEnd) / BigInt(slots));
         if (per >= dhcp.minSize) return [];
         return [
             {

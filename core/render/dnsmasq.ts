@@ -7,6 +7,7 @@
 import * as ipaddr from "ipaddr.js";
 
 import { DNSMASQ_START_SCRIPT, IPXE_FILES, PATHS } from "../contract";
+import { type IpFamily, ipFamily, urlOf } from "../ip";
 import { readAsset } from "./assets";
 
 export interface DhcpRange {
@@ -35,6 +36,11 @@ export interface DnsmasqOptions {
     interface?: string;
     /** The address hosts are sent to: TFTP next-server and iPXE script host. */
     serverIp: string;
+    /**
+     * The provisioning network's family (default: `serverIp`'s, else 4). 6 renders DHCPv6: ranges
+     * with a prefix length, router advertisements, and the boot file as option 59 URLs.
+     */
+    family?: IpFamily;
     /** Base URL of this conductor's httpd, e.g. http://172.22.0.2:6180. */
     httpUrl: string;
     /** DHCP range (absent: TFTP only, no DHCP). */
@@ -88,37 +94,76 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
         const r = o.range;
         lines.push("log-dhcp");
         lines.push(o.rangeFromSlot ? `# dhcp-range: ${o.rangeFromSlot}` : dhcpRangeLine(r));
-        // An empty option suppresses it: without a gateway hosts get no default route, and
-        // without a DNS server no resolver (dnsmasq would otherwise offer itself).
-        lines.push(o.gateway ? `dhcp-option=option:router,${o.gateway}` : "dhcp-option=option:router");
-        lines.push(o.dns ? `dhcp-option=option:dns-server,${o.dns}` : "dhcp-option=option:dns-server");
-        for (const x of o.extraRanges ?? []) {
-            lines.push(o.rangeFromSlot ? `# dhcp-range of ${x.tag}: ${o.rangeFromSlot}` : dhcpRangeLine(x));
-            lines.push(`dhcp-option=tag:${x.tag},option:router,${x.gateway}`);
-            lines.push(x.dns ? `dhcp-option=tag:${x.tag},option:dns-server,${x.dns}` : `dhcp-option=tag:${x.tag},option:dns-server`);
-        }
-        if (o.knownHostsOnly) {
-            lines.push(`dhcp-hostsdir=${o.knownHostsOnly.hostsDir}`);
-            lines.push(`dhcp-optsdir=${o.knownHostsOnly.optsDir}`);
-            // Only hosts listed in the hostsdir (i.e. owned by this conductor) get an answer.
-            lines.push("dhcp-ignore=tag:!known");
-        }
-        // Clients that are already iPXE send option 175 (Ironic's dnsmasq provider relies on this tag).
-        lines.push("dhcp-match=set:ipxe,175");
-        lines.push("dhcp-match=set:efi,option:client-arch,7");
-        lines.push("dhcp-match=set:efi,option:client-arch,9");
-        lines.push("dhcp-match=set:efi-arm64,option:client-arch,11");
-        // PXE ROMs get iPXE over TFTP from this server; iPXE gets the boot script over HTTP.
-        lines.push(`dhcp-boot=tag:!ipxe,tag:efi,/${IPXE_FILES.efiX86_64},,${o.serverIp}`);
-        lines.push(`dhcp-boot=tag:!ipxe,tag:efi-arm64,/${IPXE_FILES.efiArm64},,${o.serverIp}`);
-        lines.push(`dhcp-boot=tag:!ipxe,tag:!efi,tag:!efi-arm64,/${IPXE_FILES.bios},,${o.serverIp}`);
-        lines.push(`dhcp-boot=tag:ipxe,${o.httpUrl}/boot.ipxe`);
+        if (familyOf(o) === 6) lines.push(...v6Options(o));
+        else lines.push(...v4Options(o));
     }
     return lines.join("\n") + "\n";
 }
 
+const familyOf = (o: DnsmasqOptions): IpFamily => o.family ?? ipFamily(o.serverIp) ?? 4;
+
+/** Only hosts listed in the hostsdir (i.e. owned by this conductor) get an answer, DHCPv4 and DHCPv6 alike. */
+function knownHostsLines(o: DnsmasqOptions): string[] {
+    if (!o.knownHostsOnly) return [];
+    return [`dhcp-hostsdir=${o.knownHostsOnly.hostsDir}`, `dhcp-optsdir=${o.knownHostsOnly.optsDir}`, "dhcp-ignore=tag:!known"];
+}
+
+/** DHCPv4: router and DNS options, relayed subnets, PXE ROMs get iPXE over TFTP, iPXE the boot script over HTTP. */
+function v4Options(o: DnsmasqOptions): string[] {
+    const lines: string[] = [];
+    // An empty option suppresses it: without a gateway hosts get no default route, and
+    // without a DNS server no resolver (dnsmasq would otherwise offer itself).
+    lines.push(o.gateway ? `dhcp-option=option:router,${o.gateway}` : "dhcp-option=option:router");
+    lines.push(o.dns ? `dhcp-option=option:dns-server,${o.dns}` : "dhcp-option=option:dns-server");
+    for (const x of o.extraRanges ?? []) {
+        lines.push(o.rangeFromSlot ? `# dhcp-range of ${x.tag}: ${o.rangeFromSlot}` : dhcpRangeLine(x));
+        lines.push(`dhcp-option=tag:${x.tag},option:router,${x.gateway}`);
+        lines.push(x.dns ? `dhcp-option=tag:${x.tag},option:dns-server,${x.dns}` : `dhcp-option=tag:${x.tag},option:dns-server`);
+    }
+    lines.push(...knownHostsLines(o));
+    // Clients that are already iPXE send option 175 (Ironic's dnsmasq provider relies on this tag).
+    lines.push("dhcp-match=set:ipxe,175");
+    lines.push("dhcp-match=set:efi,option:client-arch,7");
+    lines.push("dhcp-match=set:efi,option:client-arch,9");
+    lines.push("dhcp-match=set:efi-arm64,option:client-arch,11");
+    lines.push(`dhcp-boot=tag:!ipxe,tag:efi,/${IPXE_FILES.efiX86_64},,${o.serverIp}`);
+    lines.push(`dhcp-boot=tag:!ipxe,tag:efi-arm64,/${IPXE_FILES.efiArm64},,${o.serverIp}`);
+    lines.push(`dhcp-boot=tag:!ipxe,tag:!efi,tag:!efi-arm64,/${IPXE_FILES.bios},,${o.serverIp}`);
+    lines.push(`dhcp-boot=tag:ipxe,${o.httpUrl}/boot.ipxe`);
+    return lines;
+}
+
+/**
+ * DHCPv6 (stateful): dnsmasq advertises the range's prefix with the "managed" flag, so hosts ask
+ * DHCPv6 for an address, and with router lifetime 0, so it never becomes a default router (the
+ * image's `ra-param=<iface>,0,0`). The boot file is a URL (option 59): a PXE ROM (vendor class
+ * 343 PXEClient, or client arch in option 61) gets iPXE over TFTP, iPXE (user class "iPXE") the
+ * boot script over HTTP. DHCPv6 has no router option: routes come from the network's routers.
+ */
+function v6Options(o: DnsmasqOptions): string[] {
+    const tftp = urlOf("tftp", o.serverIp, undefined, 6);
+    return [
+        "enable-ra",
+        `ra-param=${o.interface ?? "*"},0,0`,
+        o.dns ? `dhcp-option=option6:dns-server,[${o.dns}]` : "dhcp-option=option6:dns-server",
+        ...knownHostsLines(o),
+        "dhcp-vendorclass=set:pxe6,enterprise:343,PXEClient",
+        "dhcp-userclass=set:ipxe6,iPXE",
+        "dhcp-match=set:efi6,option6:61,7",
+        "dhcp-match=set:efi6,option6:61,9",
+        "dhcp-match=set:efi6-arm64,option6:61,11",
+        // Mutually exclusive tag sets: exactly one bootfile-url matches a client, whatever the order.
+        `dhcp-option=tag:pxe6,tag:!efi6,tag:!efi6-arm64,tag:!ipxe6,option6:bootfile-url,${tftp}/${IPXE_FILES.efiX86_64}`,
+        `dhcp-option=tag:efi6,tag:!efi6-arm64,tag:!ipxe6,option6:bootfile-url,${tftp}/${IPXE_FILES.efiX86_64}`,
+        `dhcp-option=tag:efi6-arm64,tag:!ipxe6,option6:bootfile-url,${tftp}/${IPXE_FILES.efiArm64}`,
+        `dhcp-option=tag:ipxe6,option6:bootfile-url,${o.httpUrl}/boot.ipxe`,
+    ];
+}
+
 function dhcpRangeLine(r: DhcpRange & { tag?: string }): string {
-    return `dhcp-range=${r.tag ? `set:${r.tag},` : ""}${r.start},${r.end},${netmaskOf(r.prefixLength)},${r.leaseTime}`;
+    // IPv6: a prefix length, not a netmask (man dnsmasq, --dhcp-range).
+    const mask = ipFamily(r.start) === 6 ? String(r.prefixLength) : netmaskOf(r.prefixLength);
+    return `dhcp-range=${r.tag ? `set:${r.tag},` : ""}${r.start},${r.end},${mask},${r.leaseTime}`;
 }
 
 /**

@@ -295,7 +295,7 @@ describe("npm run plan", function () {
             ["empty.json", {}, /holds none of this program's outputs \(apiUrl, ironicImage, state\)/],
             ["state-number.json", { state: 5 }, /state must be an object/],
             // Once "plan: Invalid array length" (the slot count went straight into an array).
-            ["huge.json", { state: { topology: "multi", database: { kind: "mariadb" }, dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 1e12, nodes: {} } } }, /state\.dhcpSlots must have rangeStart and rangeEnd \(IPv4 addresses\), slots \(1-64\)/],
+            ["huge.json", { state: { topology: "multi", database: { kind: "mariadb" }, dhcpSlots: { rangeStart: "172.22.0.10", rangeEnd: "172.22.0.209", slots: 1e12, nodes: {} } } }, /state\.dhcpSlots must have rangeStart and rangeEnd \(IP addresses\), slots \(1-64\)/],
         ];
         for (const [name, content, expected] of cases) {
             const r = plan(["--stack", "ha", "--out", path.join(work, "ha-p"), "--previous", prev(name, content)]);

@@ -101,6 +101,16 @@ export class NetnsLab {
         return ns;
     }
 
+    /**
+     * IPv6 in namespace `ns`, before its links are plugged: enabled, and without duplicate address
+     * detection (the link-local addresses DHCPv6 clients and servers bind to are usable at once).
+     */
+    enableIpv6(ns: string): void {
+        for (const k of ["all", "default"]) {
+            execFileSync("ip", ["netns", "exec", ns, "sysctl", "-qw", `net.ipv6.conf.${k}.disable_ipv6=0`, `net.ipv6.conf.${k}.accept_dad=0`]);
+        }
+    }
+
     /** A bridge in namespace `ns` (the "switch" of the provisioning network). */
     addBridge(ns: string, base: string): string {
         const br = this.name(base);
@@ -124,7 +134,8 @@ export class NetnsLab {
             ifname = opts.rename;
         }
         if (opts.mac) execFileSync("ip", ["-n", ns, "link", "set", ifname, "address", opts.mac]);
-        if (opts.cidr) execFileSync("ip", ["-n", ns, "addr", "add", opts.cidr, "dev", ifname]);
+        // IPv6: no duplicate address detection, so the address serves at once (a tentative address cannot be bound).
+        if (opts.cidr) execFileSync("ip", ["-n", ns, "addr", "add", opts.cidr, "dev", ifname, ...(opts.cidr.includes(":") ? ["nodad"] : [])]);
         execFileSync("ip", ["-n", ns, "link", "set", ifname, "up"]);
         execFileSync("ip", ["-n", bridgeNs, "link", "set", peer, "master", bridge]);
         execFileSync("ip", ["-n", bridgeNs, "link", "set", peer, "up"]);
@@ -192,6 +203,48 @@ export function canUseNetns(): boolean {
     if (r.status !== 0) return false;
     spawnSync("ip", ["netns", "del", probe]);
     return true;
+}
+
+/**
+ * Run ISC dhclient -6 (stateful DHCPv6) once in `ns` on `ifname`, asking for the boot file URL
+ * (option 59) and, with `userClass`, sending it as a DHCPv6 user class (option 15, as iPXE sends
+ * "iPXE"); `clientArch` sends option 61; `duid` replaces the client's DUID. Returns what its script saw on binding: `ip6_address`,
+ * `server_id` (the server's DUID), `bootfile_url`; an empty object when no server answered in
+ * `timeout` seconds.
+ */
+export function dhcp6Client(ns: string, ifname: string, workdir: string, opts: { userClass?: string; clientArch?: number; timeout?: number; duid?: string } = {}): Record<string, string> {
+    const id = `${ns}-${ifname}-${opts.userClass ?? ""}-${opts.clientArch ?? ""}-${opts.duid ? "duid" : ""}`;
+    const file = (ext: string) => path.join(workdir, `dhclient6-${id}.${ext}`);
+    for (const ext of ["leases", "out", "pid"]) fs.rmSync(file(ext), { force: true });
+    // dhclient forks into the background once bound: its script writes what it saw to a file.
+    fs.writeFileSync(file("sh"), `#!/bin/sh\ncase "$reason" in BOUND6|REBOOT6) { echo "ip6_address=$new_ip6_address"; echo "server_id=$new_dhcp6_server_id"; echo "bootfile_url=$new_dhcp6_bootfile_url"; } > ${file("out")};; esac\nexit 0\n`, { mode: 0o755 });
+    const lines = [`timeout ${opts.timeout ?? 10};`, "option dhcp6.bootfile-url code 59 = string;", "option dhcp6.client-arch code 61 = unsigned integer 16;", "also request dhcp6.bootfile-url;"];
+    if (opts.userClass) {
+        // RFC 8415 user class: a 2-byte length, then the bytes.
+        const hex = [0, opts.userClass.length, ...Buffer.from(opts.userClass)].map((b) => b.toString(16).padStart(2, "0")).join(":");
+        lines.push("option dhcp6.user-class-raw code 15 = string;", `send dhcp6.user-class-raw ${hex};`);
+    }
+    if (opts.clientArch !== undefined) lines.push(`send dhcp6.client-arch ${opts.clientArch};`);
+    // A DUID of the client's choice (hex bytes), e.g. a DUID-EN that carries no MAC address.
+    if (opts.duid) lines.push(`send dhcp6.client-id ${opts.duid};`);
+    fs.writeFileSync(file("conf"), lines.join("\n") + "\n");
+    const args = ["netns", "exec", ns, "dhclient", "-6", "-1", "-v", "-cf", file("conf"), "-lf", file("leases"), "-pf", file("pid"), "-sf", file("sh"), ifname];
+    const r = spawnSync("ip", args, { encoding: "utf8", timeout: ((opts.timeout ?? 10) + 20) * 1000 });
+    if (fs.existsSync(file("pid"))) {
+        const pid = Number(fs.readFileSync(file("pid"), "utf8").trim());
+        try {
+            if (pid > 0) process.kill(pid, "SIGTERM");
+        } catch {
+            /* gone */
+        }
+    }
+    const out: Record<string, string> = {};
+    for (const line of (fs.existsSync(file("out")) ? fs.readFileSync(file("out"), "utf8") : "").split("\n")) {
+        const m = /^([a-z_0-9]+)=(.*)$/.exec(line);
+        if (m && m[2] !== "") out[m[1]] = m[2];
+    }
+    Object.defineProperty(out, "log", { value: `${r.stdout ?? ""}${r.stderr ?? ""}`, enumerable: false });
+    return out;
 }
 
 /**

@@ -19,6 +19,7 @@ import { fillNodeTemplate, nodeTemplates } from "../../core/plan/conductors";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { nodeDataConfigMapData } from "../../core/manifests/configmaps";
+import { readStackConfig } from "../../tools/render";
 import { configOf, haRaw, planOf } from "../unit/plan/support";
 
 const templates = nodeTemplates(configOf(haRaw));
@@ -101,6 +102,23 @@ describe("conductor start wrapper (bash)", function () {
         }
         const other = run("openssl", ["verify", "-CAfile", path.join(root, "ca.crt"), "-untrusted", path.join(dir, "ca", "tls.crt"), "-verify_ip", "10.20.0.14", "-purpose", "sslserver", crt], { allowFail: true });
         assert.notEqual(other.status, 0, "cp-2's external address is not in cp-1's certificate");
+    });
+
+    it("IPv6 (test/fixtures/Pulumi.v6.yaml): the plain address in the environment, brackets in the node's dnsmasq boot URLs, an IPv6 SAN verified for that address", function () {
+        const v6 = nodeTemplates(configOf(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.v6.yaml"))));
+        fs.writeFileSync(path.join(dir, "scripts", "node.env.template"), v6.env);
+        fs.writeFileSync(path.join(dir, "scripts", "node.dnsmasq.conf.template"), v6.dnsmasqConf!);
+        fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "fd00:1:2:3::3" }));
+        const r = run("bash", [wrapper, "bash", "-c", 'echo "$PROVISIONING_IP|$IRONIC_CONDUCTOR_HOST|$PROVISIONING_INTERFACE"'], { env: { ...env, CONDUCTOR_CIDR: "fd00:1:2:3::/64" } });
+        assert.equal(r.stdout.trim().split("\n").pop(), "fd00:1:2:3::3|fd00:1:2:3::3|eth1", r.stderr);
+        const conf = fs.readFileSync(path.join(dir, "run", "ironic", "dnsmasq.conf"), "utf8");
+        assert.match(conf, /^dhcp-option=tag:ipxe6,option6:bootfile-url,http:\/\/\[fd00:1:2:3::3\]:6180\/boot\.ipxe$/m);
+        assert.match(conf, /^dhcp-option=tag:efi6,tag:!efi6-arm64,tag:!ipxe6,option6:bootfile-url,tftp:\/\/\[fd00:1:2:3::3\]\/snponly-x86_64\.efi$/m);
+        assert.match(conf, /^ra-param=eth1,0,0$/m);
+        assert.equal(run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "run", "ironic", "dnsmasq.conf")}`], { allowFail: true }).status, 0, "dnsmasq reads the filled file");
+        const v = run("openssl", ["verify", "-CAfile", path.join(root, "ca.crt"), "-untrusted", path.join(dir, "ca", "tls.crt"), "-verify_ip", "fd00:1:2:3::3", "-purpose", "sslserver", path.join(dir, "out-a", "tls.crt")], { allowFail: true });
+        assert.equal(v.status, 0, v.stdout + v.stderr);
+        assert.match(run("openssl", ["x509", "-noout", "-ext", "subjectAltName", "-in", path.join(dir, "out-a", "tls.crt")]).stdout, /IP Address:FD00:1:2:3:0:0:0:3, DNS:cp-1/i);
     });
 
     it("adds the node's own address to NO_PROXY and no_proxy when a proxy is set, and sets neither otherwise", function () {

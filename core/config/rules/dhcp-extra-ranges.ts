@@ -6,7 +6,7 @@
  * subnet that overlaps the provisioning network or another relayed subnet (dnsmasq picks a range
  * by the relay's address: two candidates would make the answer depend on file order).
  */
-import { ipToNumber } from "../../ip";
+import { ipFamily, ipToNumber } from "../../ip";
 import { DEFAULT_MIN_DHCP_RANGE } from "../defaults";
 import { provisioningNetwork } from "./network";
 import type { Rule } from "./rule";
@@ -14,7 +14,8 @@ import type { Rule } from "./rule";
 export const dhcpExtraRangesRule: Rule = ({ config: c, parsed }, add) => {
     const prov = parsed.provisioning;
     const ranges = prov?.dhcp?.extraRanges;
-    if (!prov || !ranges) return;
+    // IPv6 anywhere here is refused by the family rule (ip-family.ts): relayed ranges are IPv4 only.
+    if (!prov || !ranges || provisioningNetwork(prov.cidr).family === 6 || ranges.some((r) => ipFamily(r.subnet.split("/")[0]) === 6)) return;
     const provNet = provisioningNetwork(prov.cidr);
     const min = prov.dhcp!.minSize ?? DEFAULT_MIN_DHCP_RANGE;
     ranges.forEach((r, i) => {

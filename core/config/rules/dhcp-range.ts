@@ -1,15 +1,15 @@
 /** The DHCP range: usable addresses of the network, in order, and free of Ironic's own addresses and the gateway. */
-import { ipToNumber } from "../../ip";
-import { provisioningNetwork, serverIps } from "./network";
+import { ipToBigInt } from "../../ip";
+import { mixedFamilies, provisioningNetwork, serverIps } from "./network";
 import type { Rule } from "./rule";
 
 export const dhcpRangeRule: Rule = (input, add) => {
     const prov = input.parsed.provisioning;
     const d = prov?.dhcp;
-    if (!prov || !d) return;
+    if (!prov || !d || mixedFamilies(input)) return;
     const net = provisioningNetwork(prov.cidr);
-    const sn = ipToNumber(d.rangeStart);
-    const en = ipToNumber(d.rangeEnd);
+    const sn = ipToBigInt(d.rangeStart);
+    const en = ipToBigInt(d.rangeEnd);
     let rangeOk = true;
     if (!net.usable(d.rangeStart)) {
         add("provisioning.dhcp.rangeStart", `${d.rangeStart} is not a usable host address of provisioning.cidr ${prov.cidr}`);
@@ -25,7 +25,7 @@ export const dhcpRangeRule: Rule = (input, add) => {
     }
     if (!rangeOk) return;
 
-    const inRange = (ip: string) => ipToNumber(ip) >= sn && ipToNumber(ip) <= en;
+    const inRange = (ip: string) => ipToBigInt(ip) >= sn && ipToBigInt(ip) <= en;
     for (const [key, ip] of serverIps(input)) {
         if (inRange(ip)) {
             const own = key === "provisioning.ip";

@@ -6,20 +6,21 @@
  * the stack's previous run, so the exact layout (remembered count, kept slots, re-slicing) is
  * checked by the planner with that run's state (core/plan/slots.ts), still before any resource.
  */
-import { ipToNumber } from "../../ip";
+import { rangeSize, sizeNumber } from "../../ip";
 import { DEFAULT_MIN_DHCP_RANGE } from "../defaults";
 import { MAX_DHCP_SLOTS, type Sections } from "../schema";
-import { isUsableRange, provisioningNetwork } from "./network";
+import { isUsableRange, mixedFamilies, provisioningNetwork } from "./network";
 import type { AddIssue, Rule } from "./rule";
 
 type Dhcp = NonNullable<Sections["provisioning"]["dhcp"]>;
 
-export const dhcpSizeRule: Rule = ({ config: c, parsed }, add) => {
+export const dhcpSizeRule: Rule = (input, add) => {
+    const { config: c, parsed } = input;
     const d = parsed.provisioning?.dhcp;
     if (!parsed.provisioning || !d) return;
     const multi = c.topology === "multi";
-    if (isUsableRange(provisioningNetwork(parsed.provisioning.cidr), d)) {
-        const size = ipToNumber(d.rangeEnd) - ipToNumber(d.rangeStart) + 1;
+    if (!mixedFamilies(input) && isUsableRange(provisioningNetwork(parsed.provisioning.cidr), d)) {
+        const size = sizeNumber(rangeSize(d.rangeStart, d.rangeEnd));
         const min = d.minSize ?? DEFAULT_MIN_DHCP_RANGE;
         if (!multi && size < min) {
             add("provisioning.dhcp", `range ${d.rangeStart}-${d.rangeEnd} offers only ${size} address${size === 1 ? "" : "es"}; at least ${min} are needed (each host being provisioned or inspected holds a lease). Widen the range or lower provisioning.dhcp.minSize`);

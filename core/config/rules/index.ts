@@ -13,6 +13,7 @@ import { downloadsRule } from "./downloads";
 import { kernelRule } from "./kernel";
 import { imagesRule } from "./images";
 import { imageCacheRule } from "./image-cache";
+import { ipFamilyRule } from "./ip-family";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
 import { metricsRule } from "./metrics";
@@ -28,6 +29,7 @@ export { RESERVED_MULTI_OPTIONS } from "./topology";
 
 export const RULES: readonly Rule[] = [
     portsRule,
+    ipFamilyRule,
     provisioningRule,
     dhcpRangeRule,
     dhcpSizeRule,

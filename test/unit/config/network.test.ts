@@ -39,8 +39,8 @@ describe("config/network: proxy URLs", function () {
 });
 
 describe("config/network: noProxy entries", function () {
-    it("accepts names, leading-dot domains, IPv4 and IPv4 CIDRs", function () {
-        for (const s of ["registry.corp.example", ".corp.example", "localhost", "10.96.0.0/12", "192.168.1.10", "Mirror.Local"]) assert.equal(noProxyProblem(s), undefined, s);
+    it("accepts names, leading-dot domains, IP addresses and CIDRs of either family", function () {
+        for (const s of ["registry.corp.example", ".corp.example", "localhost", "10.96.0.0/12", "192.168.1.10", "Mirror.Local", "fd00:1:2:3::2", "fd00:1:2:3::/64"]) assert.equal(noProxyProblem(s), undefined, s);
     });
 
     it("refuses '*', '*.x' (with the form to use), ports, URLs and bad CIDRs", function () {
@@ -49,6 +49,8 @@ describe("config/network: noProxy entries", function () {
         assert.match(String(noProxyProblem("mirror:5000")), /without a port/);
         assert.match(String(noProxyProblem("http://mirror")), /not a URL/);
         assert.match(String(noProxyProblem("10.0.0.0/33")), /not a valid IPv4 CIDR/);
+        assert.match(String(noProxyProblem("fd00::/129")), /not a valid IPv6 CIDR/);
+        assert.match(String(noProxyProblem("fe80::1%eth0")), /must be a host name/);
         assert.match(String(noProxyProblem("a b")), /must be a host name/);
     });
 

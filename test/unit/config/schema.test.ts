@@ -23,9 +23,11 @@ describe("config schema", function () {
 
     it("rejects malformed IP addresses and CIDRs", function () {
         const list = issues(withProvisioning({ ip: "172.22.0.300", cidr: "172.22.0.0/33" }));
-        hasIssue(list, "provisioning.ip", /not a valid IPv4 address/);
-        hasIssue(list, "provisioning.cidr", /not a valid IPv4 CIDR/);
-        hasIssue(issues(withDhcp({ gateway: "gw" })), "provisioning.dhcp.gateway", /not a valid IPv4/);
+        hasIssue(list, "provisioning.ip", /not a valid IP address \(expected an IPv4 dotted quad such as 172.22.0.2 or an IPv6 address/);
+        hasIssue(list, "provisioning.cidr", /not a valid CIDR/);
+        hasIssue(issues(withDhcp({ gateway: "gw" })), "provisioning.dhcp.gateway", /not a valid IP address/);
+        hasIssue(issues(withProvisioning({ ip: "fe80::1%eth0", cidr: "fd00:1::/129" })), "provisioning.ip", /not a valid IP address/);
+        hasIssue(issues(withProvisioning({ ip: "fd00:1::2", cidr: "fd00:1::/129" })), "provisioning.cidr", /not a valid CIDR/);
     });
 
     it("quantity: Kubernetes' grammar (decimal, binary and exponent suffixes), nothing else", function () {

@@ -110,6 +110,7 @@ describe("plan/conductors: multi", function () {
             header: "dnsmasq for a conductor of metal3/ironic on 172.22.0.4 (eth1)",
             interface: "eth1",
             serverIp: "172.22.0.4",
+            family: 4,
             httpUrl: "http://172.22.0.4:6180",
             range: { start: "172.22.0.110", end: "172.22.0.159", prefixLength: 24, leaseTime: "1h", size: 50 },
             rangeFromSlot: "in slot-<k>.dnsmasq.conf of the DHCP slot k this pod holds (a Lease, claimed at start by dhcp-slot-agent.py)",
@@ -156,7 +157,8 @@ describe("plan/conductors: dnsmasqStartScript, cidrParts", function () {
     });
 
     it("cidrParts: network and prefix length", function () {
-        assert.deepEqual(cidrParts("172.22.0.0/24"), { network: "172.22.0.0", prefixLength: 24 });
-        assert.deepEqual(cidrParts("10.1.2.0/23"), { network: "10.1.2.0", prefixLength: 23 });
+        assert.deepEqual(cidrParts("172.22.0.0/24"), { network: "172.22.0.0", prefixLength: 24, family: 4 });
+        assert.deepEqual(cidrParts("10.1.2.0/23"), { network: "10.1.2.0", prefixLength: 23, family: 4 });
+        assert.deepEqual(cidrParts("fd00:1::/64"), { network: "fd00:1::", prefixLength: 64, family: 6 });
     });
 });

@@ -403,3 +403,19 @@ describe("DHCP slots: examples", function () {
         ]);
     });
 });
+
+describe("plan/slices: IPv6 ranges", function () {
+    it("cuts an IPv6 range into disjoint, contiguous, stable slices, even a whole /64 (beyond 2^53 addresses)", function () {
+        const req = { rangeStart: "fd00:1::1000", rangeEnd: "fd00:1::1fff", slots: 4, minSize: 8, conductors: [{ name: "a" }, { name: "b" }, { name: "c" }] };
+        const p = planSlices(req);
+        assert.deepEqual(p.issues, []);
+        assert.deepEqual(p.slices.map((s) => [s.node, s.start, s.end, s.size]), [
+            ["a", "fd00:1::1000", "fd00:1::13ff", 1024],
+            ["b", "fd00:1::1400", "fd00:1::17ff", 1024],
+            ["c", "fd00:1::1800", "fd00:1::1bff", 1024],
+        ]);
+        assert.deepEqual(planSlices({ ...req, remembered: { c: 3 } }).slices.find((s) => s.node === "c")!.start, "fd00:1::1c00", "a remembered slot keeps its slice");
+        const wide = sliceBounds("fd00:1::", "fd00:1::ffff:ffff:ffff:ffff", 4, 3);
+        assert.deepEqual([wide.start, wide.end], ["fd00:1:0:0:c000::", "fd00:1::ffff:ffff:ffff:ffff"]);
+    });
+});

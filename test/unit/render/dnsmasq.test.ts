@@ -102,4 +102,44 @@ describe("core/render/dnsmasq", function () {
         assert.match(s, /^mkdir -p .* \/l$/m);
         assert.match(s, /^touch \/l\/d\.leases$/m);
     });
+    describe("IPv6 (DHCPv6)", function () {
+        const v6: DnsmasqOptions = {
+            serverIp: "fd00:1::2",
+            httpUrl: "http://[fd00:1::2]:6180",
+            interface: "eth1",
+            range: { start: "fd00:1::1000", end: "fd00:1::1fff", prefixLength: 64, leaseTime: "1h" },
+        };
+
+        it("a stateful range with a prefix length, RA with the managed flag and router lifetime 0, no router option", function () {
+            const conf = renderDnsmasqConf(v6);
+            assert.match(conf, /^dhcp-range=fd00:1::1000,fd00:1::1fff,64,1h$/m);
+            assert.match(conf, /^enable-ra$/m);
+            assert.match(conf, /^ra-param=eth1,0,0$/m);
+            assert.match(conf, /^dhcp-option=option6:dns-server$/m, "no resolver unless provisioning.dhcp.dns");
+            assert.match(renderDnsmasqConf({ ...v6, dns: "fd00:1::53" }), /^dhcp-option=option6:dns-server,\[fd00:1::53\]$/m);
+            assert.doesNotMatch(conf, /option:router|dhcp-boot|netmask|255\./, "no DHCPv4 lines");
+            assert.match(renderDnsmasqConf({ ...v6, interface: undefined }), /^ra-param=\*,0,0$/m, "without an interface: every interface dnsmasq serves");
+        });
+
+        it("boot files as option 59 URLs with the server bracketed: PXE ROMs by vendor class or option 61, iPXE by user class", function () {
+            const conf = renderDnsmasqConf(v6);
+            assert.match(conf, /^dhcp-vendorclass=set:pxe6,enterprise:343,PXEClient$/m);
+            assert.match(conf, /^dhcp-userclass=set:ipxe6,iPXE$/m);
+            for (const a of [7, 9]) assert.match(conf, new RegExp(`^dhcp-match=set:efi6,option6:61,${a}$`, "m"));
+            assert.match(conf, /^dhcp-match=set:efi6-arm64,option6:61,11$/m);
+            assert.match(conf, /^dhcp-option=tag:efi6,tag:!efi6-arm64,tag:!ipxe6,option6:bootfile-url,tftp:\/\/\[fd00:1::2\]\/snponly-x86_64\.efi$/m);
+            assert.match(conf, /^dhcp-option=tag:efi6-arm64,tag:!ipxe6,option6:bootfile-url,tftp:\/\/\[fd00:1::2\]\/snponly-arm64\.efi$/m);
+            assert.match(conf, /^dhcp-option=tag:ipxe6,option6:bootfile-url,http:\/\/\[fd00:1::2\]:6180\/boot\.ipxe$/m);
+        });
+
+        it("multi: known hosts only, as on IPv4; a slot file carries the slice with the prefix length; a placeholder server is bracketed", function () {
+            const conf = renderDnsmasqConf({ ...v6, serverIp: "__CONDUCTOR_IP__", family: 6, rangeFromSlot: "slot", knownHostsOnly: { hostsDir: "/h", optsDir: "/o" } });
+            assert.match(conf, /^dhcp-ignore=tag:!known$/m);
+            assert.match(conf, /^dhcp-hostsdir=\/h$/m);
+            assert.match(conf, /tftp:\/\/\[__CONDUCTOR_IP__\]\//);
+            assert.match(conf, /^enable-ra$/m);
+            const slot = renderDnsmasqSlotConf({ start: "fd00:1::1400", end: "fd00:1::17ff", prefixLength: 64, leaseTime: "1h" }, "slot 1");
+            assert.match(slot, /^dhcp-range=fd00:1::1400,fd00:1::17ff,64,1h$/m);
+        });
+    });
 });
