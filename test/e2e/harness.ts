@@ -104,9 +104,15 @@ export class Workspace {
         return r;
     }
 
-    /** `pulumi config set` each key of an example stack file, as a user would type it (see configCommands). */
+    /**
+     * `pulumi config set` each key of an example stack file, as a user would type it (see
+     * configCommands). Those values are plaintext in the file, so `--plaintext`: the CLI refuses a
+     * value it guesses is a secret from the key name and the value's entropy (the Secret name of
+     * `keepalived.passwordSecret.name`) unless told. `extra` commands as given (`--secret` ones).
+     */
     configure(exampleFile: string, extra: string[][] = []): void {
-        for (const args of [...configCommands(fs.readFileSync(exampleFile, "utf8")), ...extra]) this.pulumi(["config", "set", ...args]);
+        for (const args of configCommands(fs.readFileSync(exampleFile, "utf8"))) this.pulumi(["config", "set", "--plaintext", ...args]);
+        for (const args of extra) this.pulumi(["config", "set", ...args]);
     }
 
     up(extra: string[] = []): Result {
