@@ -122,6 +122,8 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
             "pxe.ipxe_bootfile_name": { value: IPXE_FILES.bios },
             "pxe.ipxe_bootfile_name_by_arch": { value: { aarch64: IPXE_FILES.efiArm64 } },
             "pxe.uefi_ipxe_bootfile_name": { value: IPXE_FILES.efiX86_64 },
+            // metal3-ironic:metrics (sensorInterval 160): how often each conductor reads its nodes' sensors.
+            "sensor_data.interval": { value: 160 },
         });
     });
 
