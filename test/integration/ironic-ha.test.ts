@@ -220,7 +220,10 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         const dir = path.join(work, `c-${host}`);
         const env = Object.fromEntries(Object.entries(made.osEnv).map(([k, v]) => [k, remap(v, dir)]));
         const files = tlsFilesIn(dir);
-        run("/usr/bin/python3", [made.minter, made.conductorCaDir, path.dirname(files.certFile), c.node, host, ...made.certSans]);
+        // The shared SANs, then the node's own (its conductors[].external hosts), as the wrapper passes them.
+        const own = nodeCertificateSans(plan, c.node, host);
+        const ownWords = [...own.dnsNames.map((d) => `DNS:${d}`), ...own.ipAddresses.map((ip) => `IP:${ip}`)].filter((w) => w !== `DNS:${c.node}` && w !== `IP:${host}` && !made.certSans.includes(w));
+        run("/usr/bin/python3", [made.minter, made.conductorCaDir, path.dirname(files.certFile), c.node, host, ...made.certSans, ...ownWords]);
         fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
         fs.copyFileSync(ca.certFile, files.caFile);
         for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
