@@ -11,6 +11,7 @@ import * as path from "path";
 import { RawConfig, validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
+import { nodeCertificateSans } from "../../core/plan/certificates";
 import { buildPlan, dhcpSlotsOf, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
 import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
@@ -552,7 +553,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 const text = run("openssl", ["x509", "-noout", "-subject", "-ext", "subjectAltName,basicConstraints"], { input: chain[0] + "\n" }).stdout;
                 assert.match(text, new RegExp(`CN\\s*=\\s*${node.node}\\b`));
                 const ips = [...text.matchAll(/IP Address:([0-9a-fA-F.:]+)/g)].map((m) => m[1]);
-                assert.deepEqual(ips, [node.ip, ...s.plan.certificate.ipAddresses], `${node.node}'s certificate names its own address only (never ${others(node.ip).join(", ")})`);
+                // Its address, the shared ones, then its own conductors[].external hosts (cp-0's entry has one).
+                assert.deepEqual(ips, nodeCertificateSans(s.plan, node.node, node.ip).ipAddresses, `${node.node}'s certificate names its own addresses only (never ${others(node.ip).join(", ")})`);
                 assert.match(text, /DNS:ironic\.metal3\.svc\b/, "and the API Service names");
                 assert.match(text, /CA:FALSE/);
             }
@@ -608,11 +610,19 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("each conductor hands BMCs its own virtual-media URL on the TLS port, and its httpd serves it there", function () {
-        for (const { node, pod } of pods) {
+    it("each conductor hands BMCs its own virtual-media URL on the TLS port (its external address where its entry has one), and its httpd serves it there", function () {
+        for (const { node, pod, ns } of pods) {
             const marker = `vmedia of ${node.node}`;
             const url = publishVirtualMedia(pod, marker);
-            assert.match(url, new RegExp(`^https://${node.ip.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
+            // A node with conductors[].external (cp-0) hands out its out-of-band address: the node
+            // holds it too here (a second NIC's address), and the admin namespace reaches it on the link.
+            const external = s.plan.config.conductors.find((c) => c.name === node.node)?.external?.ip;
+            const host = external ?? node.ip;
+            if (external) {
+                run("ip", ["-n", ns, "addr", "add", `${external}/32`, "dev", node.interface]);
+                net.routeOnLink(adminNs, `${external}/32`, net.name("ha"));
+            }
+            assert.match(url, new RegExp(`^https://${host.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
             const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", caFile, url], { allowFail: true });
             assert.equal(got.stdout, marker, `${url}: ${got.stderr}`);
         }
