@@ -11,13 +11,13 @@
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
-import * as random from "@pulumi/random";
 
-import { MARIADB, MARIADB_OPERATOR } from "../core/plan/database";
+import { MARIADB_OPERATOR } from "../core/plan/database";
 import { inNamespace } from "../core/manifests";
 import { OPERATOR_IRONIC_USER, operatorMariadb, operatorNetworkPolicy, operatorSqlObjects } from "../core/manifests/mariadb-operator";
 import { IronicPlan } from "../core/plan";
 import { StackPki } from "./pki";
+import { databaseCredentials } from "./mariadb";
 
 export interface MariaDBOperatorArgs {
     plan: IronicPlan;
@@ -38,17 +38,8 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
         const n = plan.database.names;
         const c = plan.config;
 
-        const pwOpts = { length: 32, special: false };
-        const root = new random.RandomPassword(`${name}-root-password`, pwOpts, { parent: this });
-        const ironic = new random.RandomPassword(`${name}-ironic-password`, pwOpts, { parent: this });
-        this.credentials = new k8s.core.v1.Secret(
-            `${name}-credentials`,
-            {
-                metadata: { name: n.credentialsSecret, namespace, labels: plan.labels },
-                stringData: { [MARIADB.rootPasswordKey]: pulumi.secret(root.result), username: OPERATOR_IRONIC_USER, password: pulumi.secret(ironic.result) },
-            },
-            { parent: this },
-        );
+        const { secret } = databaseCredentials(this, name, plan, namespace, OPERATOR_IRONIC_USER);
+        this.credentials = secret;
         const cert = pki.issue(
             `${name}-server`,
             { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] },

@@ -25,6 +25,26 @@ export interface MariaDBArgs {
 /** User Ironic connects as. */
 export const IRONIC_DB_USER = "ironic";
 
+/**
+ * The generated root and ironic passwords and the credentials Secret (root password, username,
+ * password) both database kinds deploy: resources named `<name>-root-password`,
+ * `<name>-ironic-password` and `<name>-credentials` under `parent`.
+ */
+export function databaseCredentials(parent: pulumi.Resource, name: string, plan: IronicPlan, namespace: pulumi.Input<string>, username: string) {
+    const pwOpts = { length: 32, special: false };
+    const root = new random.RandomPassword(`${name}-root-password`, pwOpts, { parent });
+    const ironic = new random.RandomPassword(`${name}-ironic-password`, pwOpts, { parent });
+    const secret = new k8s.core.v1.Secret(
+        `${name}-credentials`,
+        {
+            metadata: { name: plan.database.names.credentialsSecret, namespace, labels: plan.labels },
+            stringData: { [MARIADB.rootPasswordKey]: pulumi.secret(root.result), username, password: pulumi.secret(ironic.result) },
+        },
+        { parent },
+    );
+    return { root, ironic, secret };
+}
+
 export class MariaDB extends pulumi.ComponentResource {
     public readonly statefulSet: k8s.apps.v1.StatefulSet;
     public readonly service: k8s.core.v1.Service;
@@ -37,17 +57,8 @@ export class MariaDB extends pulumi.ComponentResource {
         const n = plan.database.names;
         const c = plan.config;
 
-        const pwOpts = { length: 32, special: false };
-        const root = new random.RandomPassword(`${name}-root-password`, pwOpts, { parent: this });
-        const ironic = new random.RandomPassword(`${name}-ironic-password`, pwOpts, { parent: this });
-        this.credentials = new k8s.core.v1.Secret(
-            `${name}-credentials`,
-            {
-                metadata: { name: n.credentialsSecret, namespace, labels: plan.labels },
-                stringData: { [MARIADB.rootPasswordKey]: pulumi.secret(root.result), username: IRONIC_DB_USER, password: pulumi.secret(ironic.result) },
-            },
-            { parent: this },
-        );
+        const { root, ironic, secret } = databaseCredentials(this, name, plan, namespace, IRONIC_DB_USER);
+        this.credentials = secret;
         const init = new k8s.core.v1.Secret(
             `${name}-init`,
             {
