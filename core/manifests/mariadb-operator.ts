@@ -14,7 +14,7 @@ import { MARIADB, MARIADB_OPERATOR } from "../plan/database";
 import type { IronicPlan } from "../plan/types";
 import { renderMariadbConf } from "../render/mariadb";
 import { containerResources, sortedRecord } from "./meta";
-import { SCHEMA_JOB_COMPONENTS } from "./mariadb";
+import { databaseClientSources } from "./networkpolicy";
 
 /** A custom object of the operator's API (no typed model in @pulumi/kubernetes). */
 export interface OperatorObject {
@@ -120,7 +120,6 @@ export function operatorSqlObjects(plan: IronicPlan): OperatorObject[] {
 export function operatorNetworkPolicy(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicy {
     const members = { podSelector: { matchLabels: operatorPodSelector(plan) } };
     const operator = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": plan.config.database.operator.namespace } } };
-    const jobs = { key: "app.kubernetes.io/component", operator: "In", values: [SCHEMA_JOB_COMPONENTS.upgrade, SCHEMA_JOB_COMPONENTS.migrate] };
     const tcp = (...ports: number[]) => ports.map((port) => ({ protocol: "TCP", port }));
     return {
         apiVersion: "networking.k8s.io/v1",
@@ -132,9 +131,7 @@ export function operatorNetworkPolicy(plan: IronicPlan): k8s.types.input.network
             ingress: [
                 {
                     from: [
-                        { podSelector: { matchLabels: plan.selector } },
-                        { podSelector: { matchLabels: plan.selector, matchExpressions: [jobs] } },
-                        ...plan.config.database.networkPolicy.hostSources.map((cidr) => ({ ipBlock: { cidr } })),
+                        ...databaseClientSources(plan),
                         members,
                         operator,
                     ],

@@ -14,8 +14,19 @@ import { MARIADB } from "../plan/database";
 import type { IronicPlan } from "../plan/types";
 import { SCHEMA_JOB_COMPONENTS, mariadbSelector } from "./mariadb";
 
-export function mariadbNetworkPolicy(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicy {
+/** Who may reach the database, whatever its kind: the Ironic pods, the schema Jobs, database.networkPolicy.hostSources. */
+export function databaseClientSources(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicyPeer[] {
     const jobs = { key: "app.kubernetes.io/component", operator: "In", values: [SCHEMA_JOB_COMPONENTS.upgrade, SCHEMA_JOB_COMPONENTS.migrate] };
+    return [
+        // The Ironic pods (host network: see above).
+        { podSelector: { matchLabels: plan.selector } },
+        // The schema Jobs (pod network).
+        { podSelector: { matchLabels: plan.selector, matchExpressions: [jobs] } },
+        ...plan.config.database.networkPolicy.hostSources.map((cidr) => ({ ipBlock: { cidr } })),
+    ];
+}
+
+export function mariadbNetworkPolicy(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicy {
     return {
         apiVersion: "networking.k8s.io/v1",
         kind: "NetworkPolicy",
@@ -25,13 +36,7 @@ export function mariadbNetworkPolicy(plan: IronicPlan): k8s.types.input.networki
             policyTypes: ["Ingress"],
             ingress: [
                 {
-                    from: [
-                        // The Ironic pods (host network: see above).
-                        { podSelector: { matchLabels: plan.selector } },
-                        // The schema Jobs (pod network).
-                        { podSelector: { matchLabels: plan.selector, matchExpressions: [jobs] } },
-                        ...plan.config.database.networkPolicy.hostSources.map((cidr) => ({ ipBlock: { cidr } })),
-                    ],
+                    from: databaseClientSources(plan),
                     ports: [{ protocol: "TCP", port: MARIADB.port }],
                 },
             ],
