@@ -78,6 +78,11 @@ const planned = new WeakMap<Metal3IronicArgs, IronicPlan>();
  */
 export const KUBERNETES_PROVIDER_OPTIONS = { enableServerSideApply: true, enableConfigMapMutable: true, enableSecretMutable: true } as const;
 
+/** The args of the Kubernetes provider the root program and the component each make: the stack's kubeconfig context and the options above. */
+export function kubernetesProviderArgs(config: { kubernetes: { context?: string } }): { context: string | undefined } & typeof KUBERNETES_PROVIDER_OPTIONS {
+    return { context: config.kubernetes.context, ...KUBERNETES_PROVIDER_OPTIONS };
+}
+
 /** Guard: no resource of this component tree may write a Secret or ConfigMap the user owns (reads are fine). */
 export function userObjectGuard(plan: IronicPlan, component: () => pulumi.Resource | undefined): pulumi.ResourceTransformation {
     const owned = { Secret: new Map(userSecrets(plan).map((u) => [u.name, u.key])), ConfigMap: new Map(userConfigMaps(plan).map((u) => [u.name, u.key])) };

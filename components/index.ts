@@ -4,7 +4,7 @@
  * again and again (its previous outputs, the provider settings). docs/library.md shows a program.
  */
 export { Metal3Ironic } from "./stack";
-export { KUBERNETES_PROVIDER_OPTIONS, planFromArgs, validateArgs } from "./args";
+export { KUBERNETES_PROVIDER_OPTIONS, kubernetesProviderArgs, planFromArgs, validateArgs } from "./args";
 export type { Metal3IronicArgs, Metal3IronicOutputs } from "./args";
 export { readPreviousState } from "./previous-state";
 export { parsePreviousState, PREVIOUS_OUTPUTS } from "../core/plan/previous";

@@ -8,7 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { Metal3IronicConfig, RawConfig, rawConfigFromEntries } from "../core/config";
 import { maskProps, secretConfigKeys, secretNeedles } from "./secret-config";
-import { KUBERNETES_PROVIDER_OPTIONS, Metal3Ironic, Metal3IronicArgs, Metal3IronicOutputs, planFromArgs, readPreviousState, validateArgs } from "./index";
+import { kubernetesProviderArgs, Metal3Ironic, Metal3IronicArgs, Metal3IronicOutputs, planFromArgs, readPreviousState, validateArgs } from "./index";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
 export function readRawConfig(): RawConfig {
@@ -33,7 +33,7 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Meta
     // An explicit provider: nothing is deployed through an ambient default provider. It is the
     // root's (not the component's own) so that stacks deployed before the component took its
     // configuration keep every resource's provider.
-    const providerArgs = { context: config.kubernetes.context, ...KUBERNETES_PROVIDER_OPTIONS };
+    const providerArgs = kubernetesProviderArgs(config);
     const provider = new k8s.Provider("kubernetes", (maskProps(providerArgs, secretNeedles(raw, args.secretKeys ?? [])) ?? providerArgs) as k8s.ProviderArgs);
     return new Metal3Ironic(config.name, withPrevious, { providers: { kubernetes: provider } }).outputs;
 }

@@ -9,7 +9,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { KUBERNETES_PROVIDER_OPTIONS, Metal3IronicArgs, Metal3IronicOutputs, defaultProvider, maskedOutputs, planFromArgs, secretMask, userObjectGuard } from "./args";
+import { kubernetesProviderArgs, Metal3IronicArgs, Metal3IronicOutputs, defaultProvider, maskedOutputs, planFromArgs, secretMask, userObjectGuard } from "./args";
 import { Conductors } from "./conductors";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
@@ -59,7 +59,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         self = this;
         this.plan = plan;
         if (!this.getProvider("kubernetes::")) {
-            ownProvider = new k8s.Provider(`${name}-kubernetes`, { context: plan.config.kubernetes.context, ...KUBERNETES_PROVIDER_OPTIONS }, { parent: this });
+            ownProvider = new k8s.Provider(`${name}-kubernetes`, kubernetesProviderArgs(plan.config), { parent: this });
         }
         const c = plan.config;
         const namespace = this.namespace(name, plan);
