@@ -7,6 +7,8 @@
  * What is checked is what keepalived really does with the rendered config: it holds both VIPs
  * (usable at once: nodad, never tentative), advertises VRRPv3 from the link-local address to
  * ff02::12, the second node stays backup, and takes over when the first one's container stops.
+ * Then the whole Ironic pod on one node: every container ready on the IPv6 VIP, the API over TLS on
+ * https://[VIP]:6385, and virtual media handed to and fetched by a BMC on the extra VIP.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -15,9 +17,10 @@ import * as path from "path";
 import { validateConfig } from "../../core/config";
 import { buildPlan, IronicPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
-import { ClusterData, PodRunner, tail } from "../helpers/pod-runner";
+import { ImageCacheLab } from "../helpers/image-cache";
+import { ClusterData, PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { debianKeepalivedImage } from "../helpers/standins";
+import { debianKeepalivedImage, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "Pulumi.v6-vip.yaml");
@@ -184,6 +187,78 @@ describe("pods as declared: IPv6 single stack with keepalived, two nodes (pod ru
         // keepalived's unsolicited neighbour advertisements move the host's entry to cp-1's MAC.
         await waitFor("the host's neighbour entry of the VIP at cp-1's MAC", 5000, () => neighbourMac(hostNs, VIP) === macOf(b.ns, "eth1") || undefined);
         assert.equal(reach(hostNs, VIP), "refused", "cp-1's kernel answers on the VIP");
+    });
+});
+
+describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic pod on the VIP (pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let plan: IronicPlan;
+    let cluster: ClusterData;
+    let pod: PodRunner;
+    let cache: ImageCacheLab;
+    let nodeNs = "";
+    let bmcNs = "";
+
+    before(async function () {
+        requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
+        requireOrSkip(this, ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "keepalived", "ironic", "ironic-dbsync"].every((c) => !!which(c)), "dnsmasq, busybox, libcap2-bin, util-linux, openssl, curl, keepalived and Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        work = tmpDir("pods-keepalived-v6-pod");
+        const raw = readStackConfig(FIXTURE);
+        const r = validateConfig(raw);
+        if (!r.ok) throw new Error(JSON.stringify(r.issues));
+        plan = buildPlan(r.config);
+        const rendered = await renderWithRealSecrets(raw, "v6-vip");
+        cluster = rendered.cluster;
+        const images = { ...prepareImages(work), [plan.config.images.keepalived]: debianKeepalivedImage(work) };
+        const sw = net.addNamespace("sw");
+        const prov = net.addBridge(sw, "br");
+        const oob = net.addBridge(sw, "oob");
+        nodeNs = net.addNamespace("k6n");
+        net.plug(nodeNs, "n1", sw, prov, { cidr: "fd00:1:2:3::2/64", rename: plan.config.provisioning.interface });
+        net.plug(nodeNs, "n2", sw, oob, { cidr: "fd00:20::2/64", rename: "eth2" });
+        // A BMC on the out-of-band network, which external.ip (the extra VIP) serves.
+        bmcNs = net.addNamespace("k6b");
+        net.plug(bmcNs, "bm", sw, oob, { cidr: "fd00:20::100/64" });
+        const dep = rendered.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === plan.names.deployment)!;
+        cache = new ImageCacheLab({ rendered: rendered.rendered, cluster, images, work });
+        pod = new PodRunner({ name: "ironic-0", namespace: plan.namespace, spec: dep.spec.template.spec, cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "fd00:1:2:3::2", podIP: "fd00:1:2:3::2", hosts: cache.hosts });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed" && pod) {
+            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
+        }
+    });
+
+    after(async function () {
+        await pod?.stop();
+        await cache?.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("every container starts and becomes ready; keepalived brings up the IPv6 VIP and the API answers on https://[provisioning.ip]:6385 over TLS, verified with the stack CA", async function () {
+        await cache.serve(nodeNs);
+        await pod.runInitContainers();
+        pod.startContainers();
+        for (const c of pod.spec.containers) await pod.waitReady(c.name, 180000);
+        assert.match(holds(nodeNs, "eth1", VIP) ?? "", /inet6 fd00:1:2:3::5\/64 scope global nodad/);
+        const ca = path.join(work, "ca.crt");
+        fs.writeFileSync(ca, cluster.secrets[plan.names.caSecret]["tls.crt"]);
+        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-g", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://[${VIP}]:${plan.config.ports.api}/v1`], { allowFail: true }).stdout;
+        assert.equal(code, "200", "GET /v1 on the VIP");
+    });
+
+    it("external.ip on the IPv6 extra VIP: Ironic's own code hands BMCs https://[fd00:20::5]:6183/..., and a BMC on eth2's network fetches the ISO over TLS (the certificate carries the address)", function () {
+        const url = publishVirtualMedia(pod, "iso for an IPv6 BMC\n");
+        assert.match(url, /^https:\/\/\[fd00:20::5\]:6183\/redfish\/boot-[0-9a-f-]+\.iso$/);
+        const ca = path.join(work, "ca-oob.crt");
+        fs.writeFileSync(ca, cluster.secrets[plan.names.caSecret]["tls.crt"]);
+        const got = run("ip", ["netns", "exec", bmcNs, "curl", "-sS", "-g", "--fail", "--cacert", ca, url], { allowFail: true });
+        assert.equal(got.status, 0, got.stderr);
+        assert.equal(got.stdout, "iso for an IPv6 BMC\n");
     });
 });
 
