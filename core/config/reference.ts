@@ -160,9 +160,9 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["external.httpUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "what BMCs fetch virtual media from: `IRONIC_EXTERNAL_HTTP_URL` → `[deploy]external_http_url`" },
     { keys: ["external.callbackUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "where IPA booted from virtual media calls back: `IRONIC_EXTERNAL_CALLBACK_URL` → `[deploy]external_callback_url`" },
     // keepalived
-    { keys: ["keepalived.extraVips"], type: "list of `{ip, interface?, prefix?}`", default: "`[]`", notes: "more VIPs keepalived holds besides `provisioning.ip` (interface default `provisioning.interface`, prefix default /32 or /128); see [keepalived](networks-and-trust.md#more-keepalived-vips-and-vrrp)" },
+    { keys: ["keepalived.extraVips"], type: "list of `{ip, interface?, prefix?}`", default: "`[]`", notes: "more VIPs keepalived holds besides `provisioning.ip`, of its family (interface default `provisioning.interface`, prefix default /32 or /128); see [keepalived](networks-and-trust.md#more-keepalived-vips-and-vrrp)" },
     { keys: ["keepalived.virtualRouterId"], type: "1–255", default: "— (image: 1)", notes: "VRRP virtual router id: distinct per keepalived group on one L2 segment" },
-    { keys: ["keepalived.passwordSecret.name"], type: "Secret name", default: "— (no VRRP auth)", notes: "your Secret holding the VRRP password (1–8 characters of letters, digits, `._+=@%^*-`); read by the pod, never by the program" },
+    { keys: ["keepalived.passwordSecret.name"], type: "Secret name", default: "— (no VRRP auth)", notes: "your Secret holding the VRRP password (1–8 characters of letters, digits, `._+=@%^*-`); read by the pod, never by the program; IPv4 VIP only (VRRPv3, used for IPv6, has no authentication)" },
     { keys: ["keepalived.passwordSecret.key"], type: "key", default: "`password`", notes: "the key holding the password" },
     // kubernetes
     { keys: ["kubernetes.context"], type: "string", default: "current context", notes: "kubeconfig context of the explicit provider (and of `kubectl` in the readiness check); letters, digits and `. _ @ : / + = -`" },

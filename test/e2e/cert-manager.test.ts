@@ -11,7 +11,7 @@ import * as path from "path";
 
 import { Rendered, readStackConfig, renderOffline } from "../../tools/render";
 import { CERT_MANAGER_VERSION, certManagerCrd } from "../helpers/cert-manager";
-import { Cluster, ROOT, tallyOutcome } from "./harness";
+import { Cluster, ROOT } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const CRDS = ["cert-manager.io_certificates.yaml", "cert-manager.io_issuers.yaml", "cert-manager.io_clusterissuers.yaml"];
@@ -31,9 +31,6 @@ describe(`e2e: cert-manager ${CERT_MANAGER_VERSION} CRDs on the local cluster ac
         cluster = Cluster.up();
         cluster.kubectl(["apply", "--server-side", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: crds }) });
         for (const c of crds) cluster.kubectl(["wait", "--for=condition=Established", "--timeout=120s", `crd/${c.metadata.name}`]);
-    });
-    afterEach(function () {
-        tallyOutcome(this.currentTest);
     });
     after(function () {
         cluster?.down();

@@ -9,7 +9,7 @@
 import { strict as assert } from "assert";
 import * as path from "path";
 
-import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
+import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "metal3";
@@ -74,9 +74,6 @@ describe("e2e: conductors come and go with no config change (ha example, real Pu
         selector = Object.entries(daemonSet().spec.selector.matchLabels as Record<string, string>)
             .map(([k, v]) => `${k}=${v}`)
             .join(",");
-    });
-    afterEach(function () {
-        tallyOutcome(this.currentTest);
     });
     after(function () {
         cluster?.down();

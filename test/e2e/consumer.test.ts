@@ -8,7 +8,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
+import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 import { run, tmpDir } from "../helpers/sys";
 
@@ -27,9 +27,6 @@ describe("e2e: a program of its own imports the metal3-ironic package and deploy
     before(function () {
         requireToolchain(this);
         cluster = Cluster.up();
-    });
-    afterEach(function () {
-        tallyOutcome(this.currentTest);
     });
     after(function () {
         cluster?.down();

@@ -11,7 +11,7 @@ import * as path from "path";
 
 import { readRender } from "../../tools/diff";
 import { compareObject } from "./compare";
-import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
+import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 import { run, tmpDir } from "../helpers/sys";
 import { certManagerCrd } from "../helpers/cert-manager";
@@ -90,9 +90,6 @@ for (const ex of EXAMPLES) {
             ex.prepare?.(cluster, work);
             ws = new Workspace(cluster, ex.stack);
             ws.configure(ex.file, [READINESS_OFF, ...(ex.extra ?? [])]);
-        });
-        afterEach(function () {
-            tallyOutcome(this.currentTest);
         });
         after(function () {
             cluster?.down();

@@ -161,13 +161,3 @@ export function configCommands(yamlText: string): string[][] {
     }
     return cmds;
 }
-
-/**
- * Count each e2e test's outcome in $E2E_TALLY_FILE (set by .ci/run, which prints the e2e tally):
- * call from an afterEach of every e2e suite.
- */
-export function tallyOutcome(test: Mocha.Test | undefined): void {
-    const file = process.env.E2E_TALLY_FILE;
-    if (!file || !test || (test.state !== "passed" && test.state !== "failed")) return;
-    fs.appendFileSync(file, `${test.state === "passed" ? "pass" : "fail"} ${test.fullTitle()}\n`);
-}

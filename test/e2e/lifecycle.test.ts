@@ -11,7 +11,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { Cluster, ROOT, Workspace, tallyOutcome } from "./harness";
+import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "metal3";
@@ -46,9 +46,6 @@ describe("e2e: image bump, topology switch, destroy and re-create (ha example, r
         ws = new Workspace(cluster, "ha");
         ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
         ws.up();
-    });
-    afterEach(function () {
-        tallyOutcome(this.currentTest);
     });
     after(function () {
         cluster?.down();

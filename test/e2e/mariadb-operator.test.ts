@@ -12,7 +12,7 @@ import * as path from "path";
 
 import { readStackConfig, renderOffline } from "../../tools/render";
 import { OPERATOR_KINDS, operatorCrds } from "../helpers/operator-crds";
-import { Cluster, ROOT, tallyOutcome } from "./harness";
+import { Cluster, ROOT } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 describe("e2e: the real API server accepts the MariaDB operator objects of the multi fixture", function () {
@@ -24,10 +24,6 @@ describe("e2e: the real API server accepts the MariaDB operator objects of the m
         // Fails, naming why, when the CRDs cannot be fetched.
         operatorCrds();
         kube = Cluster.up();
-    });
-
-    afterEach(function () {
-        tallyOutcome(this.currentTest);
     });
 
     after(function () {

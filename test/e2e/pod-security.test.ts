@@ -10,7 +10,7 @@ import * as path from "path";
 
 import { POD_SECURITY_LABELS } from "../../core/manifests";
 import { readStackConfig, renderOffline } from "../../tools/render";
-import { Cluster, ROOT, tallyOutcome } from "./harness";
+import { Cluster, ROOT } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 /** A Pod of each workload's template, placed in `ns`. */
@@ -27,10 +27,6 @@ describe("e2e: Pod Security admission of the real API server admits the rendered
     before(function () {
         requireToolchain(this);
         kube = Cluster.up();
-    });
-
-    afterEach(function () {
-        tallyOutcome(this.currentTest);
     });
 
     after(function () {

@@ -13,7 +13,7 @@ import * as path from "path";
 import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
 import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from "../helpers/sys";
-import { Cluster, ROOT, tallyOutcome } from "./harness";
+import { Cluster, ROOT } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "slots";
@@ -211,7 +211,6 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         fs.writeFileSync(path.join(dir, "token"), token, { mode: 0o600 });
     });
     afterEach(async function () {
-        tallyOutcome(this.currentTest);
         for (const d of agents.splice(0)) {
             try {
                 process.kill(-d.pid, "SIGKILL");

@@ -1,12 +1,11 @@
 /**
- * BMCs on another network (`external`, `conductors[].external`) and keepalived beyond its one VIP
- * (`keepalived`): where each belongs (topology), what it must not collide with, and the ironic.conf
- * options they own (naming them in ironic.config as well is refused: one place for each).
+ * BMCs on another network (`external`, `conductors[].external`): where each belongs (topology), one
+ * address family per BMC network, and the ironic.conf options they own (naming them in
+ * ironic.config as well is refused: one place for each). keepalived beyond its one VIP: keepalived.ts.
  */
 import * as ipaddr from "ipaddr.js";
 
 import type { ExternalConfig } from "../types";
-import { provisioningNetwork } from "./network";
 import type { AddIssue, Rule } from "./rule";
 
 const OWNED_OPTIONS = [
@@ -58,32 +57,4 @@ export const externalRule: Rule = ({ config: c, parsed }, add) => {
         if (cd.external) familyIssues(cd.external, `conductors[${i}].external`, add);
     });
     if (withExt[0]?.external) ownedOptionIssues(c.ironic.config, withExt[0].external, "conductors[].external", add);
-};
-
-export const keepalivedRule: Rule = ({ config: c, parsed }, add) => {
-    const k = parsed.keepalived;
-    // {} is what the CLI fills in for an unset key.
-    if (!k || Object.values(k).every((v) => v === undefined)) return;
-    if (!c.provisioning.keepalived) {
-        add("keepalived", "needs provisioning.keepalived: true (these settings extend the keepalived that holds provisioning.ip); set it, or remove this section");
-        return;
-    }
-    const seen = new Map<string, string>([[c.provisioning.ip, "provisioning.ip"]]);
-    const net = c.provisioning.cidr ? provisioningNetwork(c.provisioning.cidr) : undefined;
-    const dhcp = c.provisioning.dhcp;
-    c.keepalived.extraVips.forEach((v, i) => {
-        const key = `keepalived.extraVips[${i}]`;
-        if (!ipaddr.isValid(v.ip)) return;
-        const norm = ipaddr.parse(v.ip).toNormalizedString();
-        const other = seen.get(norm) ?? seen.get(v.ip);
-        if (other) add(`${key}.ip`, `${v.ip} is already ${other}: each VIP once`);
-        seen.set(norm, key);
-        const v4 = ipaddr.parse(v.ip).kind() === "ipv4";
-        if (v.prefix !== undefined && v4 && v.prefix > 32) add(`${key}.prefix`, `${v.prefix} is not an IPv4 prefix: 1-32`);
-        if (!v.interface && !c.provisioning.interface) add(`${key}.interface`, "required: the interface keepalived puts this VIP on (provisioning.interface is not set)");
-        if (v4 && net?.inNet(v.ip) && dhcp) {
-            const n = (s: string) => ipaddr.parse(s).toByteArray().reduce((a, b) => a * 256 + b, 0);
-            if (n(v.ip) >= n(dhcp.rangeStart) && n(v.ip) <= n(dhcp.rangeEnd)) add(`${key}.ip`, `${v.ip} lies in the DHCP range ${dhcp.rangeStart}-${dhcp.rangeEnd}: dnsmasq could hand it to a host; pick an address outside the range`);
-        }
-    });
 };

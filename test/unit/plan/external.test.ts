@@ -12,7 +12,7 @@ import { externalUrlProblem } from "../../../core/config/reach";
 import { nodeCertificateSans } from "../../../core/plan";
 import { listedConductors } from "../../../core/plan/conductors";
 import { planExternal, urlHost } from "../../../core/plan/external";
-import { configOf, devNoDhcpRaw, devRaw, haRaw, planOf, vmediaRaw, withKeys } from "./support";
+import { configOf, devNoDhcpRaw, devRaw, haRaw, planOf, v6VipRaw, vmediaRaw, withKeys } from "./support";
 
 function issuesOf(raw: RawConfig): { key: string; message: string }[] {
     const r = validateConfig(raw);
@@ -142,6 +142,46 @@ describe("keepalived: extra VIPs, VRRP router id and password", function () {
         // Extra VIPs alone: the image's own command, unchanged.
         const plain = ironicPodSpec(planOf(withKeys(vmediaRaw, { keepalived: { extraVips: [{ ip: "10.20.0.5", interface: "eth2" }] } }))).containers.find((c: any) => c.name === "keepalived");
         assert.equal(plain.command, undefined);
+    });
+});
+
+describe("keepalived with an IPv6 VIP (issue 19): what Debian's keepalived does with it", function () {
+    const v6 = (keys: RawConfig) => withKeys(v6VipRaw, keys);
+    const ka = (k: object) => v6({ keepalived: { ...(v6VipRaw.keepalived as object), ...k } });
+
+    it("the IPv6 single stack (test/fixtures/Pulumi.v6-vip.yaml) validates: provisioning.ip with the /64 first, the IPv6 extra VIP, router id 52 through keepalived-start.sh, no password", function () {
+        assert.deepEqual(issuesOf(v6VipRaw), []);
+        const plan = planOf(v6VipRaw);
+        assert.equal(plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps, "fd00:1:2:3::5,eth1,64 fd00:20::5,eth2,64");
+        const { ironicPodSpec } = require("../../../core/manifests/ironic");
+        const k = ironicPodSpec(plan).containers.find((c: any) => c.name === "keepalived");
+        assert.deepEqual(k.env, [
+            { name: "KEEPALIVED_VIRTUAL_IPS", value: "fd00:1:2:3::5,eth1,64 fd00:20::5,eth2,64" },
+            { name: "METAL3_VRRP_ROUTER_ID", value: "52" },
+        ]);
+    });
+
+    it("refuses keepalived.passwordSecret with an IPv6 provisioning.ip (VRRPv3 has no authentication: keepalived ignores the password), with the fix; an IPv4 VIP keeps it", function () {
+        const msg = issueAt(ka({ passwordSecret: { name: "ironic-vrrp" } }), "keepalived.passwordSecret");
+        assert.match(msg, /provisioning\.ip fd00:1:2:3::5 is IPv6/);
+        assert.match(msg, /VRRP version 3 does not support authentication/);
+        assert.match(msg, /remove keepalived\.passwordSecret/);
+        assert.deepEqual(issuesOf(vmediaRaw), [], "the IPv4 vmedia stack with its password");
+    });
+
+    it("refuses an extra VIP of the other family than provisioning.ip, both ways (keepalived ignores it: one VRRP instance, one family)", function () {
+        const v4OnV6 = issueAt(ka({ extraVips: [{ ip: "10.20.0.5", interface: "eth2", prefix: 24 }] }), "keepalived.extraVips[0].ip");
+        assert.match(v4OnV6, /10\.20\.0\.5 is IPv4 but provisioning\.ip fd00:1:2:3::5 is IPv6/);
+        assert.match(v4OnV6, /address family must match VRRP instance/);
+        assert.match(v4OnV6, /give an IPv6 address, or remove it/);
+        const v6OnV4 = issueAt(withKeys(vmediaRaw, { external: { ip: "10.20.0.5" }, keepalived: { extraVips: [{ ip: "fd00:20::5", interface: "eth2" }] } }), "keepalived.extraVips[0].ip");
+        assert.match(v6OnV4, /fd00:20::5 is IPv6 but provisioning\.ip 172\.22\.0\.5 is IPv4: .*give an IPv4 address/);
+    });
+
+    it("refuses an IPv6 extra VIP inside the DHCPv6 range (as for IPv4), accepts one outside it, and one IPv6 VIP only once in any spelling", function () {
+        assert.match(issueAt(ka({ extraVips: [{ ip: "fd00:1:2:3::1800" }] }), "keepalived.extraVips[0].ip"), /lies in the DHCP range fd00:1:2:3::1000-fd00:1:2:3::1fff/);
+        assert.deepEqual(issuesOf(ka({ extraVips: [{ ip: "fd00:1:2:3::6" }] })), []);
+        assert.match(issueAt(ka({ extraVips: [{ ip: "fd00:1:2:3:0::5" }] }), "keepalived.extraVips[0].ip"), /already provisioning\.ip/);
     });
 });
 

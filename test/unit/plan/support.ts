@@ -12,6 +12,7 @@ const ROOT = path.join(__dirname, "..", "..", "..");
 export const devRaw = readStackConfig(path.join(ROOT, "Pulumi.dev.yaml"));
 export const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
 export const vmediaRaw = readStackConfig(path.join(ROOT, "test/fixtures/Pulumi.vmedia.yaml"));
+export const v6VipRaw = readStackConfig(path.join(ROOT, "test/fixtures/Pulumi.v6-vip.yaml"));
 export const tlsExistingRaw = readStackConfig(path.join(ROOT, "test/fixtures/Pulumi.tls-existing.yaml"));
 
 /** The validated config of `raw`; fails the test with every issue when it is rejected. */

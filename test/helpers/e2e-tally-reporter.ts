@@ -1,0 +1,55 @@
+/**
+ * The mocha reporter of every tier (.mocharc.json): mocha's spec output, plus the e2e tally that
+ * .ci/run prints. With $E2E_TALLY_FILE set, each test of a file under test/e2e/ (reporter option
+ * `e2eDir` moves it) adds a line: `pass <full title>` or `fail <full title>`. A failing hook fails
+ * the tests it keeps from running (a "before all" hook: every test of its suite, nested suites
+ * included), each as `fail <full title> (not run: <hook> failed)`, so a suite that dies in its
+ * `before` is counted, not silently absent; a failing hook that keeps no test from running (an
+ * "after all" hook) is one `fail` line of its own. Pending tests and tests the grep leaves out are
+ * not counted. It listens to the runner's events, so a suite needs no hook of its own to be counted.
+ */
+import * as fs from "fs";
+import * as path from "path";
+
+import Mocha from "mocha";
+
+const { EVENT_TEST_PASS, EVENT_TEST_FAIL } = Mocha.Runner.constants;
+const DEFAULT_E2E_DIR = path.join(__dirname, "..", "e2e");
+
+/** The tests of `suite` (nested suites included) that have not run, are not pending and match the grep. */
+function notRun(suite: Mocha.Suite, runner: Mocha.Runner): Mocha.Test[] {
+    const r = runner as unknown as { _grep?: RegExp; _invert?: boolean };
+    const matches = (t: Mocha.Test) => !r._grep || r._grep.test(t.fullTitle()) !== !!r._invert;
+    const own = suite.tests.filter((t) => t.state === undefined && !t.isPending() && matches(t));
+    return [...own, ...suite.suites.flatMap((s) => notRun(s, runner))];
+}
+
+export default class E2eTallyReporter extends Mocha.reporters.Spec {
+    constructor(runner: Mocha.Runner, options: Mocha.MochaOptions = {}) {
+        super(runner, options);
+        const file = process.env.E2E_TALLY_FILE;
+        if (!file) return;
+        const opts = (options as { reporterOptions?: Record<string, string> }).reporterOptions ?? {};
+        const dir = path.resolve(opts.e2eDir ?? DEFAULT_E2E_DIR);
+        const inTier = (r: Mocha.Runnable) => !!r.file && path.resolve(r.file).startsWith(dir + path.sep);
+        // Each test once (mocha's failHookAffectedTests, if set, also fails the tests a hook kept from running).
+        const counted = new Set<Mocha.Runnable>();
+        const tally = (r: Mocha.Runnable, line: string) => {
+            if (counted.has(r)) return;
+            counted.add(r);
+            fs.appendFileSync(file, `${line}\n`);
+        };
+        runner.on(EVENT_TEST_PASS, (t) => {
+            if (inTier(t)) tally(t, `pass ${t.fullTitle()}`);
+        });
+        // The event's runnable is a test or, when a hook failed, the hook (typed as a test by @types/mocha).
+        runner.on(EVENT_TEST_FAIL, (failed) => {
+            const r = failed as Mocha.Runnable & { type?: string; originalTitle?: string };
+            if (!inTier(r)) return;
+            if (r.type !== "hook") return tally(r, `fail ${r.fullTitle()}`);
+            const skipped = r.parent ? notRun(r.parent, runner) : [];
+            if (skipped.length === 0) tally(r, `fail ${r.fullTitle()}`);
+            for (const t of skipped) tally(t, `fail ${t.fullTitle()} (not run: ${r.originalTitle ?? r.title} failed)`);
+        });
+    }
+}

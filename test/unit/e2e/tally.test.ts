@@ -1,0 +1,68 @@
+/**
+ * The e2e tally that .ci/run prints (passed/failed of the e2e tier, from $E2E_TALLY_FILE) is written
+ * by the reporter of .mocharc.json (test/helpers/e2e-tally-reporter.ts). Here mocha runs, as a child
+ * process with the project's .mocharc.json, fixture suites standing in for the e2e tier
+ * (test/fixtures/e2e-tally/suites.ts): a suite whose before all hook fails must count each of its
+ * tests as failed, as must a before each hook for the tests it kept from running. (The tally used
+ * to be written from an afterEach of every e2e suite, which never runs for those tests: a suite
+ * failing in `before` was missing from the tally.)
+ */
+import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+import { tmpDir } from "../../helpers/sys";
+
+const ROOT = path.join(__dirname, "..", "..", "..");
+const FIXTURES = path.join(ROOT, "test", "fixtures", "e2e-tally");
+
+function runFixtures(extra: string[] = []): { status: number | null; out: string; tally: string[] } {
+    const dir = tmpDir("e2e-tally");
+    const file = path.join(dir, "tally");
+    fs.writeFileSync(file, "");
+    const r = spawnSync(process.execPath, [require.resolve("mocha/bin/mocha.js"), "--reporter-option", `e2eDir=${FIXTURES}`, ...extra, path.join(FIXTURES, "suites.ts")], {
+        cwd: ROOT,
+        env: { ...process.env, E2E_TALLY_FILE: file },
+        encoding: "utf8",
+        timeout: 60000,
+    });
+    const tally = fs.readFileSync(file, "utf8").split("\n").filter(Boolean);
+    fs.rmSync(dir, { recursive: true, force: true });
+    return { status: r.status, out: r.stdout + r.stderr, tally };
+}
+
+describe("e2e tally (.mocharc.json's reporter): every test of the tier counted, hook failures included", function () {
+    this.timeout(60000);
+
+    it("counts the tests a failing before all / before each hook kept from running as failed, an after all failure once, and skips pending tests", function () {
+        const r = runFixtures();
+        assert.equal(r.status, 4, `mocha's own count of failures (hooks count once):\n${r.out}`);
+        assert.match(r.out, /1\) "before all" hook for "deploys"/, "mocha's spec output, unchanged");
+        assert.deepEqual(r.tally, [
+            'fail fixture: the cluster never comes up deploys (not run: "before all" hook failed)',
+            'fail fixture: the cluster never comes up previews quietly (not run: "before all" hook failed)',
+            'fail fixture: the cluster never comes up destroy removes everything (not run: "before all" hook failed)',
+            "pass fixture: before each fails on the second test first",
+            'fail fixture: before each fails on the second test second (not run: "before each" hook failed)',
+            'fail fixture: before each fails on the second test third (not run: "before each" hook failed)',
+            "pass fixture: after all fails passes before the teardown",
+            'fail fixture: after all fails "after all" hook for "passes before the teardown"',
+            "pass fixture: plain passes",
+            "fail fixture: plain fails",
+        ]);
+    });
+
+    it("counts only the tests the grep selects", function () {
+        assert.deepEqual(runFixtures(["--grep", "plain"]).tally, ["pass fixture: plain passes", "fail fixture: plain fails"]);
+    });
+
+    it("counts nothing outside the e2e tier's directory", function () {
+        const dir = tmpDir("e2e-tally-other");
+        const file = path.join(dir, "tally");
+        fs.writeFileSync(file, "");
+        spawnSync(process.execPath, [require.resolve("mocha/bin/mocha.js"), path.join(FIXTURES, "suites.ts")], { cwd: ROOT, env: { ...process.env, E2E_TALLY_FILE: file }, encoding: "utf8", timeout: 60000 });
+        assert.equal(fs.readFileSync(file, "utf8"), "", "the default directory is test/e2e/");
+        fs.rmSync(dir, { recursive: true, force: true });
+    });
+});
