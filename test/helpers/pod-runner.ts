@@ -544,7 +544,9 @@ export class PodRunner {
         const host = this.o.podIP;
         if (p.httpGet) {
             const scheme = (p.httpGet.scheme ?? "HTTP").toLowerCase();
-            const url = `${scheme}://${p.httpGet.host ?? host}:${p.httpGet.port}${p.httpGet.path ?? "/"}`;
+            // An IPv6 host in brackets, as the kubelet writes it.
+            const h: string = p.httpGet.host ?? host;
+            const url = `${scheme}://${h.includes(":") ? `[${h}]` : h}:${p.httpGet.port}${p.httpGet.path ?? "/"}`;
             const r = spawnSync("ip", ["netns", "exec", this.o.netns, "curl", "-sk", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", String(p.timeoutSeconds ?? 1), url], { encoding: "utf8" });
             const code = Number(r.stdout);
             return code >= 200 && code < 400;
