@@ -49,19 +49,23 @@ const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const inSlice = (ip: string, c: ListedConductor) => ipToBigInt(ip) >= ipToBigInt(c.slot!.range.start) && ipToBigInt(ip) <= ipToBigInt(c.slot!.range.end);
 
 /**
- * dnsmasq's DHCPv6 answers to `mac` in its log-dhcp lines ("<xid> client MAC address: <mac>" comes a
- * few lines before "<xid> DHCPREPLY(<if>) <addr> <duid>" of the same transaction): the addresses
- * of its REPLYs, and of its ADVERTISEs as `advertise:<addr>`.
+ * dnsmasq's DHCPv6 answers to `mac` in its log-dhcp lines: the addresses of its REPLYs, and of its
+ * ADVERTISEs as `advertise:<addr>`. dnsmasq logs each packet's lines together, "<xid> client MAC
+ * address: <mac>" before "<xid> DHCPREPLY(<if>) <addr> <duid>"; the MAC line that belongs to an answer
+ * is the nearest one before it with its transaction id (VMs powered on together were seen to use
+ * the same ids, so an id alone does not name a host).
  */
 function repliesTo(log: string, mac: string): string[] {
     const lines = log.split("\n");
     const out: string[] = [];
     lines.forEach((l, i) => {
-        const m = /\b(\d+) DHCP(?:REPLY|ADVERTISE)\(\S+\) (\S+) /.exec(l);
+        const m = /\b(\d+) DHCP(REPLY|ADVERTISE)\(\S+\) (\S+) /.exec(l);
         if (!m) return;
-        const ownMac = lines.slice(Math.max(0, i - 12), i).some((p) => p.includes(`${m[1]} client MAC address: ${mac}`));
-        if (ownMac && /DHCPREPLY/.test(l)) out.push(m[2]);
-        else if (ownMac) out.push(`advertise:${m[2]}`);
+        const own = new RegExp(`\\b${m[1]} client MAC address: (\\S+)`);
+        let j = i - 1;
+        while (j >= 0 && !own.test(lines[j])) j--;
+        if (j < 0 || own.exec(lines[j])![1] !== mac) return;
+        out.push(m[2] === "REPLY" ? m[3] : `advertise:${m[3]}`);
     });
     return out;
 }
