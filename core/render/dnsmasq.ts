@@ -145,7 +145,10 @@ function v6Options(o: DnsmasqOptions): string[] {
     return [
         "enable-ra",
         `ra-param=${o.interface ?? "*"},0,0`,
-        o.dns ? `dhcp-option=option6:dns-server,[${o.dns}]` : "dhcp-option=option6:dns-server",
+        // No DNS line without provisioning.dhcp.dns: with port=0 dnsmasq offers no resolver of its
+        // own over DHCPv6, and an empty option 23 (what "option6:dns-server" with no value sends)
+        // makes OVMF's PXEv6 (edk2 with the CVE-2023-45234 fix) drop the reply: PXE-E07.
+        ...(o.dns ? [`dhcp-option=option6:dns-server,[${o.dns}]`] : []),
         ...knownHostsLines(o),
         "dhcp-vendorclass=set:pxe6,enterprise:343,PXEClient",
         "dhcp-userclass=set:ipxe6,iPXE",

@@ -12,7 +12,14 @@
  *  - `uefi`: OVMF (Debian's ovmf) with its own virtio-net driver and PXE (the NIC's option ROM is
  *    left out, so no iPXE is involved until the firmware loads one): UEFI PXE over IPv4 asks DHCP
  *    with client architecture 7 (x86-64 UEFI), fetches the iPXE binary it is given over TFTP and
- *    runs it; that iPXE asks DHCP again (option 175) and fetches the boot script over HTTP.
+ *    runs it; that iPXE asks DHCP again (option 175) and fetches the boot script over HTTP;
+ *  - `uefi6`: the same OVMF on an IPv6-only network: its "UEFI PXEv6" boot option solicits DHCPv6
+ *    (client architecture 7 in option 61, vendor class PXEClient), fetches the iPXE binary named by
+ *    the option 59 URL over TFTP and runs it; that iPXE configures IPv6 from the router
+ *    advertisement (managed flag), asks DHCPv6 (user class "iPXE") and fetches the boot-script URL
+ *    it is given. OVMF's IPv4 PXE option is switched off with OVMF's own fw_cfg knob
+ *    (opt/org.tianocore/IPv4PXESupport, as a server's "IPv6 PXE only" setup option): the boot
+ *    manager would otherwise try IPv4 PXE first and wait out its DHCPv4 timeout on every boot.
  * Started with setsid and stopped by PID. Emulated (TCG), not KVM: see `start`.
  */
 import { ChildProcess, execFileSync, spawn } from "child_process";
@@ -21,7 +28,7 @@ import * as path from "path";
 
 import { NetnsLab, which } from "./sys";
 
-export type Firmware = "bios" | "uefi";
+export type Firmware = "bios" | "uefi" | "uefi6";
 
 export const OVMF_CODE = "/usr/share/OVMF/OVMF_CODE_4M.fd";
 export const OVMF_VARS = "/usr/share/OVMF/OVMF_VARS_4M.fd";
@@ -44,7 +51,15 @@ export interface VmOptions {
     switchNs: string;
     bridge: string;
     work: string;
+    /** Extra fw_cfg knobs of OVMF (`name=value`), e.g. to measure the default boot order. */
+    fwCfg?: Record<string, string>;
 }
+
+/** The fw_cfg knobs of OVMF each UEFI firmware flavour boots with (edk2's OvmfPkg/RUNTIME_CONFIG.md). */
+export const OVMF_KNOBS: Record<Exclude<Firmware, "bios">, Record<string, string>> = {
+    uefi: {},
+    uefi6: { "opt/org.tianocore/IPv4PXESupport": "no" },
+};
 
 export class PxeVm {
     readonly tap: string;
@@ -64,6 +79,9 @@ export class PxeVm {
         const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=1`];
         const args = [
             "-name", `m3i-${o.name}`,
+            // An SMBIOS UUID of its own, as every server has: iPXE's DHCPv6 client identifies itself
+            // by it (DUID-UUID), so two VMs never share a DHCPv6 identity.
+            "-uuid", `00000000-0000-4000-8000-${o.mac.replace(/:/g, "")}`,
             "-machine", "q35",
             // TCG: the same on every machine (KVM inside the CI sandbox fails on the firmware's first
             // FPU instruction or MSR write); a diskless boot to the boot script takes seconds.
@@ -75,11 +93,12 @@ export class PxeVm {
             "-no-reboot",
             "-netdev", `tap,id=n0,ifname=${this.tap},script=no,downscript=no`,
         ];
-        if (o.firmware === "uefi") {
+        if (o.firmware !== "bios") {
             const vars = path.join(o.work, `vm-${o.name}.vars.fd`);
             fs.copyFileSync(OVMF_VARS, vars);
             args.push("-drive", `if=pflash,format=raw,unit=0,readonly=on,file=${OVMF_CODE}`, "-drive", `if=pflash,format=raw,unit=1,file=${vars}`);
             nic.push("romfile=");
+            for (const [k, v] of Object.entries({ ...OVMF_KNOBS[o.firmware], ...o.fwCfg })) args.push("-fw_cfg", `name=${k},string=${v}`);
         }
         args.push("-device", nic.join(","));
         const out = fs.openSync(path.join(o.work, `vm-${o.name}.out`), "w");

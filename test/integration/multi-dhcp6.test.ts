@@ -139,6 +139,22 @@ describe("multi-conductor DHCPv6: only the owner answers, from its own slice (re
         assert.equal(plain.bootfile_url, undefined, "a client that is no PXE ROM and no iPXE gets no boot file");
     });
 
+    it("Ironic's own option lines for the host (a bare `59`, DHCPv4 numbering) are read without complaint but never reach a DHCPv6 client: its boot URLs are the conductor's option6 lines", async function () {
+        // The format Ironic's dnsmasq provider writes on an IPv6 network (seen from Ironic 21.4 in
+        // test/integration/pods-v6.test.ts), with URLs of a server that does not exist, to tell them apart.
+        const owner = node("cp-1");
+        const opts = [`tag:${TAG},tag:!ipxe6,59,tftp://[fd00:1:2:3::99]/ironic.efi`, `tag:${TAG},tag:ipxe6,59,http://[fd00:1:2:3::99]:6180/ironic.ipxe`, ""].join("\n");
+        const file = path.join(owner.dir, "optsdir", `ironic-${TAG}.conf`);
+        fs.writeFileSync(file, opts);
+        await until(() => log(owner).includes(`read ${file}`), 10000, `cp-1's dnsmasq reading ${file}`, 100);
+        assert.doesNotMatch(log(owner).split(`read ${file}`)[1], /bad|error|unknown|warning/i, "dnsmasq takes the lines as DHCPv4 option 59 (T2), silently");
+        const rom = dhcp6Client(knownNs, knownIf, work, { clientArch: 7 });
+        assert.equal(rom.bootfile_url, `tftp://[${owner.plan.ip}]/snponly-x86_64.efi`, "the conductor's own option6:bootfile-url");
+        const ipxe = dhcp6Client(knownNs, knownIf, work, { userClass: "iPXE", clientArch: 7 });
+        assert.equal(ipxe.bootfile_url, `http://[${owner.plan.ip}]:${httpPort}/boot.ipxe`);
+        fs.rmSync(file);
+    });
+
     it("a MAC known to no conductor gets no DHCPv6 answer at all", function () {
         const before = nodes.map(answers);
         const lease = dhcp6Client(unknownNs, unknownIf, work, { timeout: 6 });

@@ -115,7 +115,8 @@ describe("core/render/dnsmasq", function () {
             assert.match(conf, /^dhcp-range=fd00:1::1000,fd00:1::1fff,64,1h$/m);
             assert.match(conf, /^enable-ra$/m);
             assert.match(conf, /^ra-param=eth1,0,0$/m);
-            assert.match(conf, /^dhcp-option=option6:dns-server$/m, "no resolver unless provisioning.dhcp.dns");
+            // Not even an empty option 23: OVMF's PXEv6 rejects a zero-length DNS server option (PXE-E07).
+            assert.doesNotMatch(conf, /dns-server/, "no resolver unless provisioning.dhcp.dns");
             assert.match(renderDnsmasqConf({ ...v6, dns: "fd00:1::53" }), /^dhcp-option=option6:dns-server,\[fd00:1::53\]$/m);
             assert.doesNotMatch(conf, /option:router|dhcp-boot|netmask|255\./, "no DHCPv4 lines");
             assert.match(renderDnsmasqConf({ ...v6, interface: undefined }), /^ra-param=\*,0,0$/m, "without an interface: every interface dnsmasq serves");

@@ -1,0 +1,341 @@
+/**
+ * The IPv6 multi-conductor stack (test/fixtures/Pulumi.v6.yaml: three conductors on fd00:1:2:3::/64)
+ * run as declared by the pod runner (test/helpers/pod-runner.ts), and real UEFI firmware booting
+ * over IPv6 through the conductor that owns it: three conductor pods of the DaemonSet (init
+ * containers; dnsmasq through the start wrapper under its slot agent, which claims its slot as a
+ * Lease from the real kube-apiserver of the local cluster; ironic; httpd), MariaDB from its
+ * StatefulSet and the schema Job, real Ironic (Debian's, behind the image stand-in) enrolling the
+ * hosts, and diskless OVMF VMs (test/helpers/vm.ts, `uefi6`) PXE-booting over IPv6: DHCPv6 with
+ * option 59 → iPXE over TFTP → iPXE's own DHCPv6 (after the router advertisement's managed flag)
+ * → boot.ipxe, PXE config and deploy kernel over HTTP, all from the owner only.
+ *
+ * Two networks, as on a real site: the provisioning network is IPv6 only (eth1 of every node, the
+ * VMs, the admin namespace BMO and the test talk to the API from); the cluster network (eth0 of
+ * every node, IPv4) is where cluster traffic goes — the kubernetes Service's ClusterIP (the API
+ * bridge to the local kube-apiserver), MariaDB and the Job's pod. The cluster network is not the
+ * provisioning network: no host ever sees it, and nothing of it is in the rendered dnsmasq files.
+ * Everything runs in network namespaces this test creates and deletes.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import { validateConfig } from "../../core/config";
+import { DHCP_PROVIDER_PATHS, IPXE_FILES } from "../../core/contract";
+import { ipToBigInt } from "../../core/ip";
+import { buildPlan, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
+import { Rendered, readStackConfig } from "../../tools/render";
+import { ImageCacheLab } from "../helpers/image-cache";
+import { until } from "../helpers/ironic-lab";
+import { ClusterData, PodRunner, PodRunnerOptions, StandinImage, tail } from "../helpers/pod-runner";
+import { renderWithRealSecrets } from "../helpers/real-secrets";
+import { prepareImages } from "../helpers/standins";
+import { ApiBridge, canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { PxeVm, vmPrerequisites } from "../helpers/vm";
+import { Cluster } from "../e2e/harness";
+import { requireToolchain } from "../e2e/toolchain";
+
+const ROOT = path.join(__dirname, "..", "..");
+/** The cluster network (IPv4, eth0 of the nodes): kubernetes Service, MariaDB, Jobs. */
+const CLUSTER_IP = "10.96.0.1";
+const API_NS_IP = "10.244.0.249";
+const DB_IP = "10.244.0.250";
+const JOB_IP = "10.244.0.251";
+const nodeClusterIp = (i: number) => `10.244.0.${10 + i}`;
+/** Where BMO and the test reach the conductors' API: an address on the provisioning network. */
+const ADMIN_IP = "fd00:1:2:3::fe";
+
+const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const inSlice = (ip: string, c: ListedConductor) => ipToBigInt(ip) >= ipToBigInt(c.slot!.range.start) && ipToBigInt(ip) <= ipToBigInt(c.slot!.range.end);
+
+/**
+ * dnsmasq's DHCPv6 answers to `mac` in its log-dhcp lines: the addresses of its REPLYs, and of its
+ * ADVERTISEs as `advertise:<addr>`. dnsmasq logs each packet's lines together, "<xid> client MAC
+ * address: <mac>" before "<xid> DHCPREPLY(<if>) <addr> <duid>"; the MAC line that belongs to an answer
+ * is the nearest one before it with its transaction id (VMs powered on together were seen to use
+ * the same ids, so an id alone does not name a host).
+ */
+function repliesTo(log: string, mac: string): string[] {
+    const lines = log.split("\n");
+    const out: string[] = [];
+    lines.forEach((l, i) => {
+        const m = /\b(\d+) DHCP(REPLY|ADVERTISE)\(\S+\) (\S+) /.exec(l);
+        if (!m) return;
+        const own = new RegExp(`\\b${m[1]} client MAC address: (\\S+)`);
+        let j = i - 1;
+        while (j >= 0 && !own.test(lines[j])) j--;
+        if (j < 0 || own.exec(lines[j])![1] !== mac) return;
+        out.push(m[2] === "REPLY" ? m[3] : `advertise:${m[3]}`);
+    });
+    return out;
+}
+
+describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI firmware over PXEv6 (pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let plan: IronicPlan;
+    let rendered: Rendered;
+    let cluster: ClusterData;
+    let images: Record<string, StandinImage>;
+    let cache: ImageCacheLab;
+    let kube: Cluster | undefined;
+    let apiBridge: ApiBridge | undefined;
+    let serviceAccount: PodRunnerOptions["serviceAccount"];
+    let sw = "";
+    let br = "";
+    let cbr = "";
+    let adminNs = "";
+    let caFile = "";
+    const pods: { node: ListedConductor; pod: PodRunner; ns: string }[] = [];
+    const others: PodRunner[] = [];
+    /** Every VM started, stopped in `after` too (a timed-out test does not run its own cleanup). */
+    const started: PxeVm[] = [];
+    const serviceHosts = (apiIp: string) => ({
+        ...Object.fromEntries(plan.serviceDnsNames.map((n) => [n, apiIp])),
+        ...Object.fromEntries(plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
+        ...cache.hosts,
+    });
+
+    before(async function () {
+        requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
+        const tools = ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "socat", "ironic", "ironic-dbsync", "mariadb"];
+        requireOrSkip(this, tools.every((t) => !!which(t)), `${tools.join(", ")} (bash .ci/run installs them)`);
+        const missing = vmPrerequisites();
+        requireOrSkip(this, !missing, missing ?? "");
+        requireToolchain(this);
+        work = tmpDir("pods-v6");
+        fs.chmodSync(work, 0o755);
+        const raw = readStackConfig(path.join(ROOT, "test", "fixtures", "Pulumi.v6.yaml"));
+        const v = validateConfig(raw);
+        if (!v.ok) throw new Error(JSON.stringify(v.issues));
+        plan = buildPlan(v.config);
+        ({ rendered, cluster } = await renderWithRealSecrets(raw, "v6"));
+        assert.equal(plan.topology.kind, "multi");
+        kube = Cluster.up();
+        kube.kubectl(["create", "namespace", plan.namespace]);
+        // The slot agents' ServiceAccount, Role and RoleBinding as rendered.
+        const rbac = rendered.objects.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind));
+        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
+        const token = kube.kubectl(["create", "token", plan.names.slotAccount, "-n", plan.namespace, "--duration", "2h"]).stdout.trim();
+        const server = new URL(kube.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
+        serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
+        caFile = path.join(work, "ca.crt");
+        fs.writeFileSync(caFile, cluster.secrets[plan.names.caSecret]["tls.crt"]);
+        images = prepareImages(work);
+        cache = new ImageCacheLab({ rendered, cluster, images, work });
+        sw = net.addNamespace("sw");
+        br = net.addBridge(sw, "br");
+        cbr = net.addBridge(sw, "cb");
+        const apiNs = net.addNamespace("capi");
+        const apiIf = net.plug(apiNs, "capi", sw, cbr, { cidr: `${API_NS_IP}/24` });
+        net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
+        apiBridge = new ApiBridge(apiNs, CLUSTER_IP, 443, Number(server.port), path.join(work, "api-bridge.log"));
+        const ds = rendered.objects.find((o) => o.kind === "DaemonSet")!;
+        const prefix = plan.config.provisioning.cidr.split("/")[1];
+        listedConductors(plan).forEach((c, i) => {
+            const ns = net.addNamespace(`c${i}`);
+            net.enableIpv6(ns);
+            net.plug(ns, `p${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
+            net.plug(ns, `k${i}`, sw, cbr, { cidr: `${nodeClusterIp(i)}/24`, rename: "eth0" });
+            net.routeOnLink(ns, `${CLUSTER_IP}/32`, "eth0");
+            const pod = new PodRunner({ name: `ironic-${c.node}`, namespace: plan.namespace, spec: ds.spec.template.spec, cluster, images, work, netns: ns, nodeName: c.node, hostIP: c.ip!, podIP: c.ip!, hosts: serviceHosts(c.ip!), serviceAccount });
+            pods.push({ node: c, pod, ns });
+        });
+        adminNs = net.addNamespace("adm");
+        net.enableIpv6(adminNs);
+        net.plug(adminNs, "adm", sw, br, { cidr: `${ADMIN_IP}/${prefix}` });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state !== "failed") return;
+        for (const p of others) for (const c of [...(p.spec.initContainers ?? []), ...p.spec.containers]) console.log(`---- ${p.o.name}/${c.name} ----\n${tail(p.logs(c.name), 1500)}`);
+        for (const { node, pod } of pods) {
+            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
+                const l = pod.logs(c.name);
+                if (l) console.log(`---- ${node.node}/${c.name} ----\n${tail(l, 2500)}`);
+            }
+        }
+    });
+
+    after(async function () {
+        for (const vm of started) await vm.stop();
+        for (const { pod } of pods) await pod.stop();
+        for (const p of others.reverse()) await p.stop();
+        await cache?.stop();
+        await apiBridge?.stop();
+        kube?.down();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    /** A pod of the stack on the cluster network (MariaDB, a Job's pod): its own namespace on the cluster bridge. */
+    function clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
+        const o = rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
+        const ns = net.addNamespace(base);
+        net.plug(ns, base, sw, cbr, { cidr: `${ip}/24` });
+        const p = new PodRunner({ name: podName, namespace: plan.namespace, spec: o.spec.template.spec, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: nodeClusterIp(0), podIP: ip, hosts: serviceHosts(pods[0].node.ip!) });
+        others.push(p);
+        return p;
+    }
+
+    function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
+        const creds = cluster.secrets[plan.names.credentialsSecret];
+        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", caFile, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://[${nodeIp}]:${plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
+        const lines = r.stdout.split("\n");
+        return { code: Number(lines.pop()), body: lines.join("\n") };
+    }
+
+    it("every node's init containers complete, and its dnsmasq starts through the start wrapper under its slot agent (a Lease from the API server over the cluster network), serving its slice of the DHCPv6 range", async function () {
+        for (const { node, pod, ns } of pods) {
+            await cache.serve(ns);
+            await pod.runInitContainers();
+            pod.startContainers(["dnsmasq"]);
+            await pod.waitReady("dnsmasq");
+            await until(() => /DHCPv6, IP range/.test(pod.logs("dnsmasq")), 60000, `${node.node}'s dnsmasq serving DHCPv6`, 250);
+            assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot!.index} held: started`), `${node.node}'s agent holds slot ${node.slot!.index}`);
+            assert.match(pod.logs("dnsmasq"), new RegExp(`DHCPv6, IP range ${esc(node.slot!.range.start)} -- ${esc(node.slot!.range.end)}`), `${node.node} serves its slice`);
+            assert.match(pod.logs("dnsmasq"), /IPv6 router advertisement enabled/);
+            assert.equal(fs.readFileSync(path.join(pod.volumePath("conductor-run"), "dnsmasq", "dnsmasq.conf"), "utf8"), node.resolved!.dnsmasq!.dnsmasqConf, "the file the plan renders for this node");
+        }
+    });
+
+    it("MariaDB starts from its StatefulSet as declared on the cluster network, and the schema Job upgrades it", async function () {
+        const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "db");
+        db.startContainers();
+        await db.waitReady("mariadb", 180000);
+        const job = clusterPod("Job", "dbsync", JOB_IP, "jb");
+        const [c] = job.startContainers();
+        const code = await new Promise<number | null>((res) => (c.proc.exitCode !== null ? res(c.proc.exitCode) : c.proc.once("exit", (x) => res(x))));
+        assert.equal(code, 0, `the schema Job exited ${code}:\n${tail(job.logs(job.spec.containers[0].name))}`);
+    });
+
+    it("every node's ironic, httpd and dhcp-pruner start as declared; three conductors, named by their IPv6 addresses, join one hash ring", async function () {
+        for (const { pod } of pods) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
+        for (const { pod } of pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
+        let alive: string[] = [];
+        await until(
+            () => {
+                const r = api(pods[0].node.ip!, "/v1/conductors");
+                alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
+                return alive.length === 3;
+            },
+            120000,
+            "three conductors alive",
+            2000,
+        ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(alive)}`));
+        assert.deepEqual(alive, pods.map((p) => p.node.ip!).sort());
+        // Each node's DHCP pruner reaches the API through the Service name (its own conductor's IPv6 address), verifying the stack CA.
+        for (const { node, pod } of pods) {
+            pod.startContainers(["dhcp-pruner"]);
+            await until(() => /Ironic API reachable/.test(pod.logs("dhcp-pruner")), 60000, `${node.node}'s pruner reaching the API:\n${tail(pod.logs("dhcp-pruner"))}`, 1000);
+            assert.match(pod.logs("dhcp-pruner"), new RegExp(`dhcp-pruner\\[${esc(node.ip!)}\\]: watching ${esc(DHCP_PROVIDER_PATHS.hostsDir)}`));
+        }
+    });
+
+    it("real UEFI firmware boots over IPv6 through the conductor that owns it: OVMF's PXEv6 leases from the owner's slice (DHCPv6), fetches iPXE over TFTP from the owner, iPXE its boot script, PXE config and deploy kernel from the owner's httpd; the other conductors answer nothing", async function () {
+        // Enrolment and cleaning (up to a few minutes), then the VMs' boots (under 300 s each, emulated).
+        this.timeout(900000);
+        // The ring the API hashes on: all three conductors registered fake-hardware, then one
+        // hash_ring_reset_interval so that no ring cached before is in use.
+        let hosts: string[] = [];
+        await until(
+            () => {
+                const r = api(pods[0].node.ip!, "/v1/drivers");
+                const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
+                hosts = fake ? fake.hosts : [];
+                return hosts.length === 3;
+            },
+            60000,
+            "fake-hardware on three conductors",
+            1000,
+        ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(hosts)}`));
+        await new Promise((res) => setTimeout(res, 4000));
+        // Nodes as BMO enrolls them, with fake power (the test powers the VMs) and iPXE boot.
+        const created: { uuid: string; conductor: string }[] = [];
+        for (let i = 0; i < 12; i++) {
+            const r = api(pods[0].node.ip!, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `fw6-${i}`, driver: "fake-hardware", boot_interface: "ipxe", deploy_interface: "direct", properties: { cpu_arch: "x86_64", capabilities: "boot_mode:uefi" } })]);
+            assert.equal(r.code, 201, r.body);
+            created.push({ uuid: JSON.parse(r.body).uuid, conductor: JSON.parse(r.body).conductor });
+        }
+        // One node per conductor the ring used (12 nodes on fewer than two of 3: 3 × 3^-12).
+        const picked = [...new Map(created.map((c) => [c.conductor, c])).values()];
+        assert.ok(picked.length >= 2, `12 nodes all on ${picked[0].conductor}`);
+        for (const c of created) if (!picked.includes(c)) assert.equal(api(pods[0].node.ip!, `/v1/nodes/${c.uuid}`, ["-X", "DELETE"]).code, 204);
+        const vms = picked.map((c, i) => {
+            const owner = pods.find((p) => p.node.ip === c.conductor);
+            assert.ok(owner, `conductor ${c.conductor} is one of the pods`);
+            return { mac: `52:54:00:00:06:2${i}`, uuid: c.uuid, owner: owner!, vm: undefined as PxeVm | undefined, ips: [] as string[] };
+        });
+        const state = (uuid: string) => JSON.parse(api(pods[0].node.ip!, `/v1/nodes/${uuid}`).body);
+        const provision = (uuid: string, target: string) => api(pods[1].node.ip!, `/v1/nodes/${uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target })]);
+        const waitState = async (uuid: string, want: string) => {
+            let n: any = {};
+            const settled = () => (n = state(uuid)).provision_state === want && (want !== "manageable" || !n.target_provision_state);
+            await until(settled, 180000, `${uuid} in ${want}`, 1000).catch((e) => {
+                throw new Error(`${e.message}: now ${n.provision_state} → ${n.target_provision_state}, last error: ${n.last_error}`);
+            });
+        };
+        for (const v of vms) {
+            const port = api(pods[0].node.ip!, "/v1/ports", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ node_uuid: v.uuid, address: v.mac, pxe_enabled: true })]);
+            assert.equal(port.code, 201, port.body);
+            assert.equal(provision(v.uuid, "manage").code, 202);
+        }
+        for (const v of vms) await waitState(v.uuid, "manageable");
+        for (const v of vms) assert.equal(provision(v.uuid, "provide").code, 202);
+        // Cleaning: the owner's Ironic writes the host into its dnsmasq's directories and the PXE config into its httpd root.
+        for (const v of vms) await waitState(v.uuid, "clean wait");
+        const shared = (p: (typeof pods)[number], rel: string) => path.join(p.pod.volumePath("shared"), rel.slice("/shared/".length));
+        for (const v of vms) {
+            for (const p of pods) {
+                const has = fs.existsSync(shared(p, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${v.mac}.conf`));
+                assert.equal(has, p === v.owner, `${v.mac}'s host entry ${p === v.owner ? "written by its owner" : "absent"} on ${p.node.node}`);
+            }
+        }
+        // What Ironic's provider writes as the host's options on IPv6: its boot URLs as a bare "59", which
+        // dnsmasq reads as DHCPv4 option 59 and never sends a DHCPv6 client (test/integration/multi-dhcp6.test.ts);
+        // the URLs the hosts get are the conductor's own option6:bootfile-url lines.
+        for (const v of vms) {
+            const opts = fs.readdirSync(shared(v.owner, DHCP_PROVIDER_PATHS.optsDir)).map((f) => fs.readFileSync(path.join(shared(v.owner, DHCP_PROVIDER_PATHS.optsDir), f), "utf8")).join("");
+            assert.match(opts, new RegExp(`^tag:[0-9a-f-]+,tag:!ipxe6,59,tftp://\\[${esc(v.owner.node.ip!)}\\]/`, "m"), `Ironic's option lines at ${v.owner.node.node}:\n${opts}`);
+        }
+        const httpFrom = (p: (typeof pods)[number], ips: string[]) => p.pod.logs("httpd").split("\n").filter((l) => ips.some((ip) => new RegExp(`(?:^|\\s)${esc(ip)} - "`).test(l)));
+        try {
+            for (const v of vms) {
+                v.vm = new PxeVm({ name: `u6${vms.indexOf(v)}`, mac: v.mac, firmware: "uefi6", lab: net, switchNs: sw, bridge: br, work });
+                started.push(v.vm);
+                v.vm.start();
+            }
+            for (const v of vms) {
+                const kernel = `GET /${v.uuid}/deploy_kernel`;
+                const http = () => v.owner.pod.logs("httpd");
+                await until(() => http().includes(kernel) || !v.vm!.running, 300000, `the UEFI VM ${v.mac} asking ${v.owner.node.node}'s httpd for its deploy kernel. VM:\n${tail(v.vm!.output(), 1500)}\n${v.owner.node.node}'s httpd:\n${tail(http(), 1500)}`, 1000);
+                assert.ok(v.vm!.running, `VM ${v.mac} exited: ${tail(v.vm!.output(), 1500)}`);
+                const seconds = ((Date.now() - v.vm!.startedAt) / 1000).toFixed(1);
+                console.log(`      uefi6 ${v.mac}: power-on to the deploy kernel request at ${v.owner.node.node} in ${seconds} s (OVMF PXEv6 → iPXE, emulated, TCG)`);
+                const log = v.owner.pod.logs("dnsmasq");
+                v.ips = repliesTo(log, v.mac).filter((a) => !a.startsWith("advertise:"));
+                assert.ok(v.ips.length >= 2, `DHCPv6 REPLYs from ${v.owner.node.node} to the firmware and to iPXE: ${v.ips.join(", ")}`);
+                for (const ip of v.ips) assert.ok(inSlice(ip, v.owner.node), `${ip} in ${v.owner.node.node}'s slice ${v.owner.node.slot!.range.start}-${v.owner.node.slot!.range.end}`);
+                // The boot file URLs the owner handed out: its own global options (Ironic's "59" lines are DHCPv4 ones).
+                assert.match(log, new RegExp(`option: 59 bootfile-url  tftp://\\[${esc(v.owner.node.ip!)}\\]/${esc(IPXE_FILES.efiX86_64)}`));
+                assert.match(log, new RegExp(`option: 59 bootfile-url  http://\\[${esc(v.owner.node.ip!)}\\]:${plan.config.ports.http}/boot\\.ipxe`));
+                assert.ok(v.ips.some((ip) => new RegExp(`sent \\S+/${esc(IPXE_FILES.efiX86_64)} to ${esc(ip)}\\b`).test(log)), `${v.owner.node.node}'s TFTP sent ${IPXE_FILES.efiX86_64} to the VM (${v.ips.join(", ")})`);
+                const requests = httpFrom(v.owner, v.ips);
+                for (const want of ["GET /boot.ipxe", `GET /pxelinux.cfg/${v.mac.replace(/:/g, "-")}`, kernel]) {
+                    assert.ok(requests.some((l) => l.includes(want)), `${v.owner.node.node}'s httpd served ${want} to the VM over IPv6:\n${requests.join("\n")}`);
+                }
+            }
+            for (const v of vms) {
+                for (const p of pods) {
+                    if (p === v.owner) continue;
+                    assert.deepEqual(repliesTo(p.pod.logs("dnsmasq"), v.mac), [], `${p.node.node} neither advertised nor replied to ${v.mac}`);
+                    assert.ok(!v.ips.some((ip) => p.pod.logs("dnsmasq").includes(` to ${ip}`)), `${p.node.node}'s TFTP sent nothing to ${v.mac}`);
+                    assert.deepEqual(httpFrom(p, v.ips), [], `${p.node.node}'s httpd served nothing to ${v.mac}`);
+                }
+            }
+        } finally {
+            for (const v of vms) await v.vm?.stop();
+        }
+    });
+});
