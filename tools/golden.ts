@@ -22,6 +22,7 @@ export const EXAMPLE_STACKS: { stack: string; file: string }[] = [
     { stack: "tls-existing-ha", file: "test/fixtures/Pulumi.tls-existing-ha.yaml" },
     { stack: "cert-manager", file: "test/fixtures/Pulumi.cert-manager.yaml" },
     { stack: "v6", file: "test/fixtures/Pulumi.v6.yaml" },
+    { stack: "dualstack", file: "test/fixtures/Pulumi.dualstack.yaml" },
 ];
 
 export const GOLDEN_DIR = path.join(ROOT, "test", "golden");
