@@ -68,6 +68,7 @@ find_address() {
   local args=() cidr="${CONDUCTOR_CIDR:-}"
   if [[ "${1:-}" == 6 ]]; then
     cidr="${CONDUCTOR_CIDR6:-}"
+    args+=(--ipv6-side)
     if [[ -n "${CONDUCTOR_DHCP_RANGE6:-}" ]]; then args+=(--dhcp-range "$CONDUCTOR_DHCP_RANGE6"); fi
   else
     if [[ -n "${CONDUCTOR_DHCP_RANGE:-}" ]]; then args+=(--dhcp-range "$CONDUCTOR_DHCP_RANGE"); fi
@@ -77,12 +78,15 @@ find_address() {
 }
 # wait_address VAR [6]: VAR (unless the entry set it) from find_address, waiting for a NIC coming up.
 wait_address() {
-  local rc deadline
+  local rc deadline found
   deadline=$(($(date +%s) + ${CONDUCTOR_ADDRESS_WAIT:-60}))
   while :; do
     rc=0
-    printf -v "$1" '%s' "$(find_address "${2:-}")" || rc=$?
-    if [[ $rc -eq 0 ]]; then break; fi
+    found=$(find_address "${2:-}") || rc=$?
+    if [[ $rc -eq 0 ]]; then
+      printf -v "$1" '%s' "$found"
+      break
+    fi
     if [[ $rc -ne 1 || $(date +%s) -ge $deadline ]]; then
       echo "FATAL: node $node: no provisioning address${2:+ (IPv6)} (see above)" >&2
       exit 1
