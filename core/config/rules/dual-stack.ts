@@ -35,6 +35,9 @@ export const dualStackRule: Rule = (input, add) => {
     }
     hostIps(input, v6, listed, add);
     dhcpRules(input, v6, listed, add);
+    if (input.parsed.ironic?.config?.["default.my_ipv6"] !== undefined) {
+        add("ironic.config.default.my_ipv6", "set by this program from provisioning.ipv6 (single: provisioning.ipv6.ip; multi: each node's conductors[].ipv6 or found address); remove it");
+    }
 };
 
 /** A /64 or longer global or unique-local prefix, written as its network address. */

@@ -10,6 +10,7 @@ import { ipToBigInt } from "../../../core/ip";
 import { buildPlan, listedConductors } from "../../../core/plan";
 import { apiCertificate, nodeCertificateSans } from "../../../core/plan/certificates";
 import { fillNodeTemplate, nodeTemplates, planTopology, slotDnsmasqConfs } from "../../../core/plan/conductors";
+import { defaultNoProxy } from "../../../core/plan/downloads";
 import { ironicEnv } from "../../../core/plan/env";
 import { slotConfKey } from "../../../core/plan/names";
 import { planDhcpSlots } from "../../../core/plan/slots";
@@ -107,5 +108,13 @@ describe("plan: dual-stack, multi (the dual-stack example stack)", function () {
         const i = r.issues.find((x) => x.key === "provisioning.ipv6.dhcp");
         assert.ok(i, JSON.stringify(r.issues));
         assert.match(i!.message, /cut into 16 slots \(16 slots, the previous run's count\) gives 4 per conductor; at least 8/);
+    });
+});
+
+describe("plan: dual-stack, the proxy bypass", function () {
+    it("the IPv6 provisioning prefix (and, single, Ironic's IPv6 address) bypass the proxy like the IPv4 ones", function () {
+        assert.deepEqual(defaultNoProxy(configOf(singleRaw)).slice(-4), ["172.22.0.0/24", "fd00:1:2:3::/64", "172.22.0.2", "fd00:1:2:3::2"]);
+        assert.deepEqual(defaultNoProxy(configOf(dualRaw)).slice(-2), ["172.22.0.0/24", "fd00:1:2:3::/64"]);
+        assert.ok(!defaultNoProxy(configOf(devRaw)).some((x) => x.includes(":")), "a one-family stack: as before");
     });
 });

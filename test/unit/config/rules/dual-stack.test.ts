@@ -56,6 +56,7 @@ describe("config rule: dual-stack (provisioning.ipv6, conductors[].ipv6)", funct
         { name: "a DHCPv6 range too small (single)", raw: single({ ...V6, dhcp: { rangeStart: "fd00:1:2:3::1000", rangeEnd: "fd00:1:2:3::1003" } }), key: "provisioning.ipv6.dhcp", message: "smaller than 8", reported: true },
         { name: "a DHCPv6 range too small to slice (multi)", raw: multi({ dhcp: { rangeStart: "fd00:1:2:3::1000", rangeEnd: "fd00:1:2:3::1013" } }), key: "provisioning.ipv6.dhcp", message: "gives 6 per conductor", reported: true },
         { name: "a DHCPv6 range that slices", raw: multiRaw, key: "provisioning.ipv6.dhcp", message: "per conductor", reported: false },
+        { name: "my_ipv6 set by hand", raw: { ...single(), ironic: { config: { "default.my_ipv6": "fd00:1:2:3::9" } } }, key: "ironic.config.default.my_ipv6", message: "set by this program from provisioning.ipv6", reported: true },
     ]);
 
     it("the family rule points an IPv6 address under provisioning.dhcp at provisioning.ipv6", function () {
