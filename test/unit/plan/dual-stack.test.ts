@@ -12,6 +12,8 @@ import { apiCertificate, nodeCertificateSans } from "../../../core/plan/certific
 import { fillNodeTemplate, nodeTemplates, planTopology, slotDnsmasqConfs } from "../../../core/plan/conductors";
 import { defaultNoProxy } from "../../../core/plan/downloads";
 import { ironicEnv } from "../../../core/plan/env";
+import { topologySummary } from "../../../core/plan/summary";
+import { dhcpLines } from "../../../tools/plan-summary";
 import { slotConfKey } from "../../../core/plan/names";
 import { planDhcpSlots } from "../../../core/plan/slots";
 import { renderDnsmasqConf } from "../../../core/render/dnsmasq";
@@ -116,5 +118,15 @@ describe("plan: dual-stack, the proxy bypass", function () {
         assert.deepEqual(defaultNoProxy(configOf(singleRaw)).slice(-4), ["172.22.0.0/24", "fd00:1:2:3::/64", "172.22.0.2", "fd00:1:2:3::2"]);
         assert.deepEqual(defaultNoProxy(configOf(dualRaw)).slice(-2), ["172.22.0.0/24", "fd00:1:2:3::/64"]);
         assert.ok(!defaultNoProxy(configOf(devRaw)).some((x) => x.includes(":")), "a one-family stack: as before");
+    });
+});
+
+describe("plan: dual-stack, what the plan shows", function () {
+    it("the topology output gives each conductor's IPv6 address and DHCPv6 slice; npm run plan says both ranges share the slots", function () {
+        const plan = buildPlan(configOf(dualRaw));
+        assert.deepEqual(topologySummary(plan).conductors[1], { node: "cp-1", ip: "172.22.0.3", slot: 1, dhcpRange: "172.22.0.60-172.22.0.109 (50 addresses)", ipv6: "fd00:1:2:3::3", dhcpRange6: "fd00:1:2:3::1400-fd00:1:2:3::17ff (1024 addresses)" });
+        assert.deepEqual(topologySummary(buildPlan(configOf(singleRaw))).conductors[0].dhcpRange6, "fd00:1:2:3::1000-fd00:1:2:3::10ff (256 addresses)");
+        assert.ok(dhcpLines(plan).includes("  dual-stack: the IPv6 range fd00:1:2:3::1000-fd00:1:2:3::1fff is cut into the same 4 slots of 1024 addresses; slot k's holder serves slot k of both"), dhcpLines(plan).join("\n"));
+        assert.equal(topologySummary(buildPlan(configOf(devRaw))).conductors[0].ipv6, undefined, "one family: as before");
     });
 });
