@@ -1,13 +1,15 @@
 #!/usr/bin/env python3
 # Rendered by metal3-ironic. Finds this node's provisioning address at container start.
 #
-# usage: conductor-address.py INTERFACE CIDR [--dhcp-range START-END] [--gateway IP]
+# usage: conductor-address.py INTERFACE CIDR [--dhcp-range START-END] [--gateway IP] [--ipv6-side]
 #   Prints the one address of INTERFACE inside CIDR (the stack's provisioning.cidr), read from
 #   `ip -j addr show dev INTERFACE` in the pod's (the host's) network namespace.
 #   --dhcp-range, --gateway: provisioning.dhcp's rangeStart-rangeEnd and gateway. An address inside
 #   the range (whichever slot serves that part, dnsmasq could lease it to a host) or equal to the
 #   gateway (handed to hosts as their router) is refused, naming the key and the fix. Config
 #   validation checks a conductors[].ip; this checks the address found on the node. IPv4 or IPv6.
+#   --ipv6-side: dual-stack, the node's IPv6 address in provisioning.ipv6.cidr; messages name the
+#   provisioning.ipv6 keys and conductors[].ipv6.
 #
 # Only an address whose prefix is no longer than CIDR's is the node's own: a VIP or host route
 # (e.g. a /32) inside CIDR is not. Several, or none, and nothing is guessed: the message says
@@ -26,7 +28,10 @@ def fail(code, message):
     sys.exit(code)
 
 
-USAGE = "usage: conductor-address.py INTERFACE CIDR [--dhcp-range START-END] [--gateway IP]"
+USAGE = "usage: conductor-address.py INTERFACE CIDR [--dhcp-range START-END] [--gateway IP] [--ipv6-side]"
+# The config keys messages name: of the provisioning network, or of its IPv6 side (dual-stack).
+KEYS = {"cidr": "provisioning.cidr", "ip": "conductors[].ip", "range": "provisioning.dhcp.rangeStart/rangeEnd"}
+IPV6_SIDE_KEYS = {"cidr": "provisioning.ipv6.cidr", "ip": "conductors[].ipv6", "range": "provisioning.ipv6.dhcp.rangeStart/rangeEnd"}
 
 
 class Parser(argparse.ArgumentParser):
@@ -41,7 +46,7 @@ def address_of(value, what, network):
     except ValueError:
         fail(2, f"{what} {value!r} is not an IP address")
     if addr.version != network.version:
-        fail(2, f"{what} {addr} is not an IPv{network.version} address like provisioning.cidr {network}")
+        fail(2, f"{what} {addr} is not an IPv{network.version} address like {KEYS['cidr']} {network}")
     return addr
 
 
@@ -51,7 +56,10 @@ def main(argv):
     parser.add_argument("cidr")
     parser.add_argument("--dhcp-range", dest="dhcp_range")
     parser.add_argument("--gateway")
+    parser.add_argument("--ipv6-side", dest="ipv6_side", action="store_true")
     args = parser.parse_args(argv)
+    if args.ipv6_side:
+        KEYS.update(IPV6_SIDE_KEYS)
     interface, cidr = args.interface, args.cidr
     try:
         network = ipaddress.ip_network(cidr, strict=False)
@@ -85,15 +93,15 @@ def main(argv):
     own = inside
     if not own:
         fail(1, f"{interface} has no address inside {cidr} with a prefix of at most /{network.prefixlen} (it has: {', '.join(seen) or 'none'}); "
-                "give the node its provisioning address, or set conductors[].ip for this node")
+                f"give the node its provisioning address, or set {KEYS['ip']} for this node")
     if len(own) > 1:
         fail(2, f"{interface} has several addresses inside {cidr}: {', '.join(f'{a}/{p}' for a, p in own)}; "
-                "set conductors[].ip for this node to the one its conductor serves on")
+                f"set {KEYS['ip']} for this node to the one its conductor serves on")
     addr = own[0][0]
     if dhcp_range and dhcp_range[0] <= addr <= dhcp_range[1]:
         fail(2, f"the address found on {interface}, {addr}, lies inside the DHCP range {dhcp_range[0]}-{dhcp_range[1]} "
-                "(provisioning.dhcp.rangeStart/rangeEnd): dnsmasq could lease the conductor's own address to a host; "
-                "give the node a provisioning address outside the range (and, if it keeps this one too, set conductors[].ip "
+                f"({KEYS['range']}): dnsmasq could lease the conductor's own address to a host; "
+                f"give the node a provisioning address outside the range (and, if it keeps this one too, set {KEYS['ip']} "
                 "for this node to the new one), or move the range off it")
     if gateway is not None and addr == gateway:
         fail(2, f"the address found on {interface}, {addr}, is the DHCP gateway (provisioning.dhcp.gateway) that dnsmasq "

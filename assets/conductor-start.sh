@@ -3,7 +3,7 @@
 # the node it runs on. usage: conductor-start.sh <command> [args...]
 #
 # The node's address: its entry's, else the one conductor-address.py finds on the interface, refused
-# when it lies in the DHCP range or is the DHCP gateway. Then the node's files from the templates and,
+# when it lies in the DHCP range or is the DHCP gateway (dual-stack: its IPv6 address the same way). Then the node's files from the templates and,
 # where asked, its certificate; then the command runs, and the container restarts (exit 0) when the
 # entry, the conductor CA or the found address changes from what was read. A TERM (or INT) before the
 # command runs ends the wrapper at once (143; 130 for INT); once it runs, it is passed to it.
@@ -63,21 +63,32 @@ if [[ ! "$iface" =~ ^[A-Za-z0-9_.:@-]{1,15}$ ]]; then
   echo "FATAL: node $node: no usable provisioning interface ('$iface'); set provisioning.interface, or conductors[].interface for this node" >&2
   exit 1
 fi
+# find_address [6]: the IPv4 (or, dual-stack, the IPv6) address of the node in its CIDR.
 find_address() {
-  local args=()
-  if [[ -n "${CONDUCTOR_DHCP_RANGE:-}" ]]; then args+=(--dhcp-range "$CONDUCTOR_DHCP_RANGE"); fi
-  if [[ -n "${CONDUCTOR_GATEWAY:-}" ]]; then args+=(--gateway "$CONDUCTOR_GATEWAY"); fi
-  "$python" "$scripts/conductor-address.py" "${args[@]}" -- "$iface" "${CONDUCTOR_CIDR:-}"
+  local args=() cidr="${CONDUCTOR_CIDR:-}"
+  if [[ "${1:-}" == 6 ]]; then
+    cidr="${CONDUCTOR_CIDR6:-}"
+    args+=(--ipv6-side)
+    if [[ -n "${CONDUCTOR_DHCP_RANGE6:-}" ]]; then args+=(--dhcp-range "$CONDUCTOR_DHCP_RANGE6"); fi
+  else
+    if [[ -n "${CONDUCTOR_DHCP_RANGE:-}" ]]; then args+=(--dhcp-range "$CONDUCTOR_DHCP_RANGE"); fi
+    if [[ -n "${CONDUCTOR_GATEWAY:-}" ]]; then args+=(--gateway "$CONDUCTOR_GATEWAY"); fi
+  fi
+  "$python" "$scripts/conductor-address.py" "${args[@]}" -- "$iface" "$cidr"
 }
-discovered=""
-if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
+# wait_address VAR [6]: VAR (unless the entry set it) from find_address, waiting for a NIC coming up.
+wait_address() {
+  local rc deadline found
   deadline=$(($(date +%s) + ${CONDUCTOR_ADDRESS_WAIT:-60}))
   while :; do
     rc=0
-    CONDUCTOR_NODE_IP=$(find_address) || rc=$?
-    if [[ $rc -eq 0 ]]; then break; fi
+    found=$(find_address "${2:-}") || rc=$?
+    if [[ $rc -eq 0 ]]; then
+      printf -v "$1" '%s' "$found"
+      break
+    fi
     if [[ $rc -ne 1 || $(date +%s) -ge $deadline ]]; then
-      echo "FATAL: node $node: no provisioning address (see above)" >&2
+      echo "FATAL: node $node: no provisioning address${2:+ (IPv6)} (see above)" >&2
       exit 1
     fi
     # In the background: bash runs a trap only once a foreground command ends, but `wait` at once.
@@ -86,15 +97,26 @@ if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
     wait "$pause"
     pause=""
   done
+  echo "node $node: provisioning address ${!1} on $iface, found on the node (no address in its entry of ConfigMap ${CONDUCTOR_NAMESPACE:-?}/${CONDUCTOR_CONFIGMAP:-?})"
+}
+discovered=""
+if [[ -z "${CONDUCTOR_NODE_IP:-}" ]]; then
+  wait_address CONDUCTOR_NODE_IP
   discovered="$CONDUCTOR_NODE_IP"
-  echo "node $node: provisioning address $CONDUCTOR_NODE_IP on $iface, found on the node (no address in its entry of ConfigMap ${CONDUCTOR_NAMESPACE:-?}/${CONDUCTOR_CONFIGMAP:-?})"
 fi
 export CONDUCTOR_NODE_IP
+# Dual-stack (provisioning.ipv6): the node's IPv6 address likewise, from its entry or found in CONDUCTOR_CIDR6.
+discovered6=""
+if [[ -n "${CONDUCTOR_CIDR6:-}" && -z "${CONDUCTOR_NODE_IPV6:-}" ]]; then
+  wait_address CONDUCTOR_NODE_IPV6 6
+  discovered6="$CONDUCTOR_NODE_IPV6"
+fi
+export CONDUCTOR_NODE_IPV6="${CONDUCTOR_NODE_IPV6:-}"
 # With a proxy (proxy.applyToIronic), this node's own address bypasses it: the pod template names
 # only the provisioning CIDR, which old curl releases ignore, and no node's address, so that
 # listing a node changes no pod template.
 for var in NO_PROXY no_proxy; do
-  if [[ -n "${!var:-}" ]]; then export "$var=${!var},$CONDUCTOR_NODE_IP"; fi
+  if [[ -n "${!var:-}" ]]; then export "$var=${!var},$CONDUCTOR_NODE_IP${CONDUCTOR_NODE_IPV6:+,$CONDUCTOR_NODE_IPV6}"; fi
 done
 # 3. This node's files from the templates of the scripts ConfigMap (node.env.template and, with
 # DHCP, node.dnsmasq.conf.template): the image's environment and dnsmasq's own file.
@@ -103,6 +125,7 @@ fill() {
   local line
   while IFS= read -r line || [[ -n "$line" ]]; do
     line="${line//__CONDUCTOR_IP__/$CONDUCTOR_NODE_IP}"
+    line="${line//__CONDUCTOR_IPV6__/$CONDUCTOR_NODE_IPV6}"
     printf '%s\n' "${line//__CONDUCTOR_INTERFACE__/$iface}"
   done <"$1"
 }
@@ -121,7 +144,7 @@ export CONDUCTOR_RUN_DIR="$run_dir"
 read -r -a cert_dirs <<<"${CONDUCTOR_CERT_DIRS:-}"
 if [[ ${#cert_dirs[@]} -gt 0 ]]; then
   # The SANs every conductor shares, then this node's own (its entry's external hosts).
-  read -r -a sans <<<"${CONDUCTOR_CERT_SANS:-} ${CONDUCTOR_NODE_SANS:-}"
+  read -r -a sans <<<"${CONDUCTOR_NODE_IPV6:+IP:$CONDUCTOR_NODE_IPV6 }${CONDUCTOR_CERT_SANS:-} ${CONDUCTOR_NODE_SANS:-}"
   trust=()
   if [[ -n "${CONDUCTOR_CA_TRUST:-}" ]]; then trust=(--trust "$CONDUCTOR_CA_TRUST"); fi
   "$python" "$scripts/conductor-cert.py" "${trust[@]}" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
@@ -134,10 +157,12 @@ fi
 # baseline: the files as they were before being read (above), and the address this start used.
 fingerprint() {
   local address=""
+  local address="" address6=""
   if [[ -n "$discovered" ]]; then address=$(find_address 2>/dev/null || echo "$discovered"); fi
-  echo "$(watched_files | sha256sum) $address"
+  if [[ -n "$discovered6" ]]; then address6=$(find_address 6 2>/dev/null || echo "$discovered6"); fi
+  echo "$(watched_files | sha256sum) $address $address6"
 }
-started="$files_started $discovered"
+started="$files_started $discovered $discovered6"
 "$@" &
 child=$!
 set +e

@@ -40,6 +40,8 @@ export const WRAPPER_ENV = {
     scriptsDir: "CONDUCTOR_SCRIPTS_DIR",
     python: "CONDUCTOR_PYTHON",
     nodeIp: "CONDUCTOR_NODE_IP",
+    /** Dual-stack: the node's IPv6 address (its entry's conductors[].ipv6, else found in cidr6). */
+    nodeIpv6: "CONDUCTOR_NODE_IPV6",
     nodeInterface: "CONDUCTOR_INTERFACE",
     certSans: "CONDUCTOR_CERT_SANS",
     /** tls.mode "existing": the bundle the peers verify with; the minter refuses a conductor CA that does not chain to it. */
@@ -49,6 +51,10 @@ export const WRAPPER_ENV = {
     /** provisioning.interface and .cidr: where a node without an address in its entry finds it. */
     defaultInterface: "CONDUCTOR_DEFAULT_INTERFACE",
     cidr: "CONDUCTOR_CIDR",
+    /** Dual-stack: provisioning.ipv6.cidr, where a node without conductors[].ipv6 finds its IPv6 address. */
+    cidr6: "CONDUCTOR_CIDR6",
+    /** Dual-stack: provisioning.ipv6.dhcp's "<rangeStart>-<rangeEnd>": a found IPv6 address inside it is refused. */
+    dhcpRange6: "CONDUCTOR_DHCP_RANGE6",
     /** This container's dir under CONDUCTOR_PATHS.run, where the wrapper renders its node's files. */
     runDir: "CONDUCTOR_RUN_DIR",
     /** Seconds to wait for the address to appear on the interface (a NIC still coming up) before failing. */

@@ -73,3 +73,9 @@ export function urlOf(scheme: "http" | "https" | "tftp", host: string, port?: nu
 export function sizeNumber(n: bigint): number {
     return n > BigInt(Number.MAX_SAFE_INTEGER) ? Number.MAX_SAFE_INTEGER : Number(n);
 }
+
+/** A CIDR's network address as written, prefix length and family (the CIDR must be valid). */
+export function cidrParts(cidr: string): { network: string; prefixLength: number; family: IpFamily } {
+    const [addr, prefixLength] = ipaddr.parseCIDR(cidr);
+    return { network: addr.toString(), prefixLength, family: addr.kind() === "ipv4" ? 4 : 6 };
+}

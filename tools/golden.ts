@@ -23,6 +23,7 @@ export const EXAMPLE_STACKS: { stack: string; file: string }[] = [
     { stack: "cert-manager", file: "test/fixtures/Pulumi.cert-manager.yaml" },
     { stack: "v6", file: "test/fixtures/Pulumi.v6.yaml" },
     { stack: "v6-vip", file: "test/fixtures/Pulumi.v6-vip.yaml" },
+    { stack: "dualstack", file: "test/fixtures/Pulumi.dualstack.yaml" },
 ];
 
 export const GOLDEN_DIR = path.join(ROOT, "test", "golden");

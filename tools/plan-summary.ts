@@ -37,6 +37,11 @@ export function dhcpLines(plan: IronicPlan): string[] {
         const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
         const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: 4, or listed conductors + 1" }[slots.slotsFrom];
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
+        const v6 = plan.config.provisioning.ipv6?.dhcp;
+        if (v6) {
+            const size = sliceBounds(v6.rangeStart, v6.rangeEnd, slots.slots, 0).size;
+            lines.push(`  dual-stack: the IPv6 range ${v6.rangeStart}-${v6.rangeEnd} is cut into the same ${slots.slots} slots of ${size} addresses; slot k's holder serves slot k of both`);
+        }
         for (const x of relayed) {
             const size = sliceBounds(x.start, x.end, slots.slots, 0).size;
             lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}: cut into the same ${slots.slots} slots of ${size} addresses; slot k's holder serves slot k of every range`);

@@ -199,5 +199,15 @@ function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig
                   })),
               }
             : undefined,
+        ...(prov?.ipv6 ? { ipv6: ipv6Defaults(prov.ipv6, dhcp?.leaseTime) } : {}),
+    };
+}
+
+function ipv6Defaults(v6: NonNullable<NonNullable<ParsedSections["provisioning"]>["ipv6"]>, leaseTime: string | undefined): NonNullable<StackConfig["provisioning"]["ipv6"]> {
+    const d = v6.dhcp;
+    return {
+        cidr: v6.cidr,
+        ...(v6.ip !== undefined ? { ip: v6.ip } : {}),
+        ...(d ? { dhcp: { rangeStart: d.rangeStart, rangeEnd: d.rangeEnd, ...(d.dns !== undefined ? { dns: d.dns } : {}), leaseTime: d.leaseTime ?? leaseTime ?? "1h" } } : {}),
     };
 }

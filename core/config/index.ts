@@ -21,6 +21,6 @@ export type { RawConfig } from "./raw";
 export { RESERVED_MULTI_OPTIONS } from "./rules/topology";
 export { MAX_DHCP_SLOTS, TOP_LEVEL_KEYS } from "./schema";
 export type { Metal3IronicConfig } from "./schema";
-export type { ConductorConfig, DhcpConfig, ExternalConfig, StackConfig } from "./types";
+export type { ConductorConfig, DhcpConfig, ExternalConfig, Ipv6Config, StackConfig } from "./types";
 export { formatIssues, validateConfig, validateReadable } from "./validate";
 export type { ConfigIssue, UnreadablePath } from "./validate";

@@ -77,7 +77,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["ports.jsonRpc"], type: "1–65535", default: "`6189`", notes: "JSON-RPC between conductors (multi)" },
     // provisioning
     { keys: ["provisioning.ip"], type: "IPv4 or IPv6", default: "**required** (single)", notes: "Ironic's address on the provisioning network (the VIP with keepalived); not used with multi; of `provisioning.cidr`'s family" },
-    { keys: ["provisioning.cidr"], type: "IPv4 or IPv6 CIDR", default: "**required**", notes: "`172.22.0.0/24` or `fd00:1:2:3::/64` (IPv6: a prefix of /64 or longer, not link-local; see [IPv6](networks-and-trust.md#ipv6-provisioning-networks)); every provisioning address is of its family (dual-stack is not supported yet)" },
+    { keys: ["provisioning.cidr"], type: "IPv4 or IPv6 CIDR", default: "**required**", notes: "`172.22.0.0/24` or `fd00:1:2:3::/64` (IPv6: a prefix of /64 or longer, not link-local; see [IPv6](networks-and-trust.md#ipv6-provisioning-networks)); every provisioning address is of its family; dual-stack: an IPv4 CIDR here and the IPv6 side in `provisioning.ipv6`" },
     { keys: ["provisioning.interface"], type: "interface name", default: "—", notes: "`eth1`; dnsmasq binds to it (else to `provisioning.ip`); required with keepalived" },
     { keys: ["provisioning.keepalived"], type: "bool", default: "`false`", notes: "run keepalived to hold `provisioning.ip` as a VIP" },
     { keys: ["provisioning.dhcp"], type: "object", default: "— (no DHCP: virtual media only)", notes: "omit for virtual-media-only networks" },
@@ -94,6 +94,12 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["provisioning.dhcp.extraRanges[].gateway"], type: "IPv4", default: "**required**", notes: "the subnet's router (usually the relay), inside `subnet`, outside the range" },
     { keys: ["provisioning.dhcp.extraRanges[].dns"], type: "IPv4", default: "— (no DNS option)" },
     { keys: ["provisioning.dhcp.extraRanges[].leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
+    { keys: ["provisioning.ipv6"], type: "object", default: "— (one family)", notes: "dual-stack: the IPv6 side of an IPv4 `provisioning.cidr` (Ironic's API, `http_url` and JSON-RPC stay IPv4; `my_ipv6`, DHCPv6 and IPv6 boot URLs per conductor); no keepalived; see [Dual-stack](networks-and-trust.md#dual-stack-provisioning-networks)" },
+    { keys: ["provisioning.ipv6.cidr"], type: "IPv6 CIDR", default: "**required** with `ipv6`", notes: "the link's /64 (or longer), not link-local" },
+    { keys: ["provisioning.ipv6.ip"], type: "IPv6", default: "**required** (single)", notes: "Ironic's IPv6 address (`[DEFAULT]my_ipv6`, in its certificate); multi: `conductors[].ipv6` instead" },
+    { keys: ["provisioning.ipv6.dhcp.rangeStart","provisioning.ipv6.dhcp.rangeEnd"], type: "IPv6", default: "— (no DHCPv6)", notes: "needs `provisioning.dhcp`; inside `ipv6.cidr`, ordered, not containing Ironic's IPv6 addresses; multi: cut into the same slots as the IPv4 range (a conductor serves slot k of both)" },
+    { keys: ["provisioning.ipv6.dhcp.dns"], type: "IPv6", default: "— (no DNS option)" },
+    { keys: ["provisioning.ipv6.dhcp.leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
     // tls
     { keys: ["tls.mode"], default: "`generate`", notes: "`generate`: a stack CA and certificate made with @pulumi/tls; `existing`: your Secret, see [Your own certificate](networks-and-trust.md#your-own-certificate-tlsmode-existing) (multi: with `conductorCaSecret`); `cert-manager`: Certificates from `tls.issuer`, see [cert-manager](networks-and-trust.md#certificates-from-cert-manager-tlsmode-cert-manager)" },
     { keys: ["tls.existingSecret"], type: "Secret name", default: "—", notes: "with `existing`: Secret in the namespace with `tls.crt`, `tls.key`, `ca.crt`; read at deploy time, never written or deleted" },
@@ -154,6 +160,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["database.allowKindChange"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: allow moving a deployed `mariadb` to it (a new, empty cluster: dump and restore first, see [Database](database.md#moving-from-mariadb-to-mariadb-operator))" },
     // conductors
     { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?, external?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
+    { keys: ["conductors[].ipv6"], type: "IPv6", default: "found on the node in `provisioning.ipv6.cidr`", notes: "multi, dual-stack: the node's IPv6 provisioning address (`my_ipv6`, its IPv6 boot URLs, its certificate)" },
     { keys: ["conductors[].external.ip","conductors[].external.httpUrl","conductors[].external.callbackUrl"], type: "IP / `https://host[:port]`", default: "—", notes: "multi: what BMCs on another network reach this node's conductor at, as `external.*` (list every conductor node: one without hands BMCs its provisioning-network URLs); its certificate gets the hosts; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
     // external
     { keys: ["external.ip"], type: "IPv4 or IPv6", default: "—", notes: "single: the address BMCs reach Ironic at; derives both URLs below (`https://<ip>:<ports.vmediaTls>`, `https://<ip>:<ports.api>`, IPv6 bracketed) and goes into the certificate; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },

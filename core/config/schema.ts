@@ -151,6 +151,12 @@ export const sections = {
                 .max(MAX_EXTRA_DHCP_RANGES)
                 .optional(),
         }).optional(),
+        /** Dual-stack: the IPv6 side of an IPv4 provisioning network (rules/dual-stack.ts). */
+        ipv6: strict({
+            cidr: cidr,
+            ip: ipAddress.optional(),
+            dhcp: strict({ rangeStart: ipAddress, rangeEnd: ipAddress, dns: ipAddress.optional(), leaseTime: leaseTime.optional() }).optional(),
+        }).optional(),
     }),
     tls: strict({
         mode: z.enum(["generate", "existing", "cert-manager"], { error: 'must be "generate" (stack CA made by this program), "existing" (your Secrets) or "cert-manager" (Certificates from your issuer)' }).optional(),
@@ -182,7 +188,7 @@ export const sections = {
         }).optional(),
     }),
     database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
-    conductors: z.array(strict({ name: nodeName, ip: ipAddress.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
+    conductors: z.array(strict({ name: nodeName, ip: ipAddress.optional(), ipv6: ipAddress.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
     kubernetes: strict({
         context: kubeContext.optional(),
     }),

@@ -36,10 +36,21 @@ export interface ExtraDhcpRangeConfig {
     leaseTime: string;
 }
 
+/** Dual-stack: IPv6 next to an IPv4 provisioning.cidr; Ironic's API, http_url and JSON-RPC stay on IPv4. */
+export interface Ipv6Config {
+    cidr: string;
+    /** Single: Ironic's IPv6 address (multi: conductors[].ipv6 or found on the node). */
+    ip?: string;
+    /** DHCPv6 next to provisioning.dhcp (multi: sliced with the same slots). */
+    dhcp?: { rangeStart: string; rangeEnd: string; dns?: string; leaseTime: string };
+}
+
 /** A per-node override of topology multi: the node's address (else found at start), interface, slot pin. */
 export interface ConductorConfig {
     name: string;
     ip?: string;
+    /** Dual-stack: the node's IPv6 provisioning address (else found at start in provisioning.ipv6.cidr). */
+    ipv6?: string;
     interface?: string;
     slot?: number;
     /** What BMCs on another network reach this conductor at (multi). */
@@ -91,6 +102,8 @@ export interface StackConfig {
         cidr: string;
         keepalived: boolean;
         dhcp?: DhcpConfig;
+        /** Dual-stack: the IPv6 side of an IPv4 provisioning network (DHCPv6, my_ipv6, certificates). */
+        ipv6?: Ipv6Config;
     };
     tls: {
         mode: "generate" | "existing" | "cert-manager";

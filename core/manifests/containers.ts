@@ -118,8 +118,11 @@ export function provisioningIpCheckContainer(plan: IronicPlan): Container {
 /** Multi: the slot agent's state (waiting / slot k / lost slot k / stopped), on dnsmasq's own /tmp volume. */
 export const SLOT_STATUS_FILE = `${PATHS.tmp}/dhcp-slot.status`;
 
-/** DHCP (67, or 547 for DHCPv6 on an IPv6 network: IrSO #692) and TFTP (69) are listened on. */
-const listens = (plan: IronicPlan) => `ss -lun | grep -q ':${cidrParts(plan.config.provisioning.cidr).family === 6 ? 547 : 67} ' && ss -lun | grep -q ':69 '`;
+/** DHCP (67, or 547 for DHCPv6 on an IPv6 network: IrSO #692; dual-stack with DHCPv6: both) and TFTP (69) are listened on. */
+const listens = (plan: IronicPlan) => {
+    const dhcp6 = plan.config.provisioning.ipv6?.dhcp ? " && ss -lun | grep -q ':547 '" : "";
+    return `ss -lun | grep -q ':${cidrParts(plan.config.provisioning.cidr).family === 6 ? 547 : 67} '${dhcp6} && ss -lun | grep -q ':69 '`;
+};
 
 /**
  * dnsmasq on our rendered config, started by `startScript` (a path inside its mounts). Multi with

@@ -14,7 +14,9 @@ import type { IronicPlan } from "./types";
 export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): { dnsNames: string[]; ipAddresses: string[] } {
     // Single: the hosts BMCs and IPA reach it at from another network (external.*) too.
     const ext = config.topology === "single" ? planExternal(config, config.external)?.sans : undefined;
-    const ips = [...(config.topology === "multi" ? [] : [config.provisioning.ip]), ...config.tls.extraIps];
+    // Dual-stack single: its IPv6 address too (multi: each node adds its own).
+    const own = config.topology === "multi" ? [] : [config.provisioning.ip, ...(config.provisioning.ipv6?.ip ? [config.provisioning.ipv6.ip] : [])];
+    const ips = [...own, ...config.tls.extraIps];
     return {
         dnsNames: uniq([...serviceDnsNames, ...config.tls.extraDnsNames, ...(ext?.dnsNames ?? [])]),
         ipAddresses: uniq([...ips, ...(ext?.ipAddresses ?? [])]).sort(compareIps),
@@ -22,15 +24,15 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
 }
 
 /**
- * SANs of the certificate a conductor mints at start (assets/conductor-cert.py): its node's IP and
- * name, then the API Service names. No other node.
+ * SANs of the certificate a conductor mints at start (assets/conductor-cert.py): its node's IP (and
+ * IPv6 address, dual-stack) and name, then the API Service names. No other node.
  */
-export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string): { dnsNames: string[]; ipAddresses: string[] } {
+export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string, ipv6?: string): { dnsNames: string[]; ipAddresses: string[] } {
     // The node's conductors[].external hosts (the wrapper adds them from its entry).
     const ext = planExternal(plan.config, plan.config.conductors.find((c) => c.name === node)?.external)?.sans;
     return {
         dnsNames: uniq([node, ...plan.certificate.dnsNames, ...(ext?.dnsNames ?? [])]),
-        ipAddresses: uniq([ip, ...plan.certificate.ipAddresses, ...(ext?.ipAddresses ?? [])]),
+        ipAddresses: uniq([ip, ...(ipv6 ? [ipv6] : []), ...plan.certificate.ipAddresses, ...(ext?.ipAddresses ?? [])]),
     };
 }
 

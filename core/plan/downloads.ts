@@ -23,8 +23,10 @@ export const LOOPBACK_NO_PROXY = ["localhost", "127.0.0.1"];
 export function defaultNoProxy(config: StackConfig): string[] {
     // Multi: no node's address (a listing would change every pod's template); each conductor's
     // start wrapper adds its own to NO_PROXY/no_proxy, the CIDR covers the peers.
-    const own = config.topology === "multi" ? [] : [config.provisioning.ip];
-    return [...LOOPBACK_NO_PROXY, ".svc", `.${config.clusterDomain}`, config.provisioning.cidr, ...own].filter((x) => x !== "" && x !== ".");
+    // Dual-stack: the IPv6 side likewise (its CIDR; single: its address).
+    const v6 = config.provisioning.ipv6;
+    const own = config.topology === "multi" ? [] : [config.provisioning.ip, ...(v6?.ip ? [v6.ip] : [])];
+    return [...LOOPBACK_NO_PROXY, ".svc", `.${config.clusterDomain}`, config.provisioning.cidr, ...(v6 ? [v6.cidr] : []), ...own].filter((x) => x !== "" && x !== ".");
 }
 
 /** The default entries, then the user's proxy.noProxy, each once, in that order. */

@@ -9,6 +9,7 @@ import type { DatabasePlan } from "./database";
 import { extraCaEnv, proxyEnv } from "./downloads";
 import { imageCacheOsloSettings } from "./image-cache";
 import { externalEnv, planExternal } from "./external";
+import { ipv6Env } from "./dual-stack";
 import { httpdTlsEnv, tlsOsloSettings } from "./tls-policy";
 import { trustOsloSettings } from "./trust";
 import { FAILOVER_SETTINGS } from "./timings";
@@ -70,6 +71,8 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
     if (config.metrics.enabled) env[EXPORTER.env.sendSensorData] = "true";
     // Single: what BMCs on another network reach (multi: each node's entry, core/plan/conductors.ts).
     if (config.topology === "single") Object.assign(env, externalEnv(planExternal(config, config.external)));
+    // Dual-stack single: Ironic's IPv6 address (multi: each node's env file, core/plan/conductors.ts).
+    if (config.topology === "single") Object.assign(env, ipv6Env(config, config.provisioning.ipv6?.ip));
     for (const [group, option, value] of osloSettings(config)) env[osloEnvName(group, option)] = value;
     // Off by default: Ironic also talks to BMCs (Redfish over HTTPS), which a proxy rarely reaches.
     if (config.proxy.applyToIronic) Object.assign(env, proxyEnv(config));

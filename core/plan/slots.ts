@@ -55,7 +55,7 @@ function layoutChanges(dhcp: DhcpConfig, slots: number, prev: DhcpSlotsState): C
 }
 
 /** The slots of `conductors` in `dhcp`'s range, given the previous run's slots (undefined on a first run). */
-export function planDhcpSlots(dhcp: DhcpConfig, conductors: ConductorConfig[], previous?: DhcpSlotsState): DhcpSlotPlan {
+export function planDhcpSlots(dhcp: DhcpConfig, conductors: ConductorConfig[], previous?: DhcpSlotsState, ipv6Range?: { rangeStart: string; rangeEnd: string }): DhcpSlotPlan {
     const slotsFrom = dhcp.slots !== undefined ? "config" : previous ? "previous" : "default";
     const slots = dhcp.slots ?? previous?.slots ?? defaultDhcpSlots(conductors.length);
     const changes = previous ? layoutChanges(dhcp, slots, previous) : [];
@@ -72,14 +72,19 @@ export function planDhcpSlots(dhcp: DhcpConfig, conductors: ConductorConfig[], p
         slotsFrom,
         deployed: previous !== undefined && !resliced,
     });
-    const issues = [...(resliced ? [] : changes), ...sp.issues, ...extraRangeIssues(dhcp, slots, slotsFrom)];
+    const issues = [...(resliced ? [] : changes), ...sp.issues, ...extraRangeIssues(dhcp, slots, slotsFrom, ipv6Range)];
     return { rangeStart: dhcp.rangeStart, rangeEnd: dhcp.rangeEnd, slots, slotsFrom, resliced, sliceSize: sp.sliceSize, unused: sp.unused, slices: sp.slices, issues };
 }
 
-/** Each relayed subnet's range is cut into the same slots: each slice must hold minSize addresses too. */
-function extraRangeIssues(dhcp: DhcpConfig, slots: number, slotsFrom: DhcpSlotPlan["slotsFrom"]): ConfigIssue[] {
+/** Each relayed subnet's range (and the dual-stack IPv6 range) is cut into the same slots: each slice must hold minSize addresses too. */
+function extraRangeIssues(dhcp: DhcpConfig, slots: number, slotsFrom: DhcpSlotPlan["slotsFrom"], ipv6Range?: { rangeStart: string; rangeEnd: string }): ConfigIssue[] {
     const from = slotsFrom === "config" ? `provisioning.dhcp.slots = ${slots}` : `${slots} slots, ${slotsFrom === "previous" ? "the previous run's count" : "the default"}`;
-    return dhcp.extraRanges.flatMap((r, i) => {
+    const v6 = ipv6Range ? sizeNumber(rangeSize(ipv6Range.rangeStart, ipv6Range.rangeEnd) / BigInt(slots)) : undefined;
+    const v6Issue: ConfigIssue[] =
+        v6 !== undefined && v6 < dhcp.minSize
+            ? [{ key: "provisioning.ipv6.dhcp", message: `range ${ipv6Range!.rangeStart}-${ipv6Range!.rangeEnd} cut into ${slots} slots (${from}) gives ${v6} per conductor; at least ${dhcp.minSize} are needed (every conductor serves its slot of the IPv6 range too). Widen the IPv6 range` }]
+            : [];
+    return [...v6Issue, ...dhcp.extraRanges.flatMap((r, i) => {
         const total = sizeNumber(rangeSize(r.rangeStart, r.rangeEnd));
         const per = sizeNumber(rangeSize(r.rangeStart, r.rangeEnd) / BigInt(slots));
         if (per >= dhcp.minSize) return [];
@@ -89,5 +94,5 @@ function extraRangeIssues(dhcp: DhcpConfig, slots: number, slotsFrom: DhcpSlotPl
                 message: `range ${r.rangeStart}-${r.rangeEnd} (${total} addresses) cut into ${slots} slots (${from}) gives ${per} per conductor; at least ${dhcp.minSize} are needed (every conductor serves its slot of every relayed range). Widen the range or lower provisioning.dhcp.minSize`,
             },
         ];
-    });
+    })];
 }

@@ -39,6 +39,8 @@ export interface ListedConductor {
     node: string;
     /** The entry's address; absent when the pod finds it at start. */
     ip?: string;
+    /** Dual-stack: the entry's IPv6 address; absent when the pod finds it at start. */
+    ipv6?: string;
     /** The entry's interface, else provisioning.interface. */
     interface: string;
     /** The node's entry in the per-node ConfigMap: what overrides what the pod finds (address, interface); may be empty. */
@@ -46,7 +48,7 @@ export interface ListedConductor {
     /** With an address in the entry: what the pod renders from it (the image's environment; with DHCP, dnsmasq's file). */
     resolved?: { env: EnvMap; dnsmasq?: ServedDhcp };
     /** With DHCP: the node's preferred slot, where the preference came from, its slice. */
-    slot?: { index: number; source: SlotSource; range: SizedRange };
+    slot?: { index: number; source: SlotSource; range: SizedRange; /** Dual-stack with DHCPv6: the same slot of the IPv6 range. */ range6?: SizedRange };
 }
 
 /** The topology, as a discriminated union: what only one of them has lives only there. */

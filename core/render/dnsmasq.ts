@@ -65,6 +65,20 @@ export interface DnsmasqOptions {
     leaseFile?: string;
     /** A comment line naming what the file is for. */
     header?: string;
+    /**
+     * Dual-stack: the IPv6 side of an IPv4 network. DHCPv6 (its range, RA, option 59 boot URLs on
+     * `serverIp`, bracketed) is served next to DHCPv4 when both ranges are given.
+     */
+    ipv6?: Ipv6Side;
+}
+
+/** The IPv6 side of a dual-stack dnsmasq: this conductor's IPv6 address, its httpd there, the DHCPv6 range. */
+export interface Ipv6Side {
+    serverIp: string;
+    /** Base URL of this conductor's httpd on its IPv6 address, e.g. http://[fd00:1:2:3::2]:6180. */
+    httpUrl: string;
+    range?: DhcpRange;
+    dns?: string;
 }
 
 export function netmaskOf(prefixLength: number): string {
@@ -82,6 +96,7 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
         lines.push(`interface=${o.interface}`);
     } else {
         lines.push(`listen-address=${o.serverIp}`);
+        if (o.ipv6) lines.push(`listen-address=${o.ipv6.serverIp}`);
     }
     lines.push("except-interface=lo");
     // Follow addresses that appear later (keepalived VIP, slow NICs) without a restart.
@@ -94,8 +109,15 @@ export function renderDnsmasqConf(o: DnsmasqOptions): string {
         const r = o.range;
         lines.push("log-dhcp");
         lines.push(o.rangeFromSlot ? `# dhcp-range: ${o.rangeFromSlot}` : dhcpRangeLine(r));
-        if (familyOf(o) === 6) lines.push(...v6Options(o));
+        if (familyOf(o) === 6) lines.push(...v6Options(o, knownHostsLines(o)));
         else lines.push(...v4Options(o));
+        const v6 = o.ipv6;
+        if (v6?.range) {
+            // Dual-stack: DHCPv6 on the IPv6 side; the known-hosts lines above apply to both.
+            lines.push("# DHCPv6 (dual-stack): this conductor's IPv6 address and its slice of provisioning.ipv6.dhcp");
+            lines.push(o.rangeFromSlot ? `# dhcp-range (IPv6): ${o.rangeFromSlot}` : dhcpRangeLine(v6.range));
+            lines.push(...v6Options({ ...o, ...v6 }, []));
+        }
     }
     return lines.join("\n") + "\n";
 }
@@ -140,7 +162,7 @@ function v4Options(o: DnsmasqOptions): string[] {
  * 343 PXEClient, or client arch in option 61) gets iPXE over TFTP, iPXE (user class "iPXE") the
  * boot script over HTTP. DHCPv6 has no router option: routes come from the network's routers.
  */
-function v6Options(o: DnsmasqOptions): string[] {
+function v6Options(o: { interface?: string; serverIp: string; httpUrl: string; dns?: string }, known: string[]): string[] {
     const tftp = urlOf("tftp", o.serverIp, undefined, 6);
     return [
         "enable-ra",
@@ -149,7 +171,7 @@ function v6Options(o: DnsmasqOptions): string[] {
         // own over DHCPv6, and an empty option 23 (what "option6:dns-server" with no value sends)
         // makes OVMF's PXEv6 (edk2 with the CVE-2023-45234 fix) drop the reply: PXE-E07.
         ...(o.dns ? [`dhcp-option=option6:dns-server,[${o.dns}]`] : []),
-        ...knownHostsLines(o),
+        ...known,
         "dhcp-vendorclass=set:pxe6,enterprise:343,PXEClient",
         "dhcp-userclass=set:ipxe6,iPXE",
         "dhcp-match=set:efi6,option6:61,7",
@@ -171,10 +193,11 @@ function dhcpRangeLine(r: DhcpRange & { tag?: string }): string {
 
 /**
  * Multi: the file of one DHCP slot, only its slice of the range and of each relayed subnet's range
- * (the same slot in every range; read after the node's own file, which carries their options).
+ * (the same slot in every range, the IPv6 one of dual-stack too; read after the node's own file, which carries their options).
  */
-export function renderDnsmasqSlotConf(range: DhcpRange, header: string, extraRanges: (DhcpRange & { tag: string })[] = []): string {
-    return [`# ${header}`, "# Rendered by metal3-ironic. Change the stack configuration, not this file.", dhcpRangeLine(range), ...extraRanges.map(dhcpRangeLine)].join("\n") + "\n";
+export function renderDnsmasqSlotConf(range: DhcpRange, header: string, extraRanges: (DhcpRange & { tag: string })[] = [], ipv6Range?: DhcpRange): string {
+    const lines = [`# ${header}`, "# Rendered by metal3-ironic. Change the stack configuration, not this file.", dhcpRangeLine(range), ...extraRanges.map(dhcpRangeLine)];
+    return [...lines, ...(ipv6Range ? [dhcpRangeLine(ipv6Range)] : [])].join("\n") + "\n";
 }
 
 /**

@@ -15,7 +15,8 @@ import * as path from "path";
 import { renderConductorWrapper } from "../../core/plan/conductor";
 import { renderEnvFile } from "../../core/render/envfile";
 import { readAsset } from "../../core/render/assets";
-import { fillNodeTemplate, nodeTemplates } from "../../core/plan/conductors";
+import { fillNodeTemplate, nodeTemplates, slotDnsmasqConfs } from "../../core/plan/conductors";
+import { slotConfKey } from "../../core/plan/names";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { nodeDataConfigMapData } from "../../core/manifests/configmaps";
@@ -23,6 +24,7 @@ import { readStackConfig } from "../../tools/render";
 import { configOf, haRaw, planOf } from "../unit/plan/support";
 
 const templates = nodeTemplates(configOf(haRaw));
+const dualRaw = readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.dualstack.yaml"));
 
 describe("conductor start wrapper (bash)", function () {
     this.timeout(30000);
@@ -119,6 +121,26 @@ describe("conductor start wrapper (bash)", function () {
         const v = run("openssl", ["verify", "-CAfile", path.join(root, "ca.crt"), "-untrusted", path.join(dir, "ca", "tls.crt"), "-verify_ip", "fd00:1:2:3::3", "-purpose", "sslserver", path.join(dir, "out-a", "tls.crt")], { allowFail: true });
         assert.equal(v.status, 0, v.stdout + v.stderr);
         assert.match(run("openssl", ["x509", "-noout", "-ext", "subjectAltName", "-in", path.join(dir, "out-a", "tls.crt")]).stdout, /IP Address:FD00:1:2:3:0:0:0:3, DNS:cp-1/i);
+    });
+
+    it("dual-stack (test/fixtures/Pulumi.dualstack.yaml): my_ipv6 and the IPv6 boot URLs from the entry's conductors[].ipv6; dnsmasq reads the node's file with its slot's; the certificate is verified for both addresses", function () {
+        const plan = planOf(dualRaw);
+        const t = nodeTemplates(plan.config);
+        fs.writeFileSync(path.join(dir, "scripts", "node.env.template"), t.env);
+        fs.writeFileSync(path.join(dir, "scripts", "node.dnsmasq.conf.template"), t.dnsmasqConf!);
+        fs.writeFileSync(path.join(dir, "data", "cp-1.env"), nodeDataConfigMapData(plan)["cp-1.env"]);
+        const r = run("bash", [wrapper, "bash", "-c", 'echo "$PROVISIONING_IP|$OS_DEFAULT__MY_IPV6"'], { env: { ...env, CONDUCTOR_CIDR6: "fd00:1:2:3::/64" } });
+        assert.equal(r.stdout.trim().split("\n").pop(), "172.22.0.3|fd00:1:2:3::3", r.stderr);
+        const conf = path.join(dir, "run", "ironic", "dnsmasq.conf");
+        assert.equal(fs.readFileSync(conf, "utf8"), fillNodeTemplate(t.dnsmasqConf!, "172.22.0.3", "eth1", "fd00:1:2:3::3"));
+        const slot = path.join(dir, "slot.conf");
+        fs.writeFileSync(slot, slotDnsmasqConfs(plan)[slotConfKey(1)]);
+        const test = run("dnsmasq", ["--test", `--conf-file=${conf}`, `--conf-file=${slot}`], { allowFail: true });
+        assert.equal(test.status, 0, test.stderr);
+        for (const ip of ["172.22.0.3", "fd00:1:2:3::3"]) {
+            const v = run("openssl", ["verify", "-CAfile", path.join(root, "ca.crt"), "-untrusted", path.join(dir, "ca", "tls.crt"), "-verify_ip", ip, "-purpose", "sslserver", path.join(dir, "out-a", "tls.crt")], { allowFail: true });
+            assert.equal(v.status, 0, `${ip}: ${v.stdout}${v.stderr}`);
+        }
     });
 
     it("adds the node's own address to NO_PROXY and no_proxy when a proxy is set, and sets neither otherwise", function () {
@@ -229,6 +251,24 @@ describe("conductor start wrapper (bash)", function () {
                 assert.match(r.stderr, /DHCP gateway 172\.22\.0\.1 is not an IPv6 address like provisioning\.cidr fd00:22::\/64/);
             } finally {
                 run("ip", ["-n", ns, "addr", "del", "fd00:22::7/64", "dev", "eth1"]);
+            }
+        });
+
+        it("dual-stack: a node without conductors[].ipv6 finds its IPv6 address in provisioning.ipv6.cidr too (my_ipv6, certificate), and one inside the DHCPv6 range is refused naming the provisioning.ipv6 keys", function () {
+            run("ip", ["-n", ns, "addr", "add", "fd00:1:2:3::7/64", "dev", "eth1", "nodad"]);
+            try {
+                const ds = { CONDUCTOR_CIDR6: "fd00:1:2:3::/64", CONDUCTOR_DHCP_RANGE6: "fd00:1:2:3::1000-fd00:1:2:3::1fff" };
+                fs.writeFileSync(path.join(dir, "scripts", "node.env.template"), nodeTemplates(configOf(dualRaw)).env);
+                const r = inNs(["bash", "-c", 'echo "$PROVISIONING_IP|$OS_DEFAULT__MY_IPV6"'], ds);
+                assert.equal(r.status, 0, r.stderr);
+                assert.match(r.stdout, /node cp-9: provisioning address fd00:1:2:3::7 on eth1, found on the node/);
+                assert.equal(r.stdout.trim().split("\n").pop(), "172.22.0.7|fd00:1:2:3::7");
+                assert.match(run("openssl", ["x509", "-noout", "-ext", "subjectAltName", "-in", path.join(dir, "out-a", "tls.crt")]).stdout, /IP Address:172\.22\.0\.7, DNS:cp-9, IP Address:FD00:1:2:3:0:0:0:7, DNS:ironic/i);
+                const bad = inNs(["true"], { ...ds, CONDUCTOR_DHCP_RANGE6: "fd00:1:2:3::1-fd00:1:2:3::ff" });
+                assert.equal(bad.status, 1);
+                assert.match(bad.stderr, /fd00:1:2:3::7, lies inside the DHCP range fd00:1:2:3::1-fd00:1:2:3::ff \(provisioning\.ipv6\.dhcp\.rangeStart\/rangeEnd\).*set conductors\[\]\.ipv6 for this node/);
+            } finally {
+                run("ip", ["-n", ns, "addr", "del", "fd00:1:2:3::7/64", "dev", "eth1"]);
             }
         });
 

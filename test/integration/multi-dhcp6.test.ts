@@ -12,26 +12,15 @@ import * as path from "path";
 
 import { validateConfig } from "../../core/config";
 import { ipToBigInt } from "../../core/ip";
-import { buildPlan, ListedConductor, listedConductors } from "../../core/plan";
-import { slotDnsmasqConfs } from "../../core/plan/conductors";
-import { slotConfKey } from "../../core/plan/names";
-import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
+import { buildPlan, ListedConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
+import { DnsmasqNode as Node, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
 import { until } from "../helpers/ironic-lab";
-import { canUseNetns, Daemon, dhcp6Client, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
-
-const readIfExists = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "");
+import { canUseNetns, dhcp6Client, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
 
 const KNOWN_MAC = "52:54:00:00:06:01";
 const UNKNOWN_MAC = "52:54:00:00:06:99";
 const TAG = "6f1c4f4e-5d4c-4a52-9c55-000000000601";
-
-interface Node {
-    plan: ListedConductor;
-    ns: string;
-    dir: string;
-    daemon?: Daemon;
-}
 
 describe("multi-conductor DHCPv6: only the owner answers, from its own slice (real dnsmasq, dhclient -6, 3 nodes)", function () {
     this.timeout(240000);
@@ -53,48 +42,13 @@ describe("multi-conductor DHCPv6: only the owner answers, from its own slice (re
         work = tmpDir("multi-dhcp6");
         const sw = lab.addNamespace("s6");
         const br = lab.addBridge(sw, "b6");
-        const prefix = plan.config.provisioning.cidr.split("/")[1];
-        listedConductors(plan).forEach((c, i) => {
-            const ns = lab.addNamespace(`v${i}`);
-            lab.enableIpv6(ns);
-            lab.plug(ns, `d${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
-            const dir = path.join(work, c.node);
-            for (const d of ["hostsdir", "optsdir", "tftp"]) fs.mkdirSync(path.join(dir, d), { recursive: true });
-            // The node's own rendered config; only file locations point at this node's scratch dirs.
-            const conf = renderDnsmasqConf({
-                ...(c.resolved!.dnsmasq!.dnsmasqOptions as DnsmasqOptions),
-                tftpRoot: path.join(dir, "tftp"),
-                leaseFile: path.join(dir, "dnsmasq.leases"),
-                knownHostsOnly: { hostsDir: path.join(dir, "hostsdir"), optsDir: path.join(dir, "optsdir") },
-            });
-            fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(c.slot!.index)]);
-            const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`], { allowFail: true });
-            assert.equal(t.status, 0, t.stderr);
-            nodes.push({ plan: c, ns, dir });
-        });
+        nodes.push(...(await startConductorDnsmasqs(plan, lab, sw, br, work, { base: "v", ipv6: true, ports: [547] })));
         knownNs = lab.addNamespace("k6");
         lab.enableIpv6(knownNs);
         knownIf = lab.plug(knownNs, "k6", sw, br, { mac: KNOWN_MAC });
         unknownNs = lab.addNamespace("u6");
         lab.enableIpv6(unknownNs);
         unknownIf = lab.plug(unknownNs, "u6", sw, br, { mac: UNKNOWN_MAC });
-
-        for (const n of nodes) {
-            n.daemon = new Daemon(
-                "ip",
-                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, `--conf-file=${path.join(n.dir, "slot.conf")}`, "--user=root", `--pid-file=${path.join(n.dir, "dnsmasq.pid")}`, `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
-                path.join(n.dir, "dnsmasq.out"),
-            );
-        }
-        for (const n of nodes) {
-            const output = () => `${n.plan.node}'s dnsmasq output:\n${readIfExists(path.join(n.dir, "dnsmasq.out"))}${readIfExists(path.join(n.dir, "dnsmasq.log"))}`;
-            const abort = () => {
-                if (!n.daemon!.running) throw new Error(`dnsmasq on ${n.plan.node} exited (${n.daemon!.proc.exitCode ?? n.daemon!.proc.signalCode}). ${output()}`);
-            };
-            await until(() => /:547\b/.test(run("ip", ["netns", "exec", n.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, `${n.plan.node}'s dnsmasq on :547. ${output()}`, 200, abort);
-            await until(() => /started, version/.test(readIfExists(path.join(n.dir, "dnsmasq.log"))), 60000, `${n.plan.node}'s dnsmasq log. ${output()}`, 200, abort);
-        }
     });
 
     after(async function () {

@@ -18,5 +18,6 @@ export const conductorsRule: Rule = ({ parsed }, add) => {
     };
     dup("name", (x) => x.name);
     dup("ip", (x) => x.ip);
+    dup("ipv6", (x) => x.ipv6);
     dup("slot", (x) => x.slot);
 };

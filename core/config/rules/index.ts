@@ -10,6 +10,7 @@ import { dhcpGatewayRule } from "./dhcp-gateway";
 import { dhcpRangeRule } from "./dhcp-range";
 import { dhcpSizeRule } from "./dhcp-size";
 import { downloadsRule } from "./downloads";
+import { dualStackRule } from "./dual-stack";
 import { kernelRule } from "./kernel";
 import { imagesRule } from "./images";
 import { imageCacheRule } from "./image-cache";
@@ -31,6 +32,7 @@ export { RESERVED_MULTI_OPTIONS } from "./topology";
 export const RULES: readonly Rule[] = [
     portsRule,
     ipFamilyRule,
+    dualStackRule,
     provisioningRule,
     dhcpRangeRule,
     dhcpSizeRule,

@@ -1,8 +1,9 @@
 /**
- * One IP family per provisioning network, and the IPv6 rules dnsmasq's DHCPv6 and the ironic
- * image need. Dual-stack (both families at once) is refused until the image can serve both
- * (ironic-image PR #1060, IRONIC_IPV4/IRONIC_IPV6, is open): every provisioning address must be of
- * provisioning.cidr's family. The other address rules skip a config this rule refuses.
+ * One IP family for every address under provisioning.* (and conductors[].ip), and the IPv6 rules
+ * dnsmasq's DHCPv6 and the ironic image need. Dual-stack takes its IPv6 side from provisioning.ipv6
+ * (rules/dual-stack.ts): the image serves Ironic's API, http_url and JSON-RPC in one family
+ * (ironic-image PR #1060, IRONIC_IPV4/IRONIC_IPV6, is open), so every other provisioning address
+ * must be of provisioning.cidr's family. The other address rules skip a config this rule refuses.
  */
 import * as ipaddr from "ipaddr.js";
 
@@ -11,7 +12,7 @@ import { provisioningAddresses, provisioningNetwork } from "./network";
 import type { AddIssue, Rule, RuleInput } from "./rule";
 
 const DUAL_STACK =
-    "dual-stack provisioning (IPv4 and IPv6 on one provisioning network) is not supported yet (the ironic image serves one family per Ironic); give every provisioning address in the family of provisioning.cidr";
+    "give every address of provisioning.ip, provisioning.dhcp and conductors[].ip in the family of provisioning.cidr (Ironic's API, http_url and JSON-RPC serve one family). For dual-stack, keep those IPv4 and put the IPv6 side under provisioning.ipv6 (cidr, ip, dhcp) and conductors[].ipv6 (docs/networks-and-trust.md, Dual-stack)";
 
 /** Address ranges that can never be a provisioning address or network (ipaddr.js range names). */
 const REFUSED_V6: Record<string, string> = {
@@ -39,7 +40,7 @@ export const ipFamilyRule: Rule = (input, add) => {
     }
 };
 
-function refusedV6(key: string, ip: string, add: AddIssue): void {
+export function refusedV6(key: string, ip: string, add: AddIssue): void {
     const addr = ipaddr.IPv6.parse(ip);
     const why = REFUSED_V6[addr.range()];
     if (why) add(key, `${ip}: ${why}`);

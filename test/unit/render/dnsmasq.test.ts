@@ -144,3 +144,28 @@ describe("core/render/dnsmasq", function () {
         });
     });
 });
+
+describe("core/render/dnsmasq: dual-stack", function () {
+    const v6 = { serverIp: "fd00:1:2:3::2", httpUrl: "http://[fd00:1:2:3::2]:6180", range: { start: "fd00:1:2:3::1000", end: "fd00:1:2:3::1fff", prefixLength: 64, leaseTime: "1h" } };
+
+    it("adds the DHCPv6 range and its options after the DHCPv4 ones; the known-hosts lines once", function () {
+        const conf = renderDnsmasqConf({ ...base, ipv6: v6, knownHostsOnly: { hostsDir: "/h", optsDir: "/o" } });
+        const i4 = conf.indexOf("dhcp-range=172.22.0.10");
+        const i6 = conf.indexOf("dhcp-range=fd00:1:2:3::1000,fd00:1:2:3::1fff,64,1h");
+        assert.ok(i4 >= 0 && i6 > i4, conf);
+        assert.equal(conf.split("\n").filter((l) => l === "dhcp-ignore=tag:!known").length, 1);
+        assert.match(conf, /^dhcp-option=tag:ipxe6,option6:bootfile-url,http:\/\/\[fd00:1:2:3::2\]:6180\/boot\.ipxe$/m);
+    });
+
+    it("multi: both ranges come from the slot file, which carries slot k of each", function () {
+        const conf = renderDnsmasqConf({ ...base, ipv6: v6, rangeFromSlot: "slot file" });
+        assert.doesNotMatch(conf, /^dhcp-range=/m);
+        assert.match(conf, /^# dhcp-range \(IPv6\): slot file$/m);
+        const slot = renderDnsmasqSlotConf(base.range!, "slot 0", [], v6.range);
+        assert.deepEqual(slot.split("\n").filter((l) => l.startsWith("dhcp-range=")), ["dhcp-range=172.22.0.10,172.22.0.100,255.255.255.0,1h", "dhcp-range=fd00:1:2:3::1000,fd00:1:2:3::1fff,64,1h"]);
+    });
+
+    it("an IPv6 side without a range (no DHCPv6) adds no DHCPv6 line", function () {
+        assert.equal(renderDnsmasqConf({ ...base, ipv6: { serverIp: v6.serverIp, httpUrl: v6.httpUrl } }), renderDnsmasqConf(base));
+    });
+});

@@ -27,10 +27,10 @@ describe("config rule: IP family (IPv6, dual-stack)", function () {
 
     it("refuses dual-stack with the key of every address of the other family, never a parser error", function () {
         const list = issues(withProvisioning({ ip: "172.22.0.2" }, v6Single));
-        hasIssue(list, "provisioning.ip", /172\.22\.0\.2 is an IPv4 address but provisioning.cidr fd00:1:2:3::\/64 is IPv6: dual-stack provisioning .* is not supported yet/);
+        hasIssue(list, "provisioning.ip", /172\.22\.0\.2 is an IPv4 address but provisioning.cidr fd00:1:2:3::\/64 is IPv6: .*For dual-stack, keep those IPv4 and put the IPv6 side under provisioning.ipv6/);
         assert.equal(list.length, 1, `only the family issue, no follow-up range or CIDR noise:\n${listing(list)}`);
         const v4cidr = issues(withDhcp({ rangeStart: "fd00::10" }));
-        hasIssue(v4cidr, "provisioning.dhcp.rangeStart", /fd00::10 is an IPv6 address but provisioning.cidr 172\.22\.0\.0\/24 is IPv4: dual-stack/);
+        hasIssue(v4cidr, "provisioning.dhcp.rangeStart", /fd00::10 is an IPv6 address but provisioning.cidr 172\.22\.0\.0\/24 is IPv4: .*provisioning.ipv6/);
     });
 
     it("IPv6 addresses obey the same range rules as IPv4 ones (inside the CIDR, out of the range, ordered)", function () {
@@ -55,9 +55,9 @@ describe("config rule: IP family (IPv6, dual-stack)", function () {
         { name: "an IPv6 gateway", raw: withDhcp({ gateway: "fd00:1:2:3::1" }, v6Single), key: "provisioning.dhcp.gateway", message: "DHCPv6 has no router option", reported: true },
         { name: "an IPv4 gateway", raw: devRaw, key: "provisioning.dhcp.gateway", message: "DHCPv6", reported: false },
         { name: "relayed ranges on IPv6", raw: withDhcp({ extraRanges: [{ subnet: "172.23.0.0/24", rangeStart: "172.23.0.10", rangeEnd: "172.23.0.200", gateway: "172.23.0.1" }] }, v6Single), key: "provisioning.dhcp.extraRanges", message: "IPv4 provisioning networks only", reported: true },
-        { name: "an IPv6 relayed subnet on IPv4", raw: withDhcp({ extraRanges: [{ subnet: "fd00:9::/64", rangeStart: "172.23.0.10", rangeEnd: "172.23.0.200", gateway: "172.23.0.1" }] }), key: "provisioning.dhcp.extraRanges[0].subnet", message: "dual-stack", reported: true },
+        { name: "an IPv6 relayed subnet on IPv4", raw: withDhcp({ extraRanges: [{ subnet: "fd00:9::/64", rangeStart: "172.23.0.10", rangeEnd: "172.23.0.200", gateway: "172.23.0.1" }] }), key: "provisioning.dhcp.extraRanges[0].subnet", message: "For dual-stack", reported: true },
         { name: "an IPv4-mapped conductor", raw: { ...v6Multi, conductors: [{ name: "cp-0", ip: "::ffff:172.22.0.2" }] }, key: "conductors[0].ip", message: "IPv4-mapped", reported: true },
         { name: "an IPv6 address not in canonical spelling", raw: withProvisioning({ ip: "FD00:1:2:3:0::2" }, v6Single), key: "provisioning.ip", message: "write fd00:1:2:3::2", reported: true },
-        { name: "an IPv4 DNS server on IPv6", raw: withDhcp({ dns: "8.8.8.8" }, v6Single), key: "provisioning.dhcp.dns", message: "dual-stack", reported: true },
+        { name: "an IPv4 DNS server on IPv6", raw: withDhcp({ dns: "8.8.8.8" }, v6Single), key: "provisioning.dhcp.dns", message: "For dual-stack", reported: true },
     ]);
 });
