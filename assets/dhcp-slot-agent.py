@@ -308,8 +308,10 @@ class Agent:
                 try:
                     lease = self.try_claim(slot)
                 except (ApiError, OSError) as e:
-                    log("slot %d: API error while claiming: %s" % (slot, e))
-                    lease = None
+                    # Not an answer about this slot: trying the next one now would move this node's
+                    # slice (and leave its own Lease held) on a passing API error. Ask again next round.
+                    log("slot %d: API error while claiming: %s; asking again in %ss before any other slot" % (slot, e, RETRY_PERIOD))
+                    break
                 if lease is not None:
                     return slot, lease
             if not waited:

@@ -7,6 +7,7 @@
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
+import * as https from "https";
 import * as net from "net";
 import * as path from "path";
 
@@ -79,6 +80,48 @@ class CuttableProxy {
     }
 }
 
+/**
+ * A TLS proxy in front of the API server (its own certificate for 127.0.0.1) that can drop the
+ * requests for chosen paths: the connection is closed without an answer, as a failing network
+ * does, while every other request goes through with the agent's own credentials.
+ */
+class FaultyApiProxy {
+    private readonly server: https.Server;
+    readonly caFile: string;
+    failing: RegExp | undefined;
+    dropped = 0;
+    port = 0;
+
+    constructor(dir: string, target: URL, targetCa: string) {
+        const key = path.join(dir, "proxy.key");
+        this.caFile = path.join(dir, "proxy.crt");
+        run("openssl", ["req", "-x509", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", this.caFile, "-subj", "/CN=api proxy", "-days", "2", "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE"]);
+        this.server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(this.caFile) }, (req, res) => {
+            if (this.failing?.test(req.url ?? "")) {
+                this.dropped++;
+                req.socket.destroy();
+                return;
+            }
+            const up = https.request({ host: target.hostname, port: Number(target.port || 443), method: req.method, path: req.url, headers: req.headers, ca: fs.readFileSync(targetCa) }, (r) => {
+                res.writeHead(r.statusCode ?? 502, r.headers);
+                r.pipe(res);
+            });
+            up.on("error", () => req.socket.destroy());
+            req.pipe(up);
+        });
+    }
+
+    async listen(): Promise<void> {
+        await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", () => r()));
+        this.port = (this.server.address() as net.AddressInfo).port;
+    }
+
+    async close(): Promise<void> {
+        this.server.closeAllConnections();
+        await new Promise<void>((r) => this.server.close(() => r()));
+    }
+}
+
 describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", function () {
     this.timeout(10 * 60 * 1000);
     let cluster: Cluster;
@@ -129,7 +172,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         }
     }
 
-    function startAgent(prefix: string, id: string, count: number, opts: { apiUrl?: string; node?: string; preferences?: object; timing?: Partial<typeof TIMING> } = {}): Daemon {
+    function startAgent(prefix: string, id: string, count: number, opts: { apiUrl?: string; caFile?: string; node?: string; preferences?: object; timing?: Partial<typeof TIMING> } = {}): Daemon {
         const t = { ...TIMING, ...opts.timing };
         const child = path.join(dir, "child.sh");
         const tokenFile = path.join(dir, "token");
@@ -143,7 +186,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             CHILD_LOG: path.join(dir, `${prefix}children.log`),
             [SLOT_AGENT_ENV.apiUrl]: opts.apiUrl ?? api.origin,
             [SLOT_AGENT_ENV.tokenFile]: tokenFile,
-            [SLOT_AGENT_ENV.caFile]: path.join(cluster.dir, "pki", "ca.crt"),
+            [SLOT_AGENT_ENV.caFile]: opts.caFile ?? path.join(cluster.dir, "pki", "ca.crt"),
             [SLOT_AGENT_ENV.namespace]: NS,
             [SLOT_AGENT_ENV.leasePrefix]: prefix,
             [SLOT_AGENT_ENV.count]: String(count),
@@ -204,7 +247,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         cluster.kubectl(["create", "namespace", NS]);
         cluster.kubectl(["create", "namespace", `${NS}-other`]);
         // The agents run as the ServiceAccount of the rendered least-privilege Role, for every prefix used below.
-        const leaseNames = [...["race-", "kill-", "cut-", "stop-", "pin-"].flatMap((p) => slotLeaseNames(p, 3)), ...slotLeaseNames("last-", 4)];
+        const leaseNames = [...["race-", "kill-", "cut-", "stop-", "pin-", "err-"].flatMap((p) => slotLeaseNames(p, 3)), ...slotLeaseNames("last-", 4)];
         const objects = slotLeaseRbac({ namespace: NS, name: SA, leaseNames, labels: { "app.kubernetes.io/name": "ironic" } });
         cluster.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }) });
         token = cluster.kubectl(["create", "token", SA, "-n", NS, "--duration", "2h"]).stdout.trim();
@@ -312,6 +355,31 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             assert.equal(events("cut-").filter((e) => e.kind === "start" && e.id === "c0").length, 1);
             assert.deepEqual(holders("cut-"), { 0: "c1" });
             assertNeverTwoHolders("cut-");
+        } finally {
+            await proxy.close();
+        }
+    });
+
+    it("an API error while claiming its own slot does not move the node: the agent asks for that slot again rather than taking the next free one", async function () {
+        const proxy = new FaultyApiProxy(dir, api, path.join(cluster.dir, "pki", "ca.crt"));
+        await proxy.listen();
+        try {
+            const through = { apiUrl: `https://127.0.0.1:${proxy.port}`, caFile: proxy.caFile, node: "ne" };
+            // The node held slot 0 and released it (a clean stop): slot 0 is its own, slots 1 and 2 are free.
+            const first = startAgent("err-", "e0", 3, through);
+            await waitFor("e0 to hold slot 0", () => status("err-", "e0") === "slot 0");
+            await first.stop();
+            await waitFor("slot 0 released", () => !(0 in holders("err-")), 10000);
+            // Its next pod starts while requests for its own Lease fail (the network drops them).
+            proxy.failing = /\/leases\/err-0\b/;
+            const again = startAgent("err-", "e1", 3, through);
+            await waitFor("requests for slot 0 dropped", () => proxy.dropped >= 2, 20000);
+            assert.deepEqual(holders("err-"), {}, "no other slot taken while its own could not be asked for");
+            proxy.failing = undefined;
+            await waitFor("e1 to hold slot 0", () => status("err-", "e1") === "slot 0", 20000);
+            assert.deepEqual(holders("err-"), { 0: "e1" });
+            assert.match(fs.readFileSync(path.join(dir, "err-e1.log"), "utf8"), /slot 0: API error while claiming: .*asking again in 0\.5s before any other slot/);
+            await again.stop();
         } finally {
             await proxy.close();
         }
