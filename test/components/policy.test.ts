@@ -72,6 +72,7 @@ const EXPECTED_ON_EXAMPLES: Record<string, string[]> = {
     "cert-manager": ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
     v6: ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
     "v6-vip": ["images-pinned: Deployment/ironic keepalived", "images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
+    dualstack: ["images-pinned: Deployment/ironic-ipa-cache ipa-downloader-x86-64"],
 };
 
 /** A deep copy of the resource of a kind named `name` (the Ironic workload by default), changed. */
