@@ -93,10 +93,11 @@ function build() {
  * dynamic providers and provider servers need (execa, js-yaml, the language protocol, ...), and
  * gRPC with the engine protocol's clients and OpenTelemetry (for talking to a real engine).
  * @pulumi/kubernetes loads every API group of Kubernetes (100 modules) and its YAML and kustomize
- * support (with glob). The tools do none of this (they run the program under mocks, and it uses
- * seven API groups), so those modules, when these packages ask for them, are loaded on their first
- * use instead of at start: the same modules, the same behaviour, a third of the modules of
- * `npm run plan` never loaded (tools/bench-plan.ts measures its time).
+ * support (with glob); zod, its messages in 50 languages. The tools do none of this (they run the
+ * program under mocks, and it uses seven API groups and English), so those modules, when these
+ * packages ask for them, are loaded on their first use instead of at start: the same modules, the
+ * same behaviour, 40% of the modules of `npm run plan` never loaded (tools/bench-plan.ts measures
+ * its time).
  */
 const LAZY = [
     {
@@ -111,6 +112,8 @@ const LAZY = [
     },
     // Its API groups (./core, ./apps, ...), ./yaml, ./helm, ./kustomize, ./types
     { from: (f) => f.endsWith(path.join("node_modules", "@pulumi", "kubernetes", "index.js")), pattern: /^\.\/[a-z0-9]+$/ },
+    // zod's error messages in 50 languages (its English ones are loaded apart)
+    { from: (f) => /[\\/]node_modules[\\/]zod[\\/]v4[\\/](core[\\/]index|classic[\\/]external)\.cjs$/.test(f), requests: new Set(["../locales/index.cjs"]) },
 ];
 
 function loadLazily(rules) {

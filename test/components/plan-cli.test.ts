@@ -40,6 +40,7 @@ describe("npm run plan", function () {
         const unused = /node_modules\/(@opentelemetry\/api|glob|@pulumi\/pulumi\/(automation|dynamic|provider)|@pulumi\/kubernetes\/(admissionregistration|yaml|kustomize))\//;
         assert.deepEqual(loaded.filter((f) => unused.test(f)), [], "nor OpenTelemetry, the automation API, nor unused Kubernetes API groups and its YAML support");
         assert.ok(loaded.some((f) => f.includes("/@pulumi/kubernetes/core/v1/secret.js")), "the API groups the program uses are loaded");
+        assert.deepEqual(loaded.filter((f) => /\/zod\/v4\/locales\//.test(f)).map((f) => path.basename(f)), ["en.cjs"], "zod's messages in English only");
         const bad = run(process.execPath, [path.join(ROOT, "tools", "launch.js"), "nosuchtool"], { allowFail: true });
         assert.equal(bad.status, 2);
         assert.match(bad.stderr, /usage: node tools\/launch\.js TOOL/);
