@@ -99,26 +99,27 @@ function build() {
  * same behaviour, 40% of the modules of `npm run plan` never loaded (tools/bench-plan.ts measures
  * its time).
  */
+const NM = `${path.sep}node_modules${path.sep}`;
 const LAZY = [
     {
-        from: (f) => f.includes(`${path.sep}node_modules${path.sep}@pulumi${path.sep}pulumi${path.sep}`),
+        from: `${NM}@pulumi${path.sep}pulumi${path.sep}`,
         requests: new Set(["typescript", "@npmcli/arborist", "normalize-package-data", "fdir", "execa", "tmp", "upath", "@logdna/tail-file", "js-yaml", "@grpc/grpc-js", "@opentelemetry/api"]),
         // gRPC clients and servers of the engine protocol (the mocks answer in-process)
         pattern: /^\.\.?\/(proto\/)?\w+_grpc_pb(\.js)?$/,
     },
-    {
-        from: (f) => f.endsWith(path.join("node_modules", "@pulumi", "pulumi", "index.js")),
-        requests: new Set(["./automation", "./dynamic", "./provider"]),
-    },
+    { from: path.join(NM, "@pulumi", "pulumi", "index.js"), requests: new Set(["./automation", "./dynamic", "./provider"]) },
     // Its API groups (./core, ./apps, ...), ./yaml, ./helm, ./kustomize, ./types
-    { from: (f) => f.endsWith(path.join("node_modules", "@pulumi", "kubernetes", "index.js")), pattern: /^\.\/[a-z0-9]+$/ },
+    { from: path.join(NM, "@pulumi", "kubernetes", "index.js"), pattern: /^\.\/[a-z0-9]+$/ },
     // zod's error messages in 50 languages (its English ones are loaded apart)
-    { from: (f) => /[\\/]node_modules[\\/]zod[\\/]v4[\\/](core[\\/]index|classic[\\/]external)\.cjs$/.test(f), requests: new Set(["../locales/index.cjs"]) },
+    { from: path.join(NM, "zod", "v4", "core", "index.cjs"), requests: new Set(["../locales/index.cjs"]) },
+    { from: path.join(NM, "zod", "v4", "classic", "external.cjs"), requests: new Set(["../locales/index.cjs"]) },
 ];
 
 function loadLazily(rules) {
     const Module = require("module");
-    const lazy = (request, parent) => rules.some((r) => r.from(parent.filename) && (r.requests?.has(request) || r.pattern?.test(request)));
+    // `from`: the requiring module's path, or a folder of it (ending in a separator)
+    const from = (r, f) => (r.from.endsWith(path.sep) ? f.includes(r.from) : f.endsWith(r.from));
+    const lazy = (request, parent) => rules.some((r) => (r.requests?.has(request) || r.pattern?.test(request)) && from(r, parent.filename));
     const load = Module._load;
     Module._load = function (request, parent, isMain) {
         if (!parent || !parent.filename || !lazy(request, parent)) return load.apply(this, arguments);
@@ -143,6 +144,19 @@ function loadLazily(rules) {
     };
 }
 
+/** What the modules' resolution depends on: this build of dist/, and the install of node_modules (npm's own record of it). */
+function resolutionStamp() {
+    const mtime = (p) => fs.statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? "none";
+    const modules = path.join(ROOT, "node_modules");
+    let real = "none";
+    try {
+        real = fs.realpathSync(modules);
+    } catch {
+        /* no node_modules here: each require is resolved */
+    }
+    return `${mtime(STAMP)} ${real} ${mtime(path.join(modules, ".package-lock.json"))}`;
+}
+
 const [tool, ...args] = process.argv.slice(2);
 if (!tool || !/^[a-z-]+$/.test(tool) || !fs.existsSync(path.join(ROOT, "tools", `${tool}.ts`))) {
     process.stderr.write(`usage: node tools/launch.js TOOL [ARGS...] (TOOL: a tools/TOOL.ts, e.g. plan)\n`);
@@ -150,6 +164,6 @@ if (!tool || !/^[a-z-]+$/.test(tool) || !fs.existsSync(path.join(ROOT, "tools", 
 }
 if (stale()) build();
 loadLazily(LAZY);
-require("./code-cache").install(path.join(DIST, ".code-cache", `${tool}.bin`));
+require("./code-cache").install(path.join(DIST, ".code-cache", `${tool}.bin`), resolutionStamp());
 process.argv = [process.argv[0], path.join(DIST, "tools", `${tool}.js`), ...args];
 require(process.argv[1]);

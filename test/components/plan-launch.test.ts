@@ -22,7 +22,13 @@ describe("tools/launch.js: rebuild and code cache", function () {
 
     before(function () {
         for (const p of SOURCES) fs.cpSync(path.join(ROOT, p), path.join(copy, p), { recursive: true });
-        fs.symlinkSync(path.join(ROOT, "node_modules"), path.join(copy, "node_modules"));
+        // node_modules of its own, each package a link to the project's, so one can be "upgraded" below
+        const modules = path.join(copy, "node_modules");
+        fs.mkdirSync(modules);
+        for (const e of fs.readdirSync(path.join(ROOT, "node_modules"))) {
+            if (e === ".package-lock.json") fs.copyFileSync(path.join(ROOT, "node_modules", e), path.join(modules, e));
+            else fs.symlinkSync(path.join(ROOT, "node_modules", e), path.join(modules, e));
+        }
     });
 
     function plan(out: string, env: NodeJS.ProcessEnv = {}) {
@@ -34,7 +40,8 @@ describe("tools/launch.js: rebuild and code cache", function () {
         });
         assert.equal(r.status, 0, r.stderr);
         const stats = /^code cache: (\d+) hits, (\d+) misses/m.exec(r.stderr);
-        return { ...r, built: /^building dist\//m.test(r.stderr), hits: Number(stats?.[1] ?? -1), misses: Number(stats?.[2] ?? -1) };
+        const resolved = /^code cache: .* resolutions( \(new ones recorded\))?/m.exec(r.stderr);
+        return { ...r, built: /^building dist\//m.test(r.stderr), hits: Number(stats?.[1] ?? -1), misses: Number(stats?.[2] ?? -1), newResolutions: resolved?.[1] !== undefined };
     }
 
     it("builds, records the code cache, then runs from it: the same render as without it", function () {
@@ -46,6 +53,7 @@ describe("tools/launch.js: rebuild and code cache", function () {
         const second = plan("second");
         assert.ok(!second.built, second.stderr);
         assert.deepEqual([second.hits, second.misses], [first.misses, 0], "every module's code comes from the cache");
+        assert.ok(first.newResolutions && !second.newResolutions, "every require() is resolved from the cache");
         const without = plan("without", { NO_CODE_CACHE: "1" });
         assert.ok(!/^code cache:/m.test(without.stderr), "NO_CODE_CACHE=1 turns it off");
         assert.deepEqual(readRenderTree(path.join(work, "second")), readRenderTree(path.join(work, "without")));
@@ -60,10 +68,28 @@ describe("tools/launch.js: rebuild and code cache", function () {
         assert.match(edited.stdout, /^objects per kind \(edited\):$/m, "the edited code runs, not the cached one");
         assert.equal(edited.misses, 1, `dist/tools/plan.js only: ${edited.stderr}`);
         assert.ok(edited.hits > 300, edited.stderr);
+        assert.ok(edited.newResolutions, "a new build resolves every require() again");
         const again = plan("again");
         assert.ok(!again.built);
         assert.equal(again.misses, 0, again.stderr);
         assert.match(again.stdout, /^objects per kind \(edited\):$/m);
+    });
+
+    it("an install that changes a package (npm rewrites node_modules/.package-lock.json) is resolved again: the new package runs", function () {
+        plan("before-upgrade"); // the build, and what each require() resolves to, recorded
+        const modules = path.join(copy, "node_modules");
+        const pkg = path.join(modules, "fastest-levenshtein");
+        const real = fs.realpathSync(pkg);
+        fs.rmSync(pkg);
+        fs.cpSync(real, pkg, { recursive: true });
+        fs.appendFileSync(path.join(pkg, "mod.js"), '\nprocess.stderr.write("upgraded fastest-levenshtein\\n");\n');
+        const lock = path.join(modules, ".package-lock.json");
+        fs.utimesSync(lock, new Date(), new Date(Date.now() + 1000));
+        const upgraded = plan("upgraded");
+        assert.match(upgraded.stderr, /^upgraded fastest-levenshtein$/m, "the package now installed is loaded, not the one resolved before");
+        assert.ok(upgraded.newResolutions);
+        assert.equal(upgraded.misses, 1, `its module is compiled anew: ${upgraded.stderr}`);
+        assert.match(plan("upgraded-again").stderr, /^upgraded fastest-levenshtein$/m);
     });
 
     it("a torn or foreign cache file is not used: every module compiles as usual and the cache is written again", function () {
