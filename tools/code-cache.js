@@ -1,7 +1,7 @@
 /**
  * A V8 code cache for the CommonJS modules a tool loads (tools/launch.js installs it): most of
- * `npm run plan`'s start is V8 compiling the same 600 modules (the Pulumi SDK, zod, yaml, our
- * build) on every run. The first run records, for each module, the code V8 compiled for it
+ * `npm run plan`'s start was V8 compiling the same 360 modules (the Pulumi SDK, zod, yaml, our
+ * build) on every run, and Node searching for them (cacheResolution below). The first run records, for each module, the code V8 compiled for it
  * (`vm.Script#createCachedData` at exit, so the functions the run called are in it, not only the
  * top level); later runs hand it back to V8, which then skips parsing and compiling.
  *
@@ -12,8 +12,8 @@
  * runs never read a torn one). NO_CODE_CACHE=1 runs without it; CODE_CACHE_STATS=1 prints its hits
  * and misses at exit.
  *
- * File format: "m3i-code-cache 1 <node version> <arch>\n", a JSON index line
- * ({filename: [sha256, offset, length]}), then the cached data, concatenated.
+ * File format: "m3i-code-cache 2 <node version> <arch>\n", a JSON index line ({modules:
+ * {filename: [sha256, offset, length]}, resolved: {stamp, paths}}), then the cached data.
  */
 "use strict";
 const crypto = require("crypto");

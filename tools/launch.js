@@ -96,8 +96,9 @@ function build() {
  * support (with glob); zod, its messages in 50 languages. The tools do none of this (they run the
  * program under mocks, and it uses seven API groups and English), so those modules, when these
  * packages ask for them, are loaded on their first use instead of at start: the same modules, the
- * same behaviour, 40% of the modules of `npm run plan` never loaded (tools/bench-plan.ts measures
- * its time).
+ * same behaviour (an API group registers its resource types, for reading references back, on its
+ * first use, before any of its resources exists), 40% of the modules of `npm run plan` never
+ * loaded (tools/bench-plan.ts measures its time).
  */
 const NM = `${path.sep}node_modules${path.sep}`;
 const LAZY = [
