@@ -2,7 +2,8 @@
  * npm run -s bench:plan [-- RUNS]: the whole-process wall time of `npm run plan`, as a newcomer
  * and a pipeline run it (a benchmark that prints, not a timed test): the dev stack, and a
  * multi stack with 63 listed conductors (64 DHCP slots, the most there can be). Median and range
- * of RUNS runs each (default 9), after one warm-up run that also makes the build when it is stale.
+ * of RUNS runs each (default 9), the two in turn, after one warm-up run each (the first also makes
+ * the build when it is stale, and the code cache).
  */
 import { spawnSync } from "child_process";
 import * as fs from "fs";
@@ -35,12 +36,17 @@ function time(args: string[]): number {
     return s;
 }
 
-function bench(label: string, args: string[]): number {
-    time(args);
-    const all = Array.from({ length: runs }, () => time(args)).sort((a, b) => a - b);
-    const median = all[Math.floor(all.length / 2)];
-    console.log(`${label}: median ${median.toFixed(2)} s (min ${all[0].toFixed(2)}, max ${all[all.length - 1].toFixed(2)}, ${runs} runs)`);
-    return median;
+/** Median and range of each stack's runs, the stacks taken in turn run by run (a busy machine slows all alike). */
+function bench(stacks: { label: string; args: string[] }[]): number[] {
+    for (const { args } of stacks) time(args);
+    const all = stacks.map(() => [] as number[]);
+    for (let i = 0; i < runs; i++) stacks.forEach(({ args }, k) => all[k].push(time(args)));
+    return stacks.map(({ label }, k) => {
+        const sorted = all[k].sort((a, b) => a - b);
+        const median = sorted[Math.floor(sorted.length / 2)];
+        console.log(`${label}: median ${median.toFixed(2)} s (min ${sorted[0].toFixed(2)}, max ${sorted[sorted.length - 1].toFixed(2)}, ${runs} runs)`);
+        return median;
+    });
 }
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), "bench-plan-"));
@@ -48,8 +54,10 @@ try {
     const many = path.join(work, "Pulumi.many.yaml");
     fs.writeFileSync(many, manyConductors(63));
     console.log(`node ${process.version}, ${os.cpus().length} cores, load average ${os.loadavg()[0].toFixed(2)}`);
-    const dev = bench("npm run plan (dev)", ["--out", path.join(work, "dev")]);
-    const big = bench("npm run plan (multi, 63 conductors)", ["--file", many, "--out", path.join(work, "many")]);
+    const [dev, big] = bench([
+        { label: "npm run plan (dev)", args: ["--out", path.join(work, "dev")] },
+        { label: "npm run plan (multi, 63 conductors)", args: ["--file", many, "--out", path.join(work, "many")] },
+    ]);
     console.log(`63 conductors / dev: ${(big / dev).toFixed(2)}x`);
 } finally {
     fs.rmSync(work, { recursive: true, force: true });

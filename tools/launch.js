@@ -5,7 +5,9 @@
  * thing a newcomer runs, and GitOps pipelines run it per stack). The build is made, or made
  * again, first when it is missing or older than any source (index.ts, components/, core/,
  * tools/, the tsconfig files, package-lock.json), so an edited source is never run stale; two
- * launches at once build once (a lock file), and the other waits.
+ * launches at once build once (a lock file), and the other waits. Modules the tool does not use
+ * are loaded on first use only (LAZY below), and V8 gets the code it compiled for each module on
+ * an earlier run (tools/code-cache.js, checked against each module's source).
  */
 "use strict";
 const fs = require("fs");
@@ -87,19 +89,41 @@ function build() {
 
 /**
  * The Pulumi SDK loads, at start, what only serializing a JavaScript closure into a resource
- * needs (the TypeScript compiler, 8 MB of source; npm's Arborist) and what only its automation
- * API needs (execa, js-yaml, ...), and gRPC with the engine protocol's clients (700 KB of code,
- * for talking to a real engine). The tools do none of this (they run the program under mocks), so
- * those modules, when the SDK asks for them, are loaded on their first use instead of at start:
- * the same modules, the same behaviour, about half of `npm run plan`'s start-up saved
- * (tools/bench-plan.ts measures it).
+ * needs (the TypeScript compiler, 8 MB of source; npm's Arborist), what only its automation API,
+ * dynamic providers and provider servers need (execa, js-yaml, the language protocol, ...), and
+ * gRPC with the engine protocol's clients and OpenTelemetry (for talking to a real engine).
+ * @pulumi/kubernetes loads every API group of Kubernetes (100 modules) and its YAML and kustomize
+ * support (with glob); zod, its messages in 50 languages. The tools do none of this (they run the
+ * program under mocks, and it uses seven API groups and English), so those modules, when these
+ * packages ask for them, are loaded on their first use instead of at start: the same modules, the
+ * same behaviour (an API group registers its resource types, for reading references back, on its
+ * first use, before any of its resources exists), 40% of the modules of `npm run plan` never
+ * loaded (tools/bench-plan.ts measures its time).
  */
-function loadLazily(requests, patterns, from) {
+const NM = `${path.sep}node_modules${path.sep}`;
+const LAZY = [
+    {
+        from: `${NM}@pulumi${path.sep}pulumi${path.sep}`,
+        requests: new Set(["typescript", "@npmcli/arborist", "normalize-package-data", "fdir", "execa", "tmp", "upath", "@logdna/tail-file", "js-yaml", "@grpc/grpc-js", "@opentelemetry/api"]),
+        // gRPC clients and servers of the engine protocol (the mocks answer in-process)
+        pattern: /^\.\.?\/(proto\/)?\w+_grpc_pb(\.js)?$/,
+    },
+    { from: path.join(NM, "@pulumi", "pulumi", "index.js"), requests: new Set(["./automation", "./dynamic", "./provider"]) },
+    // Its API groups (./core, ./apps, ...), ./yaml, ./helm, ./kustomize, ./types
+    { from: path.join(NM, "@pulumi", "kubernetes", "index.js"), pattern: /^\.\/[a-z0-9]+$/ },
+    // zod's error messages in 50 languages (its English ones are loaded apart)
+    { from: path.join(NM, "zod", "v4", "core", "index.cjs"), requests: new Set(["../locales/index.cjs"]) },
+    { from: path.join(NM, "zod", "v4", "classic", "external.cjs"), requests: new Set(["../locales/index.cjs"]) },
+];
+
+function loadLazily(rules) {
     const Module = require("module");
-    const lazy = (request) => requests.has(request) || patterns.some((p) => p.test(request));
+    // `from`: the requiring module's path, or a folder of it (ending in a separator)
+    const from = (r, f) => (r.from.endsWith(path.sep) ? f.includes(r.from) : f.endsWith(r.from));
+    const lazy = (request, parent) => rules.some((r) => (r.requests?.has(request) || r.pattern?.test(request)) && from(r, parent.filename));
     const load = Module._load;
     Module._load = function (request, parent, isMain) {
-        if (!lazy(request) || !parent || !parent.filename.includes(from)) return load.apply(this, arguments);
+        if (!parent || !parent.filename || !lazy(request, parent)) return load.apply(this, arguments);
         let real;
         const target = () => (real ??= load.call(Module, request, parent, isMain));
         // `__esModule` is answered without loading, so TypeScript's import helpers keep the proxy
@@ -121,18 +145,26 @@ function loadLazily(requests, patterns, from) {
     };
 }
 
+/** What the modules' resolution depends on: this build of dist/, and the install of node_modules (npm's own record of it). */
+function resolutionStamp() {
+    const mtime = (p) => fs.statSync(p, { throwIfNoEntry: false })?.mtimeMs ?? "none";
+    const modules = path.join(ROOT, "node_modules");
+    let real = "none";
+    try {
+        real = fs.realpathSync(modules);
+    } catch {
+        /* no node_modules here: each require is resolved */
+    }
+    return `${mtime(STAMP)} ${real} ${mtime(path.join(modules, ".package-lock.json"))}`;
+}
+
 const [tool, ...args] = process.argv.slice(2);
 if (!tool || !/^[a-z-]+$/.test(tool) || !fs.existsSync(path.join(ROOT, "tools", `${tool}.ts`))) {
     process.stderr.write(`usage: node tools/launch.js TOOL [ARGS...] (TOOL: a tools/TOOL.ts, e.g. plan)\n`);
     process.exit(2);
 }
 if (stale()) build();
-loadLazily(
-    // closure serialization; the automation API (driving the CLI from a program)
-    new Set(["typescript", "@npmcli/arborist", "normalize-package-data", "fdir", "execa", "tmp", "upath", "@logdna/tail-file", "js-yaml", "@grpc/grpc-js"]),
-    // gRPC clients and servers of the engine protocol (the mocks answer in-process)
-    [/^\.\.?\/(proto\/)?\w+_grpc_pb(\.js)?$/],
-    path.join("node_modules", "@pulumi", "pulumi") + path.sep,
-);
+loadLazily(LAZY);
+require("./code-cache").install(path.join(DIST, ".code-cache", `${tool}.bin`), resolutionStamp());
 process.argv = [process.argv[0], path.join(DIST, "tools", `${tool}.js`), ...args];
 require(process.argv[1]);

@@ -20,7 +20,7 @@ describe("npm run plan", function () {
     const work = tmpDir("plan");
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
-    it("npm run plan runs the build (tools/launch.js): the same render and summary as the sources, without loading the SDK's closure serializer or gRPC", function () {
+    it("npm run plan runs the build (tools/launch.js): the same render and summary as the sources, without loading the SDK's closure serializer, gRPC or unused Kubernetes API groups", function () {
         // The launcher rebuilds dist/ first when a source is newer (the first call of a run may build).
         const built = run("npm", ["run", "-s", "plan", "--", "--stack", "ha", "--out", path.join(work, "built")], { cwd: ROOT, allowFail: true, timeout: 600000 });
         const source = plan(["--stack", "ha", "--out", path.join(work, "source")]);
@@ -37,6 +37,10 @@ describe("npm run plan", function () {
         const loaded = JSON.parse(fs.readFileSync(path.join(work, "loaded.json"), "utf8")) as string[];
         assert.ok(loaded.some((f) => f.includes(`${path.sep}@pulumi${path.sep}pulumi${path.sep}`)), "the SDK is loaded");
         assert.deepEqual(loaded.filter((f) => /node_modules\/(typescript|@npmcli\/arborist|@grpc\/grpc-js)\/|_grpc_pb\.js$/.test(f)), [], "TypeScript, Arborist, gRPC and the engine protocol's clients are not");
+        const unused = /node_modules\/(@opentelemetry\/api|glob|@pulumi\/pulumi\/(automation|dynamic|provider)|@pulumi\/kubernetes\/(admissionregistration|yaml|kustomize))\//;
+        assert.deepEqual(loaded.filter((f) => unused.test(f)), [], "nor OpenTelemetry, the automation API, nor unused Kubernetes API groups and its YAML support");
+        assert.ok(loaded.some((f) => f.includes("/@pulumi/kubernetes/core/v1/secret.js")), "the API groups the program uses are loaded");
+        assert.deepEqual(loaded.filter((f) => /\/zod\/v4\/locales\//.test(f)).map((f) => path.basename(f)), ["en.cjs"], "zod's messages in English only");
         const bad = run(process.execPath, [path.join(ROOT, "tools", "launch.js"), "nosuchtool"], { allowFail: true });
         assert.equal(bad.status, 2);
         assert.match(bad.stderr, /usage: node tools\/launch\.js TOOL/);
