@@ -68,6 +68,9 @@ export const EXAMPLES: Example[] = [
     { stack: "tls-existing-ha", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing-ha.yaml"), prepare: userCorporateSecrets },
     // No cert-manager controller runs on the local cluster: the Certificates are created and stay unissued (kwok's pods need no Secret).
     { stack: "cert-manager", file: path.join(ROOT, "test", "fixtures", "Pulumi.cert-manager.yaml"), prepare: certManagerCrds },
+    // Provisioning over IPv6 only, and dual-stack (IPv4 primary, DHCPv6 and IPv6 boot URLs next to it): three conductors each.
+    { stack: "v6", file: path.join(ROOT, "test", "fixtures", "Pulumi.v6.yaml") },
+    { stack: "dualstack", file: path.join(ROOT, "test", "fixtures", "Pulumi.dualstack.yaml") },
 ];
 
 /** `npm run plan` of a stack file, into `out`. */
