@@ -90,6 +90,11 @@ const readFrom = (root: string) => (rel: string) => {
 };
 
 describe("documentation links", function () {
+    it("the README stays short (at most 150 lines: what, why, the two commands, quick start, links); details go to docs/", function () {
+        const lines = fs.readFileSync(path.join(ROOT, "README.md"), "utf8").split("\n").length - 1;
+        assert.ok(lines <= 150, `README.md has ${lines} lines: move details to docs/ and link them`);
+    });
+
     it("reads the README, docs/ and the examples' READMEs", function () {
         const files = markdownFiles(ROOT);
         assert.ok(files.includes("README.md") && files.some((f) => f.startsWith("docs/")), files.join(", "));
