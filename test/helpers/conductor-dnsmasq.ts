@@ -2,8 +2,8 @@
  * Multi-conductor dnsmasq labs: every listed conductor of a plan as a node namespace on one bridge,
  * running real dnsmasq on its rendered per-node config plus the rendered file of its preferred slot
  * (checked with `dnsmasq --test` first), only file locations pointed at the node's scratch dirs.
- * Shared by the IPv6 and dual-stack DHCP tests (test/integration/multi-dhcp6.test.ts,
- * multi-dhcp-dualstack.test.ts). Stopped by PID; the namespaces belong to the caller's NetnsLab.
+ * Shared by the IPv4, IPv6 and dual-stack DHCP tests (test/integration/multi-dhcp.test.ts,
+ * multi-dhcp6.test.ts, multi-dhcp-dualstack.test.ts). Stopped by PID; the namespaces belong to the caller's NetnsLab.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";

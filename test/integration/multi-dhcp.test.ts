@@ -11,16 +11,12 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { validateConfig } from "../../core/config";
-import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, ListedConductor, listedConductors } from "../../core/plan";
-import { slotDnsmasqConfs } from "../../core/plan/conductors";
-import { slotConfKey } from "../../core/plan/names";
+import { buildPlan, ListedConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
-import { until } from "../helpers/ironic-lab";
-import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { DnsmasqNode as Node, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
+import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
 
-const readIfExists = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "");
 
 const KNOWN_MAC = "52:54:00:00:00:01";
 const UNKNOWN_MAC = "52:54:00:00:00:99";
@@ -41,13 +37,6 @@ function ironicOptsFile(tag: string, ip: string, httpPort: number): string {
         `tag:${tag},255,${ip}`,
         "",
     ].join("\n");
-}
-
-interface Node {
-    plan: ListedConductor;
-    ns: string;
-    dir: string;
-    daemon?: Daemon;
 }
 
 describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)", function () {
@@ -72,47 +61,11 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
         work = tmpDir("multi-dhcp");
         const sw = lab.addNamespace("sw");
         const br = lab.addBridge(sw, "br");
-        const prefix = plan.config.provisioning.cidr.split("/")[1];
-        listedConductors(plan).forEach((c, i) => {
-            const ns = lab.addNamespace(`n${i}`);
-            lab.plug(ns, `c${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
-            const dir = path.join(work, c.node);
-            for (const d of ["hostsdir", "optsdir", "tftp"]) fs.mkdirSync(path.join(dir, d), { recursive: true });
-            // The node's own rendered config; only file locations point at this node's scratch dirs.
-            const conf = renderDnsmasqConf({
-                ...(c.resolved!.dnsmasq!.dnsmasqOptions as DnsmasqOptions),
-                tftpRoot: path.join(dir, "tftp"),
-                leaseFile: path.join(dir, "dnsmasq.leases"),
-                knownHostsOnly: { hostsDir: path.join(dir, "hostsdir"), optsDir: path.join(dir, "optsdir") },
-            });
-            fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-            fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(c.slot!.index)]);
-            const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`], { allowFail: true });
-            assert.equal(t.status, 0, t.stderr);
-            nodes.push({ plan: c, ns, dir });
-        });
+        nodes.push(...(await startConductorDnsmasqs(plan, lab, sw, br, work, { base: "n", ipv6: false, ports: [67] })));
         knownNs = lab.addNamespace("hk");
         knownIf = lab.plug(knownNs, "hk", sw, br, { mac: KNOWN_MAC });
         unknownNs = lab.addNamespace("hu");
         unknownIf = lab.plug(unknownNs, "hu", sw, br, { mac: UNKNOWN_MAC });
-
-        for (const n of nodes) {
-            n.daemon = new Daemon(
-                "ip",
-                ["netns", "exec", n.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(n.dir, "dnsmasq.conf")}`, `--conf-file=${path.join(n.dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(n.dir, "dnsmasq.pid")}`, `--log-facility=${path.join(n.dir, "dnsmasq.log")}`],
-                path.join(n.dir, "dnsmasq.out"),
-            );
-        }
-        // Generous: a second suite on this machine can slow start-up a lot. A dnsmasq that exits
-        // fails the hook with its own words instead of leaving later tests to read a missing log.
-        for (const n of nodes) {
-            const output = () => `${n.plan.node}'s dnsmasq output:\n${readIfExists(path.join(n.dir, "dnsmasq.out"))}`;
-            const abort = () => {
-                if (!n.daemon!.running) throw new Error(`dnsmasq on ${n.plan.node} exited (${n.daemon!.proc.exitCode ?? n.daemon!.proc.signalCode}). ${output()}`);
-            };
-            await until(() => /:67\b/.test(run("ip", ["netns", "exec", n.ns, "ss", "-lun"], { allowFail: true }).stdout), 60000, `${n.plan.node}'s dnsmasq on :67. ${output()}`, 200, abort);
-            await until(() => /started, version/.test(readIfExists(path.join(n.dir, "dnsmasq.log"))), 60000, `${n.plan.node}'s dnsmasq log. ${output()}`, 200, abort);
-        }
     });
 
     after(async function () {
