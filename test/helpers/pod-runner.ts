@@ -464,6 +464,14 @@ export class PodRunner {
         return fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "";
     }
 
+    /** For a failed test: the end of every container's log (init containers first, empty ones left out), each under `---- <pod>/<container> ----`. */
+    printLogs(chars = 2000): void {
+        for (const c of [...(this.spec.initContainers ?? []), ...this.spec.containers]) {
+            const l = this.logs(c.name);
+            if (l) console.log(`---- ${this.o.name}/${c.name} ----\n${tail(l, chars)}`);
+        }
+    }
+
     private spawnContainer(c: any, argv?: string[]): ContainerRun {
         this.prepareVolumes();
         const env = this.env(c);

@@ -178,12 +178,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
 
     afterEach(function () {
         if (this.currentTest?.state !== "failed") return;
-        for (const p of [...others, ...nodes.map((n) => n.pod)]) {
-            for (const c of [...(p.spec.initContainers ?? []), ...p.spec.containers]) {
-                const l = p.logs(c.name);
-                if (l) console.log(`---- ${p.o.name}/${c.name} ----\n${tail(l, 1500)}`);
-            }
-        }
+        for (const p of [...others, ...nodes.map((n) => n.pod)]) p.printLogs(1500);
     });
 
     after(async function () {

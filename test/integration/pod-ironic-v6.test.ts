@@ -131,9 +131,7 @@ function describePod(variant: Variant): void {
         });
 
         afterEach(function () {
-            if (this.currentTest?.state === "failed" && pod) {
-                for (const c of [...(spec.initContainers ?? []), ...spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 3000)}`);
-            }
+            if (this.currentTest?.state === "failed") pod?.printLogs(3000);
         });
 
         after(async function () {

@@ -227,9 +227,7 @@ describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic 
     });
 
     afterEach(function () {
-        if (this.currentTest?.state === "failed" && pod) {
-            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
-        }
+        if (this.currentTest?.state === "failed") pod?.printLogs();
     });
 
     after(async function () {

@@ -149,13 +149,8 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
 
     afterEach(function () {
         if (this.currentTest?.state !== "failed") return;
-        for (const p of others) for (const c of [...(p.spec.initContainers ?? []), ...p.spec.containers]) console.log(`---- ${p.o.name}/${c.name} ----\n${tail(p.logs(c.name), 1500)}`);
-        for (const { node, pod } of pods) {
-            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
-                const l = pod.logs(c.name);
-                if (l) console.log(`---- ${node.node}/${c.name} ----\n${tail(l, 2500)}`);
-            }
-        }
+        for (const p of others) p.printLogs(1500);
+        for (const { pod } of pods) pod.printLogs(2500);
     });
 
     after(async function () {

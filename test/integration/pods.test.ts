@@ -112,9 +112,7 @@ describe("pods as declared: dev stack (pod runner)", function () {
     });
 
     afterEach(function () {
-        if (this.currentTest?.state === "failed" && pod) {
-            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
-        }
+        if (this.currentTest?.state === "failed") pod?.printLogs();
     });
 
     after(async function () {
@@ -330,13 +328,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     afterEach(function () {
         if (this.currentTest?.state !== "failed") return;
-        for (const p of others) for (const c of [...(p.spec.initContainers ?? []), ...p.spec.containers]) console.log(`---- ${p.o.name}/${c.name} ----\n${tail(p.logs(c.name), 1500)}`);
-        for (const { node, pod } of pods) {
-            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) {
-                const l = pod.logs(c.name);
-                if (l) console.log(`---- ${node.node}/${c.name} ----\n${tail(l, 1500)}`);
-            }
-        }
+        for (const p of others) p.printLogs(1500);
+        for (const { pod } of pods) pod.printLogs(1500);
     });
 
     after(async function () {
@@ -830,9 +823,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
     });
 
     afterEach(function () {
-        if (this.currentTest?.state === "failed" && pod) {
-            for (const c of [...(pod.spec.initContainers ?? []), ...pod.spec.containers]) console.log(`---- ${c.name} ----\n${tail(pod.logs(c.name), 2000)}`);
-        }
+        if (this.currentTest?.state === "failed") pod?.printLogs();
     });
 
     after(async function () {
