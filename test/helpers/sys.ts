@@ -1,6 +1,6 @@
 /**
  * Helpers for tests that run real programs: process handling by PID, network namespaces the
- * test creates and deletes itself, and prerequisites. In CI (CI=true) a missing prerequisite is
+ * test creates and deletes itself, and prerequisites. In CI (CI set, not "false") a missing prerequisite is
  * a failure, not a skip.
  */
 import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
@@ -17,10 +17,15 @@ export function isRoot(): boolean {
     return typeof process.getuid === "function" && process.getuid() === 0;
 }
 
-/** Skip (locally) or fail (in CI) when a prerequisite is missing. */
+/** Whether this is a CI run: CI set to anything but "false" (CI systems say "true", "1", "yes"...). */
+export function inCi(env: NodeJS.ProcessEnv = process.env): boolean {
+    return env.CI !== undefined && env.CI !== "" && env.CI.toLowerCase() !== "false";
+}
+
+/** Skip (locally) or fail (in CI: see inCi) when a prerequisite is missing. */
 export function requireOrSkip(ctx: Mocha.Context, ok: boolean, what: string): void {
     if (ok) return;
-    if (process.env.CI === "true") throw new Error(`prerequisite missing in CI: ${what} (.ci/run must install it)`);
+    if (inCi()) throw new Error(`prerequisite missing in CI: ${what} (.ci/run must install it)`);
     ctx.skip();
 }
 
