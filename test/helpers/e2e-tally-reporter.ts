@@ -7,13 +7,58 @@
  * `before` is counted, not silently absent; a failing hook that keeps no test from running (an
  * "after all" hook) is one `fail` line of its own. Pending tests and tests the grep leaves out are
  * not counted. It listens to the runner's events, so a suite needs no hook of its own to be counted.
+ *
+ * With $TEST_RESULTS_FILE set, it also appends one line per test file when the run leaves that file:
+ * `tier<TAB>file<TAB>seconds<TAB>passed<TAB>failed<TAB>pending`, where seconds is the file's wall time
+ * from its first hook, suite or test to the first event of the next file (or the end of the run), so
+ * its before/after hooks (clusters, labs, VM boots) are counted, and failed counts as mocha's own
+ * "failing" does (a failed hook once). Only test files (reporter option `testFilePattern`, default
+ * `\.test\.ts$`) are recorded. tools/run-tests.ts reads these lines for the per-tier and
+ * slowest-file breakdown that `npm test` and .ci/run print.
  */
 import * as fs from "fs";
 import * as path from "path";
 
 import Mocha from "mocha";
 
-const { EVENT_TEST_PASS, EVENT_TEST_FAIL } = Mocha.Runner.constants;
+import { tierOf } from "../../tools/test-results";
+
+const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_SUITE_BEGIN, EVENT_TEST_BEGIN, EVENT_HOOK_BEGIN, EVENT_RUN_END } = Mocha.Runner.constants;
+const CHECKOUT = path.join(__dirname, "..", "..");
+
+/** Per-file wall time (hooks included) and counts, appended to `file` as each test file ends. */
+function recordFileTimes(runner: Mocha.Runner, file: string, testFile: RegExp): void {
+    let current: { file: string; start: bigint; passed: number; failed: number; pending: number } | undefined;
+    const close = () => {
+        if (!current) return;
+        const seconds = Number(process.hrtime.bigint() - current.start) / 1e9;
+        const rel = path.relative(CHECKOUT, path.resolve(current.file)).split(path.sep).join("/");
+        fs.appendFileSync(file, [tierOf(rel), rel, seconds.toFixed(1), current.passed, current.failed, current.pending].join("\t") + "\n");
+        current = undefined;
+    };
+    // Test files only (*.test.ts): a test that runs mocha on fixture suites inherits $TEST_RESULTS_FILE.
+    const enter = (r: { file?: string }) => {
+        if (!r.file || r.file === current?.file || !testFile.test(r.file)) return;
+        close();
+        current = { file: r.file, start: process.hrtime.bigint(), passed: 0, failed: 0, pending: 0 };
+    };
+    runner.on(EVENT_SUITE_BEGIN, enter);
+    runner.on(EVENT_HOOK_BEGIN, enter);
+    runner.on(EVENT_TEST_BEGIN, enter);
+    runner.on(EVENT_TEST_PASS, (t) => {
+        enter(t);
+        if (current) current.passed += 1;
+    });
+    runner.on(EVENT_TEST_FAIL, (t) => {
+        enter(t);
+        if (current) current.failed += 1;
+    });
+    runner.on(EVENT_TEST_PENDING, (t) => {
+        enter(t);
+        if (current) current.pending += 1;
+    });
+    runner.on(EVENT_RUN_END, close);
+}
 const DEFAULT_E2E_DIR = path.join(__dirname, "..", "e2e");
 
 /** The tests of `suite` (nested suites included) that have not run, are not pending and match the grep. */
@@ -27,9 +72,10 @@ function notRun(suite: Mocha.Suite, runner: Mocha.Runner): Mocha.Test[] {
 export default class E2eTallyReporter extends Mocha.reporters.Spec {
     constructor(runner: Mocha.Runner, options: Mocha.MochaOptions = {}) {
         super(runner, options);
+        const opts = (options as { reporterOptions?: Record<string, string> }).reporterOptions ?? {};
+        if (process.env.TEST_RESULTS_FILE) recordFileTimes(runner, process.env.TEST_RESULTS_FILE, new RegExp(opts.testFilePattern ?? "\\.test\\.ts$"));
         const file = process.env.E2E_TALLY_FILE;
         if (!file) return;
-        const opts = (options as { reporterOptions?: Record<string, string> }).reporterOptions ?? {};
         const dir = path.resolve(opts.e2eDir ?? DEFAULT_E2E_DIR);
         const inTier = (r: Mocha.Runnable) => !!r.file && path.resolve(r.file).startsWith(dir + path.sep);
         // Each test once (mocha's failHookAffectedTests, if set, also fails the tests a hook kept from running).

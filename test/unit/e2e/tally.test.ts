@@ -17,19 +17,21 @@ import { tmpDir } from "../../helpers/sys";
 const ROOT = path.join(__dirname, "..", "..", "..");
 const FIXTURES = path.join(ROOT, "test", "fixtures", "e2e-tally");
 
-function runFixtures(extra: string[] = []): { status: number | null; out: string; tally: string[] } {
+function runFixtures(extra: string[] = []): { status: number | null; out: string; tally: string[]; results: string[] } {
     const dir = tmpDir("e2e-tally");
     const file = path.join(dir, "tally");
+    const results = path.join(dir, "results.tsv");
     fs.writeFileSync(file, "");
     const r = spawnSync(process.execPath, [require.resolve("mocha/bin/mocha.js"), "--reporter-option", `e2eDir=${FIXTURES}`, ...extra, path.join(FIXTURES, "suites.ts")], {
         cwd: ROOT,
-        env: { ...process.env, E2E_TALLY_FILE: file },
+        env: { ...process.env, E2E_TALLY_FILE: file, TEST_RESULTS_FILE: results },
         encoding: "utf8",
         timeout: 60000,
     });
     const tally = fs.readFileSync(file, "utf8").split("\n").filter(Boolean);
+    const lines = fs.existsSync(results) ? fs.readFileSync(results, "utf8").split("\n").filter(Boolean) : [];
     fs.rmSync(dir, { recursive: true, force: true });
-    return { status: r.status, out: r.stdout + r.stderr, tally };
+    return { status: r.status, out: r.stdout + r.stderr, tally, results: lines };
 }
 
 describe("e2e tally (.mocharc.json's reporter): every test of the tier counted, hook failures included", function () {
@@ -51,6 +53,15 @@ describe("e2e tally (.mocharc.json's reporter): every test of the tier counted, 
             "pass fixture: plain passes",
             "fail fixture: plain fails",
         ]);
+    });
+
+    it("records each test file's wall time, its hooks included, with mocha's own counts (TEST_RESULTS_FILE), and only test files (*.test.ts) by default", function () {
+        const r = runFixtures(["--reporter-option", "testFilePattern=suites\\.ts$"]);
+        assert.equal(r.results.length, 1, r.results.join("\n"));
+        const [tier, file, seconds, passed, failed, pending] = r.results[0].split("\t");
+        assert.deepEqual([tier, file, passed, failed, pending], ["fixtures", "test/fixtures/e2e-tally/suites.ts", "3", "4", "1"], "4 failing as mocha counts them (exit status 4), 1 pending");
+        assert.ok(Number(seconds) >= 0.3, `the fixture's 300 ms before hook is counted: ${seconds} s`);
+        assert.deepEqual(runFixtures().results, [], "suites.ts is no test file: a test that runs mocha on fixtures adds no line to the run's results");
     });
 
     it("counts only the tests the grep selects", function () {

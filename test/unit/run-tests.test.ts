@@ -1,0 +1,83 @@
+/**
+ * `npm test` (tools/run-tests.ts): which files run together and when, the breakdown of where the
+ * time went, and a failed toolchain build failing the units that need it, naming the target.
+ */
+import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as path from "path";
+
+import { needsToolchain, testFiles } from "../../tools/run-tests";
+import { breakdown, planUnits, tierOf } from "../../tools/test-results";
+import { tmpDir } from "../helpers/sys";
+
+const ROOT = path.join(__dirname, "..", "..");
+
+describe("npm test (tools/run-tests.ts)", function () {
+    this.timeout(120000);
+
+    it("groups the files into units: integration first, unit+program, then e2e and the integration files that need the toolchain", function () {
+        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/integration/c.test.ts", "test/integration/pods.test.ts", "test/unit/d.test.ts"];
+        const tc = (f: string) => f.includes("/e2e/") || f.endsWith("pods.test.ts");
+        assert.deepEqual(
+            planUnits(files, tc).map((u) => [u.name, u.files, u.needsToolchain]),
+            [
+                ["integration", ["test/integration/c.test.ts"], false],
+                ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], false],
+                ["e2e", ["test/e2e/b.test.ts"], true],
+                ["integration+toolchain", ["test/integration/pods.test.ts"], true],
+            ],
+        );
+        assert.equal(tierOf("test/components/a.test.ts"), "program");
+    });
+
+    it("finds every test file of the checkout, and the ones that need the toolchain from their source", function () {
+        const files = testFiles();
+        assert.ok(files.includes("test/unit/run-tests.test.ts") && files.includes("test/e2e/examples.test.ts"), files.join(" "));
+        assert.ok(files.every((f) => f.endsWith(".test.ts") && !f.startsWith("test/fixtures/")), "fixture suites are no test files");
+        assert.equal(needsToolchain("test/e2e/examples.test.ts"), true);
+        assert.equal(needsToolchain("test/unit/ip.test.ts"), false);
+    });
+
+    it("prints per-tier totals, each lane's time and the slowest files first", function () {
+        const t = breakdown(
+            [
+                { tier: "unit", file: "test/unit/a.test.ts", seconds: 3, passed: 5, failed: 0, pending: 0 },
+                { tier: "e2e", file: "test/e2e/b.test.ts", seconds: 300, passed: 2, failed: 1, pending: 0 },
+                { tier: "unit", file: "test/unit/c.test.ts", seconds: 9, passed: 1, failed: 0, pending: 2 },
+            ],
+            [{ lane: 1, units: [{ name: "unit+program", seconds: 13 }], waitedSeconds: 40 }],
+            353,
+            ["e2e (x) not run: the toolchain build exited 1"],
+        );
+        assert.match(t, /^ {2}unit +2 +6 +0 +2 +12 +0\.2$/m);
+        assert.match(t, /^ {2}e2e +1 +2 +1 +0 +300 +5\.0$/m);
+        assert.match(t, /lane 1: unit\+program 13 s, waited 40 s for the toolchain/);
+        const slow = t.split("\n").filter((l) => / s {2}\w/.test(l));
+        assert.deepEqual(slow.map((l) => l.trim().split(/\s+/)[3]), ["test/e2e/b.test.ts", "test/unit/c.test.ts", "test/unit/a.test.ts"]);
+        assert.match(t, /failed outside a test: e2e \(x\) not run/);
+    });
+
+    it("a failed toolchain build fails the units that need it, naming the target it was building, and runs no test of theirs", function () {
+        const dir = tmpDir("run-tests");
+        fs.writeFileSync(path.join(dir, "status"), "1\n");
+        fs.writeFileSync(path.join(dir, "toolchain.log"), "[toolchain] etcd: building\n[toolchain] etcd: done\n[toolchain] k8s: building\ngo: some error\n");
+        const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "run-tests.ts"), "--tier", "e2e", "--log-dir", path.join(dir, "logs")], {
+            cwd: ROOT,
+            env: { ...process.env, METAL3_TOOLCHAIN_STATUS: path.join(dir, "status"), METAL3_TOOLCHAIN_LOG: path.join(dir, "toolchain.log") },
+            encoding: "utf8",
+            timeout: 60000,
+        });
+        fs.rmSync(dir, { recursive: true, force: true });
+        assert.equal(r.status, 1, r.stdout + r.stderr);
+        assert.match(r.stdout, /e2e \(test\/e2e\/.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
+    });
+
+    it("refuses a bad --tier or --lanes, naming the option and the choices", function () {
+        const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "run-tests.ts"), "--tier", "unit,e2f", "--lanes", "0"], { cwd: ROOT, encoding: "utf8", timeout: 60000 });
+        assert.equal(r.status, 2);
+        assert.match(r.stderr, /--lanes \(or TEST_LANES\) must be a whole number of at least 1, got "0"/);
+        assert.match(r.stderr, /--tier: no tier "e2f"; the tiers are unit, program, integration, e2e/);
+    });
+});

@@ -1,0 +1,188 @@
+/**
+ * `npm test`: every tier of the suite (unit, program, integration, e2e), run so that a fresh 2-core
+ * machine gets through it in time, and a breakdown of where the time went.
+ *
+ * The test files are grouped into units, each run by one mocha process (.mocharc.json: the spec
+ * reporter, the e2e tally and one line per file in $TEST_RESULTS_FILE with its wall time, hooks
+ * included). Units that need the local-cluster toolchain (a file that calls requireToolchain) start
+ * only once it is built: when $METAL3_TOOLCHAIN_STATUS names a file, a build is running in the
+ * background (.ci/run starts it first thing) and its exit code appears in that file when it ends; a
+ * failed build fails those units, naming the target that failed. `--lanes N` (or $TEST_LANES;
+ * default 2) runs up to N units at once: the tests already pass with two suites on one machine, and
+ * most integration time is spent waiting on daemons and firmware, not computing. With more than
+ * one lane, a unit's spec output goes to its log file and is printed whole when the unit ends.
+ *
+ * Everything lands in the log dir ($TEST_LOG_DIR, or a new one under the temp dir): results.tsv,
+ * each unit's log, and timings.txt, the table printed at the end: per tier (files, tests, seconds),
+ * per lane (wall time, time waiting for the toolchain) and the 15 slowest files. The last line is
+ * `npm test: N passed, N failed`; the exit code is non-zero when anything failed, including a unit
+ * that exited non-zero without a test failure (a crash or a compile error: counted as one failure).
+ *
+ *   npm test [-- --lanes N] [-- --tier unit,program] [-- MOCHA_ARGS...]   e.g. npm test -- --grep dnsmasq
+ */
+import { spawn } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+
+import { breakdown, LaneTimes, planUnits, readResults, tierOf, TIERS, Unit } from "./test-results";
+
+const ROOT = path.join(__dirname, "..");
+const MOCHA = require.resolve("mocha/bin/mocha.js");
+/** How long a unit waits for the toolchain build before it fails. */
+const TOOLCHAIN_WAIT_MAX_S = 60 * 60;
+
+/** Every test file, relative to the checkout, sorted. */
+export function testFiles(root = ROOT): string[] {
+    // test/fixtures/ holds suites that tests run on purpose (some fail by design): no test files.
+    return (fs.readdirSync(path.join(root, "test"), { recursive: true }) as string[])
+        .map((f) => path.posix.join("test", f.split(path.sep).join("/")))
+        .filter((f) => f.endsWith(".test.ts") && !f.startsWith("test/fixtures/"))
+        .sort();
+}
+
+/** Whether a test file needs the toolchain (it calls requireToolchain before it runs). */
+export function needsToolchain(rel: string, root = ROOT): boolean {
+    return /\brequireToolchain\(/.test(fs.readFileSync(path.join(root, rel), "utf8"));
+}
+
+function parseArgs(argv: string[]): { lanes: number; logDir: string; tiers: string[]; mochaArgs: string[] } {
+    let lanes = Number(process.env.TEST_LANES ?? 2);
+    let logDir = process.env.TEST_LOG_DIR ?? "";
+    let tiers = TIERS;
+    const mochaArgs: string[] = [];
+    for (let i = 0; i < argv.length; i++) {
+        if (argv[i] === "--lanes") lanes = Number(argv[++i]);
+        else if (argv[i] === "--log-dir") logDir = argv[++i];
+        else if (argv[i] === "--tier") tiers = (argv[++i] ?? "").split(",");
+        else mochaArgs.push(argv[i]);
+    }
+    const bad: string[] = [];
+    if (!Number.isInteger(lanes) || lanes < 1) bad.push(`--lanes (or TEST_LANES) must be a whole number of at least 1, got ${JSON.stringify(String(lanes))}`);
+    for (const t of tiers) if (!TIERS.includes(t)) bad.push(`--tier: no tier ${JSON.stringify(t)}; the tiers are ${TIERS.join(", ")} (comma-separated)`);
+    if (bad.length > 0) {
+        process.stderr.write(bad.map((b) => `npm test: ${b}\n`).join(""));
+        process.exit(2);
+    }
+    if (!logDir) logDir = fs.mkdtempSync(path.join(os.tmpdir(), "m3i-test-"));
+    fs.mkdirSync(logDir, { recursive: true });
+    return { lanes, logDir, tiers, mochaArgs };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Waits for the background toolchain build: undefined when it succeeded (or none runs), else why it failed. */
+async function waitForToolchain(): Promise<string | undefined> {
+    const status = process.env.METAL3_TOOLCHAIN_STATUS;
+    if (!status) return undefined;
+    const start = Date.now();
+    for (;;) {
+        const rc = fs.existsSync(status) ? fs.readFileSync(status, "utf8").trim() : "";
+        if (rc !== "") {
+            if (rc === "0") return undefined;
+            const log = process.env.METAL3_TOOLCHAIN_LOG;
+            const lines = log && fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n") : [];
+            const target = lines.filter((l) => /^\[toolchain\] \S+: building/.test(l)).pop()?.replace(/^\[toolchain\] (\S+):.*/, "$1");
+            return `the toolchain build (tools/toolchain/build.sh) exited ${rc}${target ? ` while building ${target}` : ""}${log ? `; log: ${log}` : ""}`;
+        }
+        if ((Date.now() - start) / 1000 > TOOLCHAIN_WAIT_MAX_S) return `the toolchain build did not finish within ${TOOLCHAIN_WAIT_MAX_S / 60} min (status file ${status} still empty)`;
+        await sleep(2000);
+    }
+}
+
+interface Run {
+    lanes: number;
+    logDir: string;
+    mochaArgs: string[];
+    resultsFile: string;
+    queue: Unit[];
+    extraFailures: string[];
+    laneTimes: LaneTimes[];
+    toolchain?: Promise<string | undefined>;
+    children: Set<number>;
+}
+
+/** One mocha process for a unit's files; resolves to its exit code. */
+function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
+    return new Promise((resolve) => {
+        const log = path.join(run.logDir, `${u.name}.log`);
+        const inherit = run.lanes === 1;
+        const out = inherit ? "inherit" : fs.openSync(log, "w");
+        // A process group of its own, so an interrupted run stops it and what it started.
+        const child = spawn(process.execPath, [MOCHA, ...run.mochaArgs, ...u.files], {
+            cwd: ROOT,
+            env: { ...process.env, TEST_RESULTS_FILE: run.resultsFile },
+            stdio: ["ignore", out, out],
+            detached: true,
+        });
+        run.children.add(child.pid!);
+        if (!inherit) console.log(`[lane ${lane}] ${u.name}: started (${u.files.length} files; output in ${log})`);
+        child.on("exit", (code, signal) => {
+            run.children.delete(child.pid!);
+            if (typeof out === "number") {
+                fs.closeSync(out);
+                console.log(`\n===== [lane ${lane}] ${u.name}: exited ${code ?? signal} =====`);
+                process.stdout.write(fs.readFileSync(log, "utf8"));
+                console.log(`===== end of ${u.name} =====\n`);
+            }
+            resolve(code ?? 1);
+        });
+    });
+}
+
+/** A lane: takes the next unit off the queue until none is left, waiting for the toolchain where needed. */
+async function lane(run: Run, n: number): Promise<void> {
+    const times: LaneTimes = { lane: n, units: [], waitedSeconds: 0 };
+    run.laneTimes.push(times);
+    for (let u = run.queue.shift(); u; u = run.queue.shift()) {
+        if (u.needsToolchain) {
+            const w = Date.now();
+            run.toolchain ??= waitForToolchain();
+            const failed = await run.toolchain;
+            times.waitedSeconds += (Date.now() - w) / 1000;
+            if (failed) {
+                run.extraFailures.push(`${u.name} (${u.files.join(", ")}) not run: ${failed}`);
+                continue;
+            }
+        }
+        const s = Date.now();
+        const code = await runUnit(run, u, n);
+        times.units.push({ name: u.name, seconds: (Date.now() - s) / 1000 });
+        const failedInFiles = readResults(run.resultsFile).filter((r) => u.files.includes(r.file)).reduce((a, r) => a + r.failed, 0);
+        if (code !== 0 && failedInFiles === 0) run.extraFailures.push(`${u.name}: mocha exited ${code} without a test failure (a crash or a compile error: see ${path.join(run.logDir, `${u.name}.log`)})`);
+    }
+}
+
+async function main(): Promise<void> {
+    const started = Date.now();
+    const { lanes, logDir, tiers, mochaArgs } = parseArgs(process.argv.slice(2));
+    const resultsFile = path.join(logDir, "results.tsv");
+    fs.writeFileSync(resultsFile, "");
+    const units = planUnits(testFiles().filter((f) => tiers.includes(tierOf(f))), (f) => needsToolchain(f));
+    const run: Run = { lanes, logDir, mochaArgs, resultsFile, queue: [...units], extraFailures: [], laneTimes: [], children: new Set() };
+    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+        process.on(sig, () => {
+            for (const pid of run.children) {
+                try {
+                    process.kill(-pid, "SIGTERM");
+                } catch {
+                    /* gone */
+                }
+            }
+            process.exit(130);
+        });
+    }
+    console.log(`npm test: ${units.map((u) => `${u.name} (${u.files.length} files)`).join(", ")} in ${lanes} lane(s); logs in ${logDir}`);
+    await Promise.all(Array.from({ length: lanes }, (_, i) => lane(run, i + 1)));
+
+    const results = readResults(resultsFile);
+    const table = breakdown(results, run.laneTimes, (Date.now() - started) / 1000, run.extraFailures);
+    fs.writeFileSync(path.join(logDir, "timings.txt"), table);
+    process.stdout.write("\n" + table);
+    const passed = results.reduce((a, r) => a + r.passed, 0);
+    const failed = results.reduce((a, r) => a + r.failed, 0) + run.extraFailures.length;
+    console.log(`npm test: ${passed} passed, ${failed} failed (breakdown in ${path.join(logDir, "timings.txt")})`);
+    process.exit(failed > 0 ? 1 : 0);
+}
+
+if (require.main === module) void main();

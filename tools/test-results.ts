@@ -1,0 +1,93 @@
+/**
+ * The pure half of `npm test` (tools/run-tests.ts): the tier of a test file, the per-file results
+ * the mocha reporter appends to $TEST_RESULTS_FILE (test/helpers/e2e-tally-reporter.ts), and the
+ * breakdown table of where the time went.
+ */
+import * as fs from "fs";
+
+export const TIERS = ["unit", "program", "integration", "e2e"];
+const SLOWEST = 15;
+
+/** The tier of a test file (path relative to the checkout): test/components/ is the program tier. */
+export function tierOf(rel: string): string {
+    const top = rel.split("/")[1];
+    return top === "components" ? "program" : top;
+}
+
+export interface Unit {
+    name: string;
+    files: string[];
+    needsToolchain: boolean;
+}
+
+/**
+ * The units, in the order lanes take them: the integration tier's files that need no toolchain
+ * (the longest), unit + program, then the e2e tier and the integration files that need the
+ * toolchain, the longest first, so that the lane that frees up first after the build takes it.
+ */
+export function planUnits(files: string[], tc: (f: string) => boolean): Unit[] {
+    const of = (tiers: string[], withTc: boolean) => files.filter((f) => tiers.includes(tierOf(f)) && tc(f) === withTc);
+    const units: Unit[] = [
+        { name: "integration", files: of(["integration"], false), needsToolchain: false },
+        { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: false },
+        { name: "e2e", files: of(["e2e"], true).concat(of(["e2e"], false)), needsToolchain: true },
+        { name: "integration+toolchain", files: of(["integration"], true), needsToolchain: true },
+        { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: true },
+    ];
+    return units.filter((u) => u.files.length > 0);
+}
+
+export interface FileResult {
+    tier: string;
+    file: string;
+    seconds: number;
+    passed: number;
+    failed: number;
+    pending: number;
+}
+
+export function readResults(file: string): FileResult[] {
+    if (!fs.existsSync(file)) return [];
+    return fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => {
+            const [tier, f, seconds, passed, failed, pending] = l.split("\t");
+            return { tier, file: f, seconds: Number(seconds), passed: Number(passed), failed: Number(failed), pending: Number(pending) };
+        });
+}
+
+export interface LaneTimes {
+    lane: number;
+    units: { name: string; seconds: number }[];
+    waitedSeconds: number;
+}
+
+/** The breakdown table: per tier, per lane, the slowest files. */
+export function breakdown(results: FileResult[], lanes: LaneTimes[], wallSeconds: number, extraFailures: string[]): string {
+    const pad = (s: string | number, n: number) => String(s).padStart(n);
+    const tiers = [...TIERS];
+    for (const r of results) if (!tiers.includes(r.tier)) tiers.push(r.tier);
+    const out: string[] = [];
+    out.push(`where the time went (wall clock per file, its hooks included; ${lanes.length} lane(s), ${wallSeconds.toFixed(0)} s in all):`);
+    out.push(`  ${"tier".padEnd(12)} ${pad("files", 5)} ${pad("passed", 6)} ${pad("failed", 6)} ${pad("pending", 7)} ${pad("seconds", 8)} ${pad("min", 5)}`);
+    for (const t of tiers) {
+        const rs = results.filter((r) => r.tier === t);
+        if (rs.length === 0) continue;
+        const sum = (k: "seconds" | "passed" | "failed" | "pending") => rs.reduce((a, r) => a + r[k], 0);
+        out.push(`  ${t.padEnd(12)} ${pad(rs.length, 5)} ${pad(sum("passed"), 6)} ${pad(sum("failed"), 6)} ${pad(sum("pending"), 7)} ${pad(sum("seconds").toFixed(0), 8)} ${pad((sum("seconds") / 60).toFixed(1), 5)}`);
+    }
+    for (const l of lanes) {
+        const parts = l.units.map((u) => `${u.name} ${u.seconds.toFixed(0)} s`);
+        if (l.waitedSeconds > 0) parts.push(`waited ${l.waitedSeconds.toFixed(0)} s for the toolchain`);
+        out.push(`  lane ${l.lane}: ${parts.join(", ") || "idle"}`);
+    }
+    out.push(`  the ${SLOWEST} slowest files:`);
+    for (const r of [...results].sort((a, b) => b.seconds - a.seconds).slice(0, SLOWEST)) {
+        out.push(`    ${pad(r.seconds.toFixed(0), 5)} s  ${r.tier.padEnd(11)} ${r.file} (${r.passed} passed${r.failed ? `, ${r.failed} failed` : ""}${r.pending ? `, ${r.pending} pending` : ""})`);
+    }
+    for (const f of extraFailures) out.push(`  failed outside a test: ${f}`);
+    return out.join("\n") + "\n";
+}
+
