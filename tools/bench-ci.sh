@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Measures CI as a fresh machine runs it (not a test): a clean clone of HEAD in a scratch directory,
+# `bash .ci/run` there with CI=true and, unless --warm, an empty toolchain cache (a new directory
+# as METAL3_TOOLCHAIN_CACHE, so the toolchain is built from the Go module proxy as on a new
+# machine), then the breakdown .ci/run printed: each phase, the toolchain, per tier, per lane and
+# the slowest files. Debian packages and the PyPI venvs are whatever this machine has.
+# Run as root; it takes what CI takes (up to 90 minutes). The last figures are in
+# docs/development.md ("Where CI's time goes").
+#
+#   tools/bench-ci.sh [--warm] [--keep]     --keep leaves the clone, the cache and the logs
+set -uo pipefail
+warm="" keep=""
+for a in "$@"; do
+  case "$a" in
+    --warm) warm=1 ;;
+    --keep) keep=1 ;;
+    *) echo "usage: tools/bench-ci.sh [--warm] [--keep]" >&2; exit 2 ;;
+  esac
+done
+top=$(git -C "$(dirname "$0")" rev-parse --show-toplevel) || exit 1
+work=$(mktemp -d /tmp/m3i-bench-ci.XXXXXX)
+git clone -q "$top" "$work/clone" || exit 1
+env_args=(CI=true)
+if [[ -z "$warm" ]]; then
+  mkdir -p "$work/toolchain-cache"
+  env_args+=("METAL3_TOOLCHAIN_CACHE=$work/toolchain-cache")
+fi
+echo "bench-ci: $(git -C "$work/clone" rev-parse --short HEAD), ${warm:+warm}${warm:-empty} toolchain cache, log $work/ci.log; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+start=$SECONDS
+(cd "$work/clone" && env "${env_args[@]}" bash .ci/run </dev/null >"$work/ci.log" 2>&1)
+rc=$?
+echo "bench-ci: .ci/run exited $rc after $((SECONDS - start)) s; load $(cut -d' ' -f1-3 /proc/loadavg)"
+sed -n '/^== breakdown/,$p' "$work/ci.log"
+if [[ -z "$keep" ]]; then rm -rf "$work"; else echo "kept: $work" >&2; fi
+exit "$rc"
