@@ -25,7 +25,8 @@ function firstDifference(a: string, b: string): string {
 
 describe("golden renders of the example stacks (npm run plan)", function () {
     this.timeout(300000);
-    const work = tmpDir("golden");
+    let work: string;
+    before(() => (work = tmpDir("golden")));
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
     for (const ex of EXAMPLE_STACKS) {

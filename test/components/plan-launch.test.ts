@@ -16,11 +16,13 @@ const SOURCES = ["index.ts", "components", "core", "tools", "assets", "tsconfig.
 
 describe("tools/launch.js: rebuild and code cache", function () {
     this.timeout(900000);
-    const work = tmpDir("launch");
-    const copy = path.join(work, "repo");
+    let work: string;
+    let copy: string;
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
     before(function () {
+        work = tmpDir("launch");
+        copy = path.join(work, "repo");
         for (const p of SOURCES) fs.cpSync(path.join(ROOT, p), path.join(copy, p), { recursive: true });
         // node_modules of its own, each package a link to the project's, so one can be "upgraded" below
         const modules = path.join(copy, "node_modules");

@@ -53,7 +53,8 @@ describe("lint: the scripts under assets/ and test/standins/", function () {
     this.timeout(60000);
     const assets = fs.readdirSync(ASSETS).map((f) => path.join(ASSETS, f)).sort();
     const standins = walk(STANDINS);
-    const work = tmpDir("lint");
+    let work: string;
+    before(() => (work = tmpDir("lint")));
     after(() => fs.rmSync(work, { recursive: true, force: true }));
 
     const needShellcheck = (ctx: Mocha.Context) => requireOrSkip(ctx, !!which("shellcheck"), "shellcheck");
