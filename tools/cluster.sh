@@ -62,16 +62,28 @@ on_exit() {
 }
 trap on_exit EXIT
 
-# Free loopback ports, each held until all are chosen so no two are the same.
-ports=$(python3 - <<'PY'
-import socket
+# Free loopback ports, reserved until the cluster is up: a holder process keeps each bound (with
+# SO_REUSEADDR, never listening) so that no other program picking a free port gets it in the
+# meantime (another suite's cluster starting at the same time), while the daemons, Go programs
+# whose listeners set SO_REUSEADDR, bind it. Released once every node is Ready.
+python3 - "$dir/ports.held" <<'PY' >"$dir/logs/port-holder.log" 2>&1 &
+import os, signal, socket, sys
 socks = []
 for _ in range(7):
-    s = socket.socket(); s.bind(("127.0.0.1", 0)); socks.append(s)
-print(" ".join(str(s.getsockname()[1]) for s in socks))
+    s = socket.socket()
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    s.bind(("127.0.0.1", 0))
+    socks.append(s)
+with open(sys.argv[1] + ".tmp", "w") as f:
+    f.write(" ".join(str(s.getsockname()[1]) for s in socks) + "\n")
+os.rename(sys.argv[1] + ".tmp", sys.argv[1])
+signal.pause()
 PY
-)
-read -r etcd_port etcd_peer api_port kcm_port sched_port kwok_port etcd_metrics <<<"$ports"
+holder=$!
+echo "$holder" >>"$dir/pids"
+for _ in $(seq 1 100); do [[ -s "$dir/ports.held" ]] && break; sleep 0.05; done
+[[ -s "$dir/ports.held" ]] || { log "the port holder reserved no ports"; exit 1; }
+read -r etcd_port etcd_peer api_port kcm_port sched_port kwok_port etcd_metrics <"$dir/ports.held"
 printf 'API_PORT=%s\nETCD_PORT=%s\n' "$api_port" "$etcd_port" >"$dir/ports.env"
 
 # PKI: one CA; the API server's serving certificate; an admin client (system:masters) that the
@@ -216,6 +228,8 @@ for _ in $(seq 1 300); do
   sleep 0.2
 done
 [[ "$ready" -eq 5 ]] || { log "nodes not Ready: $(kc get nodes 2>&1)"; exit 1; }
+kill "$holder" 2>/dev/null || true
+wait "$holder" 2>/dev/null || true
 log "up: API https://127.0.0.1:$api_port, 5 nodes Ready, state in $dir"
 
 cat <<EOF

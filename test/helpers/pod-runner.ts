@@ -27,6 +27,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { SERVICE_ACCOUNT_DIR } from "../../core/manifests/slots";
+import { trackProcessGroup } from "./sys";
 
 /** A container image as the runner knows it: a stand-in layer and the image's ENTRYPOINT/CMD. */
 export interface StandinImage {
@@ -481,6 +482,7 @@ export class PodRunner {
         const out = fs.openSync(logFile, "a");
         const proc = spawn("setsid", this.hostArgv(c, cmd), { stdio: ["ignore", out, out] });
         fs.closeSync(out);
+        trackProcessGroup(proc, `container ${this.o.name}/${c.name}`);
         return { name: c.name, proc, logFile };
     }
 

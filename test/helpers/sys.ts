@@ -41,6 +41,52 @@ export function run(cmd: string, args: string[], opts: { input?: string; env?: N
     return { status: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
 }
 
+/**
+ * What this test process started that must not outlive it when it is killed (SIGTERM from npm
+ * test's runner or CI's time limit, SIGINT from a terminal, SIGHUP): process groups of daemons,
+ * containers and VMs, network namespaces, local clusters. Each is registered when made, and
+ * unregistered when its owner stops or deletes it; on such a signal, what is still registered is
+ * undone, newest first, and the process exits (mocha's after hooks never run then).
+ */
+const leftovers = new Map<number, { what: string; undo: () => void }>();
+let leftoverId = 0;
+let interruptHandlers = false;
+
+export function onInterrupt(what: string, undo: () => void): () => void {
+    if (!interruptHandlers) {
+        interruptHandlers = true;
+        for (const [sig, n] of [["SIGTERM", 15], ["SIGINT", 2], ["SIGHUP", 1]] as const) {
+            process.on(sig, () => {
+                for (const l of [...leftovers.values()].reverse()) {
+                    try {
+                        l.undo();
+                    } catch (e) {
+                        process.stderr.write(`could not undo ${l.what}: ${e}\n`);
+                    }
+                }
+                process.exit(128 + n);
+            });
+        }
+    }
+    const id = leftoverId++;
+    leftovers.set(id, { what, undo });
+    return () => leftovers.delete(id);
+}
+
+/** Kill a started process's group (it leads one: setsid, or spawned detached) if the test process is killed first. */
+export function trackProcessGroup(proc: ChildProcess, what: string): void {
+    const pid = proc.pid;
+    if (pid === undefined) return;
+    const untrack = onInterrupt(`${what} (pid ${pid})`, () => {
+        try {
+            process.kill(-pid, "SIGKILL");
+        } catch {
+            process.kill(pid, "SIGKILL");
+        }
+    });
+    proc.once("exit", untrack);
+}
+
 /** A daemon started in its own session (setsid), stopped by its PID. */
 export class Daemon {
     readonly proc: ChildProcess;
@@ -48,6 +94,7 @@ export class Daemon {
         const out = fs.openSync(logFile, "a");
         this.proc = spawn("setsid", [cmd, ...args], { stdio: ["ignore", out, out], detached: false, env: env ?? process.env });
         fs.closeSync(out);
+        trackProcessGroup(this.proc, cmd);
     }
     get pid(): number {
         return this.proc.pid!;
@@ -87,7 +134,7 @@ export class Daemon {
 
 /** Network namespaces and links created by one test, deleted by `destroy`. */
 export class NetnsLab {
-    private readonly namespaces: string[] = [];
+    private readonly namespaces: { ns: string; untrack: () => void }[] = [];
     private readonly links: string[] = [];
     private readonly tag = `${process.pid % 100000}`;
 
@@ -101,7 +148,7 @@ export class NetnsLab {
     addNamespace(base: string): string {
         const ns = `m3i-${this.name(base)}`;
         execFileSync("ip", ["netns", "add", ns]);
-        this.namespaces.push(ns);
+        this.namespaces.push({ ns, untrack: onInterrupt(`network namespace ${ns}`, () => spawnSync("ip", ["netns", "del", ns])) });
         execFileSync("ip", ["-n", ns, "link", "set", "lo", "up"]);
         return ns;
     }
@@ -158,7 +205,10 @@ export class NetnsLab {
     }
 
     destroy(): void {
-        for (const ns of this.namespaces.reverse()) spawnSync("ip", ["netns", "del", ns]);
+        for (const { ns, untrack } of this.namespaces.reverse()) {
+            spawnSync("ip", ["netns", "del", ns]);
+            untrack();
+        }
         this.namespaces.length = 0;
         this.links.length = 0;
     }

@@ -26,7 +26,7 @@ import { ChildProcess, execFileSync, spawn } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { NetnsLab, which } from "./sys";
+import { NetnsLab, trackProcessGroup, which } from "./sys";
 
 export type Firmware = "bios" | "uefi" | "uefi6";
 
@@ -105,6 +105,7 @@ export class PxeVm {
         this.startedAt = Date.now();
         this.proc = spawn("ip", ["netns", "exec", o.switchNs, "qemu-system-x86_64", ...args], { detached: true, stdio: ["ignore", out, out] });
         fs.closeSync(out);
+        trackProcessGroup(this.proc, `VM ${o.name}`);
     }
 
     get running(): boolean {
