@@ -28,9 +28,14 @@ export const EXAMPLE_STACKS: { stack: string; file: string }[] = [
 
 export const GOLDEN_DIR = path.join(ROOT, "test", "golden");
 
+/** The arguments of `npm run plan` that render one example stack into `out` (test/components/golden.test.ts renders with them too). */
+export function planArgs(example: { stack: string; file: string }, out: string): string[] {
+    return ["--stack", example.stack, "--file", path.join(ROOT, example.file), "--out", out];
+}
+
 /** Run `npm run plan` (the CLI itself) for one example stack into `out`. */
 export function renderWithPlan(example: { stack: string; file: string }, out: string): { status: number; stdout: string; stderr: string } {
-    const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "plan.ts"), "--stack", example.stack, "--file", path.join(ROOT, example.file), "--out", out], {
+    const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "plan.ts"), ...planArgs(example, out)], {
         cwd: ROOT,
         encoding: "utf8",
         timeout: 180000,

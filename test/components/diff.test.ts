@@ -4,7 +4,6 @@
  * the cluster's nodes (the DaemonSet's placement), so the config never adds or removes a pod.
  */
 import { strict as assert } from "assert";
-import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -13,6 +12,7 @@ import { K8sObject, changedFields, diffRenders, objectId, readRender, restartRep
 import { valueOf } from "../../tools/offline";
 import { renderOffline, readStackConfig } from "../../tools/render";
 import { nodeDataReadersHash } from "../../core/plan/conductor";
+import { buildPlanCliFirst, planCli } from "../helpers/plan-cli";
 import { tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -37,6 +37,7 @@ describe("plan --diff: what changes and what restarts", function () {
         base = new Map(first.objects.map((o) => [objectId(o), o]));
         previous = { ironicImage: await valueOf(first.outputs.ironicImage), state: await valueOf(first.outputs.state) };
     });
+    buildPlanCliFirst();
 
     it("list a node: only its containers restart (its entry is new); the diff shows its entry and its preferred slot, no Node", async function () {
         const after = await objects({ ...haRaw, conductors: [...conductors, { name: "cp-3", ip: "172.22.0.5" }] }, previous);
@@ -157,8 +158,7 @@ describe("plan --diff: what changes and what restarts", function () {
     it("the CLI: --diff against an earlier render prints the report; Secret values never appear", function () {
         const work = tmpDir("plan-diff");
         try {
-            const plan = (args: string[]) =>
-                spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "plan.ts"), ...args], { cwd: ROOT, encoding: "utf8", timeout: 180000 });
+            const plan = (args: string[]) => planCli(args, { timeout: 180000 });
             const first = plan(["--stack", "ha", "--out", path.join(work, "base")]);
             assert.equal(first.status, 0, first.stderr);
             const file = path.join(work, "Pulumi.ha.yaml");

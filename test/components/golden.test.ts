@@ -8,10 +8,14 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { readRenderTree } from "../../tools/diff";
-import { EXAMPLE_STACKS, GOLDEN_DIR, renderWithPlan } from "../../tools/golden";
+import { EXAMPLE_STACKS, GOLDEN_DIR, planArgs } from "../../tools/golden";
+import { buildPlanCliFirst, planCli } from "../helpers/plan-cli";
 import { tmpDir } from "../helpers/sys";
 
 const readTree = readRenderTree;
+
+/** `npm run plan` of one example stack into `out`, as `npm run golden` renders it. */
+const renderWithPlan = (example: { stack: string; file: string }, out: string) => planCli(planArgs(example, out), { timeout: 180000 });
 
 /** The first differing line of two texts, for a readable failure. */
 function firstDifference(a: string, b: string): string {
@@ -28,6 +32,7 @@ describe("golden renders of the example stacks (npm run plan)", function () {
     let work: string;
     before(() => (work = tmpDir("golden")));
     after(() => fs.rmSync(work, { recursive: true, force: true }));
+    buildPlanCliFirst();
 
     for (const ex of EXAMPLE_STACKS) {
         it(`${ex.file} renders exactly test/golden/${ex.stack}/`, function () {

@@ -13,6 +13,7 @@ import { readRender } from "../../tools/diff";
 import { compareObject } from "./compare";
 import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
+import { planCli } from "../helpers/plan-cli";
 import { run, tmpDir } from "../helpers/sys";
 import { certManagerCrd } from "../helpers/cert-manager";
 
@@ -75,7 +76,7 @@ export const EXAMPLES: Example[] = [
 
 /** `npm run plan` of a stack file, into `out`. */
 function plan(file: string, out: string, previous?: string) {
-    return run("npx", ["ts-node", "--transpile-only", path.join(ROOT, "tools", "plan.ts"), "--file", file, "--out", out, ...(previous ? ["--previous", previous] : [])], { allowFail: true, timeout: 180000 });
+    return planCli(["--file", file, "--out", out, ...(previous ? ["--previous", previous] : [])], { timeout: 180000 });
 }
 
 const renderedObjects = (dir: string) => [...readRender(dir).values()] as Record<string, any>[];

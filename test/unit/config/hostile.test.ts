@@ -12,10 +12,9 @@ import * as YAML from "yaml";
 import { formatIssues, RawConfig, validateConfig } from "../../../core/config";
 import { runProgram } from "../../../components/program";
 import { runOffline } from "../../../tools/offline";
-import { run, tmpDir } from "../../helpers/sys";
+import { buildPlanCliFirst, planCli } from "../../helpers/plan-cli";
+import { tmpDir } from "../../helpers/sys";
 import { ED25519, devRaw, haRaw, listing } from "./support";
-
-const ROOT = path.join(__dirname, "..", "..", "..");
 
 /** `base` with the value at `key` (as `--path` spells it: a.b[0].c) replaced; the base is not changed. */
 function set(base: RawConfig, key: string, value: unknown): RawConfig {
@@ -207,6 +206,7 @@ describe("hostile stack configs: npm run plan refuses them and writes nothing", 
     this.timeout(300000);
     const work = tmpDir("hostile");
     after(() => fs.rmSync(work, { recursive: true, force: true }));
+    buildPlanCliFirst();
 
     const byWhat = (what: string) => CASES.find((c) => c.what.startsWith(what))!;
     for (const c of [byWhat("conductor name: 300"), byWhat("kernelParams: a newline"), byWhat("ssh key: a quote")]) {
@@ -216,7 +216,7 @@ describe("hostile stack configs: npm run plan refuses them and writes nothing", 
             const config = Object.fromEntries(Object.entries(c.raw).map(([k, v]) => [`metal3-ironic:${k}`, v]));
             fs.writeFileSync(file, YAML.stringify({ config }));
             const out = path.join(work, name);
-            const r = run("npx", ["ts-node", "--transpile-only", path.join(ROOT, "tools", "plan.ts"), "--file", file, "--out", out], { allowFail: true, timeout: 120000 });
+            const r = planCli(["--file", file, "--out", out]);
             assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
             assert.ok(r.stderr.includes(`- ${c.key}: `), r.stderr);
             assert.ok(!/ENAMETOOLONG|\n\s+at /.test(r.stderr), r.stderr);
