@@ -22,7 +22,8 @@ const readTree = readRenderTree;
 
 describe("npm run plan", function () {
     this.timeout(180000);
-    const work = tmpDir("plan");
+    let work: string;
+    before(() => (work = tmpDir("plan")));
     after(() => fs.rmSync(work, { recursive: true, force: true }));
     buildPlanCliFirst();
 

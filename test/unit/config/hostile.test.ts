@@ -204,7 +204,8 @@ describe("hostile stack configs: refused with the key named, before anything is 
 
 describe("hostile stack configs: npm run plan refuses them and writes nothing", function () {
     this.timeout(300000);
-    const work = tmpDir("hostile");
+    let work: string;
+    before(() => (work = tmpDir("hostile")));
     after(() => fs.rmSync(work, { recursive: true, force: true }));
     buildPlanCliFirst();
 
