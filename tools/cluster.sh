@@ -10,7 +10,8 @@
 #
 # Nodes: cp-0, cp-1, cp-2 (control plane: labelled and tainted as kubeadm does) and worker-0,
 # worker-1, all Ready; PersistentVolumes for the claims the program makes. Every port is picked
-# free at start, so two clusters (two test suites) run side by side. Logs: DIR/logs/.
+# free at start and held by a reserving process until the daemons have bound it, so two clusters
+# (two test suites) starting at the same time never get the same port. Logs: DIR/logs/.
 set -euo pipefail
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
