@@ -4,12 +4,13 @@
  * them. Each suite gets its own cluster directory, ports, workspace and stack state, so two suites
  * run side by side. Nothing here emulates the engine or the API server.
  */
+import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 
 import { PROJECT } from "../../core/config";
-import { run, tmpDir } from "../helpers/sys";
+import { onInterrupt, run, tmpDir } from "../helpers/sys";
 
 export const ROOT = path.join(__dirname, "..", "..");
 
@@ -20,9 +21,13 @@ export class Cluster {
     readonly dir: string;
     readonly env: NodeJS.ProcessEnv;
 
+    /** Undone by down(); run if the test process is killed first (test/helpers/sys.ts onInterrupt). */
+    private readonly untrack: () => void;
+
     private constructor(dir: string, env: NodeJS.ProcessEnv) {
         this.dir = dir;
         this.env = env;
+        this.untrack = onInterrupt(`local cluster ${dir}`, () => spawnSync("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", dir], { timeout: 30000 }));
     }
 
     /** `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the cache lacks it. */
@@ -41,6 +46,7 @@ export class Cluster {
 
     down(): void {
         run("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", this.dir], { allowFail: true, timeout: 120000 });
+        this.untrack();
         fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
     }
 

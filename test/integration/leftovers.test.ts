@@ -2,7 +2,7 @@
  * A test process that is killed (npm test's runner stopping it, CI's time limit, Ctrl-C) leaves
  * nothing running and no network namespace behind: test/helpers/sys.ts's onInterrupt undoes what is
  * still registered. Real mocha runs a fixture suite that starts a daemon with a child and makes a
- * namespace; it gets SIGTERM (or SIGINT) mid-test.
+ * namespace, or a local cluster (the e2e tier's); it gets SIGTERM (or SIGINT) mid-test.
  */
 import { strict as assert } from "assert";
 import { spawn } from "child_process";
@@ -11,6 +11,7 @@ import * as path from "path";
 
 import { until } from "../helpers/ironic-lab";
 import { canUseNetns, requireOrSkip, run, tmpDir } from "../helpers/sys";
+import { requireToolchain } from "../e2e/toolchain";
 
 const ROOT = path.join(__dirname, "..", "..");
 const alive = (pid: number) => {
@@ -31,16 +32,36 @@ describe("a killed test process leaves nothing behind", function () {
     });
     after(() => work && fs.rmSync(work, { recursive: true, force: true }));
 
+    /** Real mocha on a fixture suite; resolves once the suite has written what it made to `file`. */
+    async function startFixture(fixture: string, file: string): Promise<{ mocha: ReturnType<typeof spawn>; exited: Promise<number | null> }> {
+        const mocha = spawn(process.execPath, [require.resolve("mocha/bin/mocha.js"), path.join(ROOT, "test", "fixtures", "leftovers", fixture)], {
+            cwd: ROOT,
+            env: { ...process.env, LEFTOVERS_FILE: file, TEST_RESULTS_FILE: "", E2E_TALLY_FILE: "" },
+            stdio: "ignore",
+        });
+        const exited = new Promise<number | null>((r) => mocha.once("exit", (code) => r(code)));
+        await until(async () => fs.existsSync(file), 300000, `the fixture suite ${fixture} to write ${file}`);
+        return { mocha, exited };
+    }
+
+    it("SIGTERM with a local cluster up: every process cluster.sh started is stopped and its directory removed", async function () {
+        requireToolchain(this);
+        this.timeout(400000);
+        const { mocha, exited } = await startFixture("killed-cluster.ts", path.join(work, "cluster"));
+        const dir = fs.readFileSync(path.join(work, "cluster"), "utf8");
+        const pids = fs.readFileSync(path.join(dir, "pids"), "utf8").split("\n").filter(Boolean).map(Number);
+        assert.ok(pids.length >= 5 && pids.slice(1).every(alive), `etcd, the API server, controllers and kwok run before the signal: ${pids}`);
+        mocha.kill("SIGTERM");
+        assert.equal(await exited, 143);
+        await until(async () => !pids.some(alive), 10000, "every cluster process to be gone");
+        assert.ok(!fs.existsSync(dir), `${dir} removed`);
+    });
+
     for (const sig of ["SIGTERM", "SIGINT"] as const) {
         it(`${sig} mid-test: the daemon's process group is killed (its child too) and the namespace deleted`, async function () {
             const file = path.join(work, `made-${sig}`);
-            const mocha = spawn(process.execPath, [require.resolve("mocha/bin/mocha.js"), path.join(ROOT, "test", "fixtures", "leftovers", "killed.ts")], {
-                cwd: ROOT,
-                env: { ...process.env, LEFTOVERS_FILE: file, TEST_RESULTS_FILE: "", E2E_TALLY_FILE: "" },
-                stdio: "ignore",
-            });
-            const exited = new Promise<number | null>((r) => mocha.once("exit", (code) => r(code)));
-            await until(async () => fs.existsSync(file) && fs.existsSync(`${file}.child`) && fs.readFileSync(`${file}.child`, "utf8").trim() !== "", 60000, "the fixture suite to start its daemon and namespace");
+            const { mocha, exited } = await startFixture("killed.ts", file);
+            await until(async () => fs.existsSync(`${file}.child`) && fs.readFileSync(`${file}.child`, "utf8").trim() !== "", 60000, "the fixture's daemon to start its child");
             const made = JSON.parse(fs.readFileSync(file, "utf8")) as { pid: number; ns: string };
             const child = Number(fs.readFileSync(`${file}.child`, "utf8"));
             assert.ok(alive(made.pid) && alive(child), "daemon and its child run before the signal");
