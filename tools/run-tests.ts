@@ -25,7 +25,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-import { breakdown, LaneTimes, planUnits, readResults, tierOf, TIERS, Unit } from "./test-results";
+import { breakdown, LaneTimes, nextUnit, planUnits, readResults, tierOf, TIERS, Unit } from "./test-results";
 
 const ROOT = path.join(__dirname, "..");
 const MOCHA = require.resolve("mocha/bin/mocha.js");
@@ -70,6 +70,12 @@ function parseArgs(argv: string[]): { lanes: number; logDir: string; tiers: stri
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Whether no toolchain build is running in the background: none was started, or it has ended. */
+function toolchainEnded(): boolean {
+    const status = process.env.METAL3_TOOLCHAIN_STATUS;
+    return !status || (fs.existsSync(status) && fs.readFileSync(status, "utf8").trim() !== "");
+}
 
 /** Waits for the background toolchain build: undefined when it succeeded (or none runs), else why it failed. */
 async function waitForToolchain(): Promise<string | undefined> {
@@ -134,7 +140,8 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
 async function lane(run: Run, n: number): Promise<void> {
     const times: LaneTimes = { lane: n, units: [], waitedSeconds: 0 };
     run.laneTimes.push(times);
-    for (let u = run.queue.shift(); u; u = run.queue.shift()) {
+    for (let i = nextUnit(run.queue, toolchainEnded()); i >= 0; i = nextUnit(run.queue, toolchainEnded())) {
+        const u = run.queue.splice(i, 1)[0];
         if (u.needsToolchain) {
             const w = Date.now();
             run.toolchain ??= waitForToolchain();

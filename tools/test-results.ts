@@ -21,20 +21,28 @@ export interface Unit {
 }
 
 /**
- * The units, in the order lanes take them: the integration tier's files that need no toolchain
- * (the longest), unit + program, then the e2e tier and the integration files that need the
- * toolchain, the longest first, so that the lane that frees up first after the build takes it.
+ * The units, longest first: a free lane takes the first one it can run now (see nextUnit), so the
+ * long ones start early and the short unit + program fills the gaps. While the toolchain builds,
+ * that is the integration files that need none and unit + program; the e2e tier and the
+ * integration files that need the toolchain go to the lanes that free up once it is there.
  */
 export function planUnits(files: string[], tc: (f: string) => boolean): Unit[] {
     const of = (tiers: string[], withTc: boolean) => files.filter((f) => tiers.includes(tierOf(f)) && tc(f) === withTc);
     const units: Unit[] = [
-        { name: "integration", files: of(["integration"], false), needsToolchain: false },
-        { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: false },
         { name: "e2e", files: of(["e2e"], true).concat(of(["e2e"], false)), needsToolchain: true },
+        { name: "integration", files: of(["integration"], false), needsToolchain: false },
         { name: "integration+toolchain", files: of(["integration"], true), needsToolchain: true },
         { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: true },
+        { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: false },
     ];
     return units.filter((u) => u.files.length > 0);
+}
+
+/** The index in `queue` of the unit a free lane takes: the first it can run now, else the first (to wait for the toolchain). */
+export function nextUnit(queue: Unit[], toolchainReady: boolean): number {
+    if (queue.length === 0) return -1;
+    const i = queue.findIndex((u) => !u.needsToolchain || toolchainReady);
+    return i < 0 ? 0 : i;
 }
 
 export interface FileResult {
