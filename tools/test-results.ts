@@ -23,14 +23,16 @@ export interface Unit {
 /**
  * The units, longest first: a free lane takes the first one it can run now (see nextUnit), so the
  * long ones start early and the short unit + program fills the gaps. While the toolchain builds,
- * that is the integration files that need none and unit + program; the e2e tier and the
- * integration files that need the toolchain go to the lanes that free up once it is there.
+ * that is the integration files that need none (two halves, every other file, so that both lanes
+ * have some) and unit + program; the e2e tier and the integration files that need the toolchain go
+ * to the lanes that free up once it is there.
  */
 export function planUnits(files: string[], tc: (f: string) => boolean): Unit[] {
     const of = (tiers: string[], withTc: boolean) => files.filter((f) => tiers.includes(tierOf(f)) && tc(f) === withTc);
     const units: Unit[] = [
         { name: "e2e", files: of(["e2e"], true).concat(of(["e2e"], false)), needsToolchain: true },
-        { name: "integration", files: of(["integration"], false), needsToolchain: false },
+        { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: false },
+        { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: false },
         { name: "integration+toolchain", files: of(["integration"], true), needsToolchain: true },
         { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: true },
         { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: false },
