@@ -167,8 +167,9 @@ async function main(): Promise<void> {
     fs.writeFileSync(resultsFile, "");
     const units = planUnits(testFiles().filter((f) => tiers.includes(tierOf(f))), (f) => needsToolchain(f));
     const run: Run = { lanes, logDir, mochaArgs, resultsFile, queue: [...units], extraFailures: [], laneTimes: [], children: new Set() };
-    for (const sig of ["SIGINT", "SIGTERM"] as const) {
+    for (const [sig, n] of [["SIGINT", 2], ["SIGTERM", 15]] as const) {
         process.on(sig, () => {
+            // Each mocha stops what it started (test/helpers/sys.ts onInterrupt); the breakdown covers what ran.
             for (const pid of run.children) {
                 try {
                     process.kill(-pid, "SIGTERM");
@@ -176,20 +177,27 @@ async function main(): Promise<void> {
                     /* gone */
                 }
             }
-            process.exit(130);
+            const notStarted = run.queue.length > 0 ? `; not started: ${run.queue.map((u) => u.name).join(", ")}` : "";
+            run.extraFailures.push(`interrupted by ${sig}: ${run.children.size} running unit(s) stopped${notStarted}`);
+            finish(run, started);
+            process.exit(128 + n);
         });
     }
     console.log(`npm test: ${units.map((u) => `${u.name} (${u.files.length} files)`).join(", ")} in ${lanes} lane(s); logs in ${logDir}`);
     await Promise.all(Array.from({ length: lanes }, (_, i) => lane(run, i + 1)));
+    process.exit(finish(run, started) > 0 ? 1 : 0);
+}
 
-    const results = readResults(resultsFile);
+/** Prints and keeps the breakdown and the totals line; returns the number of failures. */
+function finish(run: Run, started: number): number {
+    const results = readResults(run.resultsFile);
     const table = breakdown(results, run.laneTimes, (Date.now() - started) / 1000, run.extraFailures);
-    fs.writeFileSync(path.join(logDir, "timings.txt"), table);
+    fs.writeFileSync(path.join(run.logDir, "timings.txt"), table);
     process.stdout.write("\n" + table);
     const passed = results.reduce((a, r) => a + r.passed, 0);
     const failed = results.reduce((a, r) => a + r.failed, 0) + run.extraFailures.length;
-    console.log(`npm test: ${passed} passed, ${failed} failed (breakdown in ${path.join(logDir, "timings.txt")})`);
-    process.exit(failed > 0 ? 1 : 0);
+    console.log(`npm test: ${passed} passed, ${failed} failed (breakdown in ${path.join(run.logDir, "timings.txt")})`);
+    return failed;
 }
 
 if (require.main === module) void main();
