@@ -9,39 +9,62 @@ import * as path from "path";
 import * as YAML from "yaml";
 
 import { PROJECT } from "../../core/config";
-import { run, tmpDir } from "../helpers/sys";
+import { onInterrupt, run, tmpDir } from "../helpers/sys";
 
 export const ROOT = path.join(__dirname, "..", "..");
 
 export type Result = ReturnType<typeof run>;
 
+/** `cluster.sh down DIR` (stops the PIDs it recorded) and the suite's directory around DIR removed. */
+function clusterDown(dir: string): void {
+    run("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", dir], { allowFail: true, timeout: 120000 });
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+}
+
 /** A running local cluster and the environment its `up` printed. */
 export class Cluster {
     readonly dir: string;
     readonly env: NodeJS.ProcessEnv;
+    private untrack: (() => void) | undefined;
 
-    private constructor(dir: string, env: NodeJS.ProcessEnv) {
+    private constructor(dir: string, env: NodeJS.ProcessEnv, untrack: () => void) {
         this.dir = dir;
         this.env = env;
+        this.untrack = untrack;
     }
 
-    /** `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the cache lacks it. */
+    /**
+     * `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the
+     * cache lacks it. Stopped by `down`, or, if the test process is killed first, by sys.ts's onInterrupt.
+     */
     static up(): Cluster {
         const dir = path.join(tmpDir("e2e"), "cluster");
+        const untrack = onInterrupt(`local cluster ${dir}`, () => clusterDown(dir));
         const r = run("bash", [path.join(ROOT, "tools", "cluster.sh"), "up", dir], { allowFail: true, timeout: 60 * 60 * 1000 });
-        if (r.status !== 0) throw new Error(`cluster up failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+        if (r.status !== 0) {
+            // cluster.sh stopped what it had started; its logs stay in DIR/logs.
+            untrack();
+            throw new Error(`cluster up failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+        }
         const env: NodeJS.ProcessEnv = { ...process.env };
         for (const line of r.stdout.trim().split("\n")) {
             const m = /^export ([A-Z_]+)=(.*)$/.exec(line);
-            if (!m) throw new Error(`cluster up printed a line that is not an export: ${JSON.stringify(line)}`);
+            if (!m) {
+                untrack();
+                clusterDown(dir);
+                throw new Error(`cluster up printed a line that is not an export: ${JSON.stringify(line)}`);
+            }
             env[m[1]] = m[2].replace(/\$PATH$/, process.env.PATH ?? "");
         }
-        return new Cluster(dir, env);
+        return new Cluster(dir, env, untrack);
     }
 
+    /** Stops every process of the cluster by its PID and removes its directory; once (a second call does nothing). */
     down(): void {
-        run("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", this.dir], { allowFail: true, timeout: 120000 });
-        fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
+        if (!this.untrack) return;
+        this.untrack();
+        this.untrack = undefined;
+        clusterDown(this.dir);
     }
 
     kubectl(args: string[], opts: { allowFail?: boolean; input?: string } = {}): Result {
