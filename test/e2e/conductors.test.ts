@@ -9,7 +9,7 @@
 import { strict as assert } from "assert";
 import * as path from "path";
 
-import { Cluster, ROOT, Workspace } from "./harness";
+import { Cluster, READINESS_OFF, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "metal3";
@@ -67,7 +67,7 @@ describe("e2e: conductors come and go with no config change (ha example, real Pu
         requireToolchain(this);
         cluster = Cluster.up();
         ws = new Workspace(cluster, "ha");
-        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
+        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [READINESS_OFF]);
         // Zero-touch: no node listed; each finds its address on provisioning.interface.
         ws.pulumi(["config", "rm", "metal3-ironic:conductors"]);
         ws.up();

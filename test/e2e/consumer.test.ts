@@ -66,14 +66,14 @@ describe("e2e: a program of its own imports the metal3-ironic package and deploy
 
     it("pulumi up deploys it, through the component's own Kubernetes provider (default providers are disabled)", function () {
         ws = new Workspace(cluster, "dev", project);
-        for (const [k, v] of [
+        const settings = [
             ["provisioningIp", "172.22.0.2"],
             ["provisioningCidr", "172.22.0.0/24"],
             // The live readiness check has its own tests (it needs a reachable Ironic, which kwok pods are not).
             ["readiness", "false"],
-        ]) {
-            ws.pulumi(["config", "set", `metal3-consumer:${k}`, v]);
-        }
+        ];
+        // One CLI run for the three (top-level keys: stored as `pulumi config set` stores them, strings).
+        ws.pulumi(["config", "set-all", ...settings.flatMap(([k, v]) => ["--plaintext", `metal3-consumer:${k}=${v}`])]);
         const r = ws.up();
         assert.match(r.stdout, /Resources:\n\s+\+ \d+ created/);
         const state = JSON.parse(ws.pulumi(["stack", "export"]).stdout);

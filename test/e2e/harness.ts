@@ -128,14 +128,24 @@ export class Workspace {
     }
 
     /**
-     * `pulumi config set` each key of an example stack file, as a user would type it (see
-     * configCommands). Those values are plaintext in the file, so `--plaintext`: the CLI refuses a
-     * value it guesses is a secret from the key name and the value's entropy (the Secret name of
-     * `keepalived.passwordSecret.name`) unless told. `extra` commands as given (`--secret` ones).
+     * An example stack file's config through the CLI, plus `extra` settings (`--secret` ones).
+     * Those values are plaintext in the file, so `--plaintext`: the CLI refuses a value it guesses
+     * is a secret from the key name and the value's entropy (the Secret name of
+     * `keepalived.passwordSecret.name`) unless told.
+     *  - "set-all": one `pulumi config set-all --path` for every value (setAllArgs): the CLI stores
+     *    each as `pulumi config set` does, in one run instead of one per key.
+     *  - "per-key": one `pulumi config set` per value as a user types it (setArgs). One example
+     *    stack is configured so, and checks that set-all writes the same config (examples.test.ts).
      */
-    configure(exampleFile: string, extra: string[][] = []): void {
-        for (const args of configCommands(fs.readFileSync(exampleFile, "utf8"))) this.pulumi(["config", "set", "--plaintext", ...args]);
-        for (const args of extra) this.pulumi(["config", "set", ...args]);
+    configure(exampleFile: string, extra: ConfigSetting[] = [], how: "set-all" | "per-key" = "set-all"): void {
+        const settings = [...configSettings(fs.readFileSync(exampleFile, "utf8")), ...extra];
+        if (how === "per-key") for (const s of settings) this.pulumi(setArgs(s));
+        else this.pulumi(setAllArgs(settings));
+    }
+
+    /** The stack's config as the CLI reads it back, secrets in clear (`pulumi config --json --show-secrets`). */
+    config(): Record<string, unknown> {
+        return JSON.parse(this.pulumi(["config", "--json", "--show-secrets"]).stdout);
     }
 
     up(extra: string[] = []): Result {
@@ -160,27 +170,60 @@ function pathOf(key: string, segs: (string | number)[]): string {
 }
 
 /**
- * The `pulumi config set` argument lists that reproduce an example stack file: top-level scalars
- * without --path (the CLI stores them as strings), every leaf of an object with --path (the CLI
- * turns digits into integers and true/false into booleans). What the CLI writes is what the
- * program and `npm run plan` are tested with.
+ * One config value as the CLI takes it: `path` with --path (a leaf of an object), `secret` with
+ * --secret (else --plaintext).
  */
-export function configCommands(yamlText: string): string[][] {
+export interface ConfigSetting {
+    key: string;
+    value: string;
+    path: boolean;
+    secret?: boolean;
+}
+
+/** The live readiness check has its own tests (it needs a reachable Ironic, which kwok pods are not). */
+export const READINESS_OFF: ConfigSetting = { key: `${PROJECT}:readiness.enabled`, value: "false", path: true };
+
+/**
+ * The settings that reproduce an example stack file: top-level scalars without --path (the CLI
+ * stores them as strings), every leaf of an object with --path (the CLI turns digits into integers
+ * and true/false into booleans). What the CLI writes is what the program and `npm run plan` are
+ * tested with.
+ */
+export function configSettings(yamlText: string): ConfigSetting[] {
     const config = (YAML.parse(yamlText)?.config ?? {}) as Record<string, unknown>;
-    const cmds: string[][] = [];
+    const settings: ConfigSetting[] = [];
     for (const [full, value] of Object.entries(config)) {
         if (!full.startsWith(`${PROJECT}:`)) continue;
         const key = full.slice(PROJECT.length + 1);
         if (value === null || typeof value !== "object") {
-            cmds.push([`${PROJECT}:${key}`, String(value)]);
+            settings.push({ key: `${PROJECT}:${key}`, value: String(value), path: false });
             continue;
         }
         const walk = (v: unknown, segs: (string | number)[]) => {
             if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...segs, i]));
             else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...segs, k]);
-            else cmds.push(["--path", pathOf(key, segs), String(v)]);
+            else settings.push({ key: pathOf(key, segs), value: String(v), path: true });
         };
         walk(value, []);
     }
-    return cmds;
+    return settings;
+}
+
+/** `pulumi config set [--path] --secret|--plaintext KEY VALUE`: one value, as a user types it. */
+export function setArgs(s: ConfigSetting): string[] {
+    return ["config", "set", ...(s.path ? ["--path"] : []), s.secret ? "--secret" : "--plaintext", s.key, s.value];
+}
+
+/**
+ * `pulumi config set-all --path --plaintext KEY=VALUE ... --secret KEY=VALUE ...`: every value in
+ * one run. With --path a top-level key is a path of one segment, which the CLI stores as
+ * `pulumi config set` without --path does (a string); the CLI splits each pair at its first `=`.
+ */
+export function setAllArgs(settings: ConfigSetting[]): string[] {
+    const args = ["config", "set-all", "--path"];
+    for (const s of settings) {
+        if (s.key.includes("=")) throw new Error(`config set-all cannot take a key with "=": ${s.key}`);
+        args.push(s.secret ? "--secret" : "--plaintext", `${s.key}=${s.value}`);
+    }
+    return args;
 }

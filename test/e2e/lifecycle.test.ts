@@ -11,7 +11,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { Cluster, ROOT, Workspace } from "./harness";
+import { Cluster, READINESS_OFF, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "metal3";
@@ -44,7 +44,7 @@ describe("e2e: image bump, topology switch, destroy and re-create (ha example, r
         requireToolchain(this);
         cluster = Cluster.up();
         ws = new Workspace(cluster, "ha");
-        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
+        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [READINESS_OFF]);
         ws.up();
     });
     after(function () {
