@@ -6,7 +6,8 @@
  * `pulumi config set` per key as a user types them (top-level values, `--path` numbers and
  * booleans, a top-level boolean, a nested `--secret`) and checks that `pulumi config set-all`
  * writes the same config; the others are configured by that one set-all.
- * One cluster per stack (each its own ports and state), so the stacks never meet.
+ * One cluster per stack (each its own ports and state), so the stacks never meet. The ha stack's
+ * deployment goes on with the day-2 and the conductor scenarios after its checks (ha-stack.ts).
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -15,7 +16,10 @@ import * as YAML from "yaml";
 
 import { readRender } from "../../tools/diff";
 import { compareObject } from "./compare";
+import { describeConductorScenarios } from "./conductors";
+import { HA_FILE, haStack } from "./ha-stack";
 import { Cluster, ConfigSetting, READINESS_OFF, ROOT, Workspace } from "./harness";
+import { describeLifecycleScenarios } from "./lifecycle";
 import { requireToolchain } from "./toolchain";
 import { run, tmpDir } from "../helpers/sys";
 import { certManagerCrd } from "../helpers/cert-manager";
@@ -28,6 +32,10 @@ interface Example {
     extra?: ConfigSetting[];
     /** One `pulumi config set` per key instead of one set-all (Workspace.configure). */
     perKey?: boolean;
+    /** A stack deployed once for several suites (its cluster, configured as `file` says), instead of one of this suite's own. */
+    shared?: () => { cluster: Cluster; ws: Workspace };
+    /** Suites registered right after this one, which go on with its shared deployment. */
+    followedBy?: (() => void)[];
 }
 
 /** tls.mode existing: the user's namespace and Secret (a real certificate from openssl). */
@@ -69,7 +77,8 @@ export const EXAMPLES: Example[] = [
         ],
         perKey: true,
     },
-    { stack: "ha", file: path.join(ROOT, "Pulumi.ha.yaml") },
+    // Deployed once: the day-2 and the conductor scenarios go on with it after these checks (ha-stack.ts).
+    { stack: "ha", file: HA_FILE, shared: haStack, followedBy: [describeLifecycleScenarios, describeConductorScenarios] },
     { stack: "vmedia", file: path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml") },
     { stack: "tls-existing", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"), prepare: userTlsSecret },
     { stack: "tls-existing-ha", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing-ha.yaml"), prepare: userCorporateSecrets },
@@ -110,13 +119,18 @@ for (const ex of EXAMPLES) {
 
         before(function () {
             requireToolchain(this);
+            if (ex.shared) {
+                ({ cluster, ws } = ex.shared());
+                return;
+            }
             cluster = Cluster.up();
             ex.prepare?.(cluster, work);
             ws = new Workspace(cluster, ex.stack);
             ws.configure(ex.file, [READINESS_OFF, ...(ex.extra ?? [])], ex.perKey ? "per-key" : "set-all");
         });
         after(function () {
-            cluster?.down();
+            // A shared deployment's cluster is stopped by the last suite that uses it.
+            if (!ex.shared) cluster?.down();
             fs.rmSync(work, { recursive: true, force: true });
         });
 
@@ -186,4 +200,5 @@ for (const ex of EXAMPLES) {
             assert.equal(r.status, 0, r.stdout + r.stderr);
         });
     });
+    for (const next of ex.followedBy ?? []) next();
 }

@@ -93,6 +93,8 @@ export class Workspace {
     readonly dir: string;
     readonly stack: string;
     readonly cluster: Cluster;
+    /** Successful `pulumi up` runs in this workspace. */
+    updates = 0;
 
     /** `project`: a project directory of its own (e.g. a program that imports the package), used as it is. */
     constructor(cluster: Cluster, stack: string, project?: string) {
@@ -149,7 +151,9 @@ export class Workspace {
     }
 
     up(extra: string[] = []): Result {
-        return this.pulumi(["up", "--yes", "--skip-preview", ...extra]);
+        const r = this.pulumi(["up", "--yes", "--skip-preview", ...extra]);
+        this.updates++;
+        return r;
     }
 
     /** `pulumi preview --expect-no-changes`: exit 0 only when nothing would change. */

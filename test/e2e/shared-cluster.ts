@@ -4,6 +4,8 @@
  *  - "api": the suites that deploy no stack (cert-manager's and the MariaDB operator's CRDs, Pod
  *    Security admission, the slot agents' Leases) create their objects in namespaces of their own,
  *    so one cluster serves them all.
+ *  - "ha": the ha example stack, deployed once for its example checks, then the day-2 and the
+ *    conductor scenarios (ha-stack.ts).
  *
  * Started lazily, so a run whose --grep selects none of a cluster's suites starts no cluster. A
  * cluster is stopped by `stopSharedCluster` (a suite that knows it is the last user), else by a
