@@ -17,20 +17,24 @@ const PACKAGE_FILES = ["package.json", "tsconfig.json", "tsconfig.build.json", "
 
 describe("e2e: a program of its own imports the metal3-ironic package and deploys it with the real Pulumi CLI", function () {
     this.timeout(30 * 60 * 1000);
-    const work = tmpDir("e2e-consumer");
-    const pkgDir = path.join(work, "package");
-    const project = path.join(work, "consumer");
+    let work: string;
+    let pkgDir: string;
+    let project: string;
     let tarball: string;
     let cluster: Cluster;
     let ws: Workspace;
 
     before(function () {
         requireToolchain(this);
+        // Made here, not while mocha loads the file: a --grep that skips this suite leaves no directory.
+        work = tmpDir("e2e-consumer");
+        pkgDir = path.join(work, "package");
+        project = path.join(work, "consumer");
         cluster = Cluster.up();
     });
     after(function () {
         cluster?.down();
-        fs.rmSync(work, { recursive: true, force: true });
+        if (work) fs.rmSync(work, { recursive: true, force: true });
     });
 
     it("npm pack builds the package: JavaScript with declarations and the pod scripts, no sources or tests", function () {

@@ -115,10 +115,12 @@ for (const ex of EXAMPLES) {
         this.timeout(30 * 60 * 1000);
         let cluster: Cluster;
         let ws: Workspace;
-        const work = tmpDir(`e2e-${ex.stack}`);
+        let work: string;
 
         before(function () {
             requireToolchain(this);
+            // Made here, not while mocha loads the file: a --grep that skips this suite leaves no directory.
+            work = tmpDir(`e2e-${ex.stack}`);
             if (ex.shared) {
                 ({ cluster, ws } = ex.shared());
                 return;
@@ -131,7 +133,7 @@ for (const ex of EXAMPLES) {
         after(function () {
             // A shared deployment's cluster is stopped by the last suite that uses it.
             if (!ex.shared) cluster?.down();
-            fs.rmSync(work, { recursive: true, force: true });
+            if (work) fs.rmSync(work, { recursive: true, force: true });
         });
 
         if (ex.perKey) {
