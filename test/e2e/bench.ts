@@ -7,7 +7,7 @@
 import { spawnSync } from "child_process";
 import * as path from "path";
 
-import { Cluster, ROOT, Workspace } from "./harness";
+import { Cluster, READINESS_OFF, ROOT, Workspace } from "./harness";
 
 function seconds<T>(f: () => T): [T, number] {
     const t = process.hrtime.bigint();
@@ -21,7 +21,7 @@ for (const stack of ["dev", "ha"]) {
     const [cluster, up] = seconds(() => Cluster.up());
     try {
         const ws = new Workspace(cluster, stack);
-        ws.configure(path.join(ROOT, `Pulumi.${stack}.yaml`), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
+        ws.configure(path.join(ROOT, `Pulumi.${stack}.yaml`), [READINESS_OFF]);
         const [, first] = seconds(() => ws.up());
         const [, noop] = seconds(() => ws.pulumi(["preview", "--expect-no-changes"]));
         lines.push(`${stack}: cluster up ${up.toFixed(1)} s, first pulumi up ${first.toFixed(1)} s, no-op pulumi preview ${noop.toFixed(1)} s`);

@@ -1,31 +1,42 @@
 /**
  * Every example stack deployed with the real Pulumi CLI to the local cluster (tools/cluster.sh),
- * configured by the real `pulumi config set` as a user types it: `pulumi up` to completion with the
- * provider's own awaits, assertions through the API, the offline render of the stack file the CLI
- * wrote equal to what was deployed, and a second `pulumi preview --expect-no-changes`.
- * One cluster per stack (each its own ports and state), so the stacks never meet.
+ * configured by the real CLI: `pulumi up` to completion with the provider's own awaits, assertions
+ * through the API, the offline render of the stack file the CLI wrote equal to what was deployed,
+ * and a second `pulumi preview --expect-no-changes`. The dev stack is configured by one
+ * `pulumi config set` per key as a user types them (top-level values, `--path` numbers and
+ * booleans, a top-level boolean, a nested `--secret`) and checks that `pulumi config set-all`
+ * writes the same config; the others are configured by that one set-all.
+ * One cluster per stack (each its own ports and state), so the stacks never meet. The ha stack's
+ * deployment goes on with the day-2 and the conductor scenarios after its checks (ha-stack.ts).
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
+import * as YAML from "yaml";
 
 import { readRender } from "../../tools/diff";
 import { compareObject } from "./compare";
-import { Cluster, ROOT, Workspace } from "./harness";
+import { describeConductorScenarios } from "./conductors";
+import { HA_FILE, haStack } from "./ha-stack";
+import { Cluster, ConfigSetting, READINESS_OFF, ROOT, Workspace } from "./harness";
+import { describeLifecycleScenarios } from "./lifecycle";
 import { requireToolchain } from "./toolchain";
 import { planCli } from "../helpers/plan-cli";
 import { run, tmpDir } from "../helpers/sys";
 import { certManagerCrd } from "../helpers/cert-manager";
-
-/** The live readiness check has its own tests (it needs a reachable Ironic, which kwok pods are not). */
-const READINESS_OFF = ["--path", "metal3-ironic:readiness.enabled", "false"];
 
 interface Example {
     stack: string;
     file: string;
     /** What to create before `pulumi up` (objects the stack only reads). */
     prepare?: (c: Cluster, work: string) => void;
-    extra?: string[][];
+    extra?: ConfigSetting[];
+    /** One `pulumi config set` per key instead of one set-all (Workspace.configure). */
+    perKey?: boolean;
+    /** A stack deployed once for several suites (its cluster, configured as `file` says), instead of one of this suite's own. */
+    shared?: () => { cluster: Cluster; ws: Workspace };
+    /** Suites registered right after this one, which go on with its shared deployment. */
+    followedBy?: (() => void)[];
 }
 
 /** tls.mode existing: the user's namespace and Secret (a real certificate from openssl). */
@@ -60,10 +71,15 @@ export const EXAMPLES: Example[] = [
     {
         stack: "dev",
         file: path.join(ROOT, "Pulumi.dev.yaml"),
-        // A nested secret, as docs/security.md recommends setting one.
-        extra: [["--path", "--secret", 'metal3-ironic:ironic.config["redfish.password"]', "s3cr3t-redfish-pw"]],
+        // A nested secret, as docs/security.md recommends setting one, and a top-level boolean (its default value).
+        extra: [
+            { key: 'metal3-ironic:ironic.config["redfish.password"]', value: "s3cr3t-redfish-pw", path: true, secret: true },
+            { key: "metal3-ironic:createNamespace", value: "true", path: false },
+        ],
+        perKey: true,
     },
-    { stack: "ha", file: path.join(ROOT, "Pulumi.ha.yaml") },
+    // Deployed once: the day-2 and the conductor scenarios go on with it after these checks (ha-stack.ts).
+    { stack: "ha", file: HA_FILE, shared: haStack, followedBy: [describeLifecycleScenarios, describeConductorScenarios] },
     { stack: "vmedia", file: path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml") },
     { stack: "tls-existing", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"), prepare: userTlsSecret },
     { stack: "tls-existing-ha", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing-ha.yaml"), prepare: userCorporateSecrets },
@@ -81,24 +97,57 @@ function plan(file: string, out: string, previous?: string) {
 
 const renderedObjects = (dir: string) => [...readRender(dir).values()] as Record<string, any>[];
 
+/** A stack file's `config`, each encrypted value (its ciphertext differs per stack) as "[secure]". */
+function writtenConfig(stackFile: string): unknown {
+    const mask = (v: unknown): unknown => {
+        if (Array.isArray(v)) return v.map(mask);
+        if (v !== null && typeof v === "object") {
+            const o = v as Record<string, unknown>;
+            if (Object.keys(o).length === 1 && typeof o.secure === "string") return "[secure]";
+            return Object.fromEntries(Object.entries(o).map(([k, x]) => [k, mask(x)]));
+        }
+        return v;
+    };
+    return mask(YAML.parse(fs.readFileSync(stackFile, "utf8")).config);
+}
+
 for (const ex of EXAMPLES) {
     describe(`e2e: example stack ${ex.stack} with the real Pulumi CLI on the local cluster`, function () {
         this.timeout(30 * 60 * 1000);
         let cluster: Cluster;
         let ws: Workspace;
-        const work = tmpDir(`e2e-${ex.stack}`);
+        let work: string;
 
         before(function () {
             requireToolchain(this);
+            // Made here, not while mocha loads the file: a --grep that skips this suite leaves no directory.
+            work = tmpDir(`e2e-${ex.stack}`);
+            if (ex.shared) {
+                ({ cluster, ws } = ex.shared());
+                return;
+            }
             cluster = Cluster.up();
             ex.prepare?.(cluster, work);
             ws = new Workspace(cluster, ex.stack);
-            ws.configure(ex.file, [READINESS_OFF, ...(ex.extra ?? [])]);
+            ws.configure(ex.file, [READINESS_OFF, ...(ex.extra ?? [])], ex.perKey ? "per-key" : "set-all");
         });
         after(function () {
-            cluster?.down();
-            fs.rmSync(work, { recursive: true, force: true });
+            // A shared deployment's cluster is stopped by the last suite that uses it.
+            if (!ex.shared) cluster?.down();
+            if (work) fs.rmSync(work, { recursive: true, force: true });
         });
+
+        if (ex.perKey) {
+            it("pulumi config set-all writes the config these per-key commands wrote (the other example stacks are configured by it)", function () {
+                const settings = [READINESS_OFF, ...(ex.extra ?? [])];
+                const setAll = new Workspace(cluster, `${ex.stack}-set-all`, ws.dir);
+                setAll.configure(ex.file, settings, "set-all");
+                // In the file: the same keys, nesting and types (numbers, booleans, strings), secrets as secrets.
+                assert.deepEqual(writtenConfig(setAll.stackFile), writtenConfig(ws.stackFile));
+                // Read back by the CLI: the same values, the secrets' own included.
+                assert.deepEqual(setAll.config(), ws.config());
+            });
+        }
 
         it("npm run plan accepts the stack file the CLI wrote, and prints no secret", function () {
             const r = plan(ws.stackFile, path.join(work, "render"));
@@ -154,4 +203,5 @@ for (const ex of EXAMPLES) {
             assert.equal(r.status, 0, r.stdout + r.stderr);
         });
     });
+    for (const next of ex.followedBy ?? []) next();
 }

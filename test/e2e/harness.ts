@@ -4,7 +4,6 @@
  * them. Each suite gets its own cluster directory, ports, workspace and stack state, so two suites
  * run side by side. Nothing here emulates the engine or the API server.
  */
-import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
@@ -16,38 +15,56 @@ export const ROOT = path.join(__dirname, "..", "..");
 
 export type Result = ReturnType<typeof run>;
 
+/** `cluster.sh down DIR` (stops the PIDs it recorded) and the suite's directory around DIR removed. */
+function clusterDown(dir: string): void {
+    run("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", dir], { allowFail: true, timeout: 120000 });
+    fs.rmSync(path.dirname(dir), { recursive: true, force: true });
+}
+
 /** A running local cluster and the environment its `up` printed. */
 export class Cluster {
     readonly dir: string;
     readonly env: NodeJS.ProcessEnv;
+    private untrack: (() => void) | undefined;
 
-    /** Undone by down(); run if the test process is killed first (test/helpers/sys.ts onInterrupt). */
-    private readonly untrack: () => void;
-
-    private constructor(dir: string, env: NodeJS.ProcessEnv) {
+    private constructor(dir: string, env: NodeJS.ProcessEnv, untrack: () => void) {
         this.dir = dir;
         this.env = env;
-        this.untrack = onInterrupt(`local cluster ${dir}`, () => spawnSync("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", dir], { timeout: 30000 }));
+        this.untrack = untrack;
     }
 
-    /** `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the cache lacks it. */
+    /**
+     * `npm run -s cluster -- up DIR`, with the printed exports applied. Builds the toolchain when the
+     * cache lacks it. Stopped by `down`, or, if the test process is killed first, by sys.ts's onInterrupt.
+     */
     static up(): Cluster {
         const dir = path.join(tmpDir("e2e"), "cluster");
+        const untrack = onInterrupt(`local cluster ${dir}`, () => clusterDown(dir));
         const r = run("bash", [path.join(ROOT, "tools", "cluster.sh"), "up", dir], { allowFail: true, timeout: 60 * 60 * 1000 });
-        if (r.status !== 0) throw new Error(`cluster up failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+        if (r.status !== 0) {
+            // cluster.sh stopped what it had started; its logs stay in DIR/logs.
+            untrack();
+            throw new Error(`cluster up failed (${r.status}):\n${r.stderr.slice(-4000)}`);
+        }
         const env: NodeJS.ProcessEnv = { ...process.env };
         for (const line of r.stdout.trim().split("\n")) {
             const m = /^export ([A-Z_]+)=(.*)$/.exec(line);
-            if (!m) throw new Error(`cluster up printed a line that is not an export: ${JSON.stringify(line)}`);
+            if (!m) {
+                untrack();
+                clusterDown(dir);
+                throw new Error(`cluster up printed a line that is not an export: ${JSON.stringify(line)}`);
+            }
             env[m[1]] = m[2].replace(/\$PATH$/, process.env.PATH ?? "");
         }
-        return new Cluster(dir, env);
+        return new Cluster(dir, env, untrack);
     }
 
+    /** Stops every process of the cluster by its PID and removes its directory; once (a second call does nothing). */
     down(): void {
-        run("bash", [path.join(ROOT, "tools", "cluster.sh"), "down", this.dir], { allowFail: true, timeout: 120000 });
+        if (!this.untrack) return;
         this.untrack();
-        fs.rmSync(path.dirname(this.dir), { recursive: true, force: true });
+        this.untrack = undefined;
+        clusterDown(this.dir);
     }
 
     kubectl(args: string[], opts: { allowFail?: boolean; input?: string } = {}): Result {
@@ -76,6 +93,8 @@ export class Workspace {
     readonly dir: string;
     readonly stack: string;
     readonly cluster: Cluster;
+    /** Successful `pulumi up` runs in this workspace. */
+    updates = 0;
 
     /** `project`: a project directory of its own (e.g. a program that imports the package), used as it is. */
     constructor(cluster: Cluster, stack: string, project?: string) {
@@ -111,18 +130,30 @@ export class Workspace {
     }
 
     /**
-     * `pulumi config set` each key of an example stack file, as a user would type it (see
-     * configCommands). Those values are plaintext in the file, so `--plaintext`: the CLI refuses a
-     * value it guesses is a secret from the key name and the value's entropy (the Secret name of
-     * `keepalived.passwordSecret.name`) unless told. `extra` commands as given (`--secret` ones).
+     * An example stack file's config through the CLI, plus `extra` settings (`--secret` ones).
+     * Those values are plaintext in the file, so `--plaintext`: the CLI refuses a value it guesses
+     * is a secret from the key name and the value's entropy (the Secret name of
+     * `keepalived.passwordSecret.name`) unless told.
+     *  - "set-all": one `pulumi config set-all --path` for every value (setAllArgs): the CLI stores
+     *    each as `pulumi config set` does, in one run instead of one per key.
+     *  - "per-key": one `pulumi config set` per value as a user types it (setArgs). One example
+     *    stack is configured so, and checks that set-all writes the same config (examples.test.ts).
      */
-    configure(exampleFile: string, extra: string[][] = []): void {
-        for (const args of configCommands(fs.readFileSync(exampleFile, "utf8"))) this.pulumi(["config", "set", "--plaintext", ...args]);
-        for (const args of extra) this.pulumi(["config", "set", ...args]);
+    configure(exampleFile: string, extra: ConfigSetting[] = [], how: "set-all" | "per-key" = "set-all"): void {
+        const settings = [...configSettings(fs.readFileSync(exampleFile, "utf8")), ...extra];
+        if (how === "per-key") for (const s of settings) this.pulumi(setArgs(s));
+        else this.pulumi(setAllArgs(settings));
+    }
+
+    /** The stack's config as the CLI reads it back, secrets in clear (`pulumi config --json --show-secrets`). */
+    config(): Record<string, unknown> {
+        return JSON.parse(this.pulumi(["config", "--json", "--show-secrets"]).stdout);
     }
 
     up(extra: string[] = []): Result {
-        return this.pulumi(["up", "--yes", "--skip-preview", ...extra]);
+        const r = this.pulumi(["up", "--yes", "--skip-preview", ...extra]);
+        this.updates++;
+        return r;
     }
 
     /** `pulumi preview --expect-no-changes`: exit 0 only when nothing would change. */
@@ -143,27 +174,60 @@ function pathOf(key: string, segs: (string | number)[]): string {
 }
 
 /**
- * The `pulumi config set` argument lists that reproduce an example stack file: top-level scalars
- * without --path (the CLI stores them as strings), every leaf of an object with --path (the CLI
- * turns digits into integers and true/false into booleans). What the CLI writes is what the
- * program and `npm run plan` are tested with.
+ * One config value as the CLI takes it: `path` with --path (a leaf of an object), `secret` with
+ * --secret (else --plaintext).
  */
-export function configCommands(yamlText: string): string[][] {
+export interface ConfigSetting {
+    key: string;
+    value: string;
+    path: boolean;
+    secret?: boolean;
+}
+
+/** The live readiness check has its own tests (it needs a reachable Ironic, which kwok pods are not). */
+export const READINESS_OFF: ConfigSetting = { key: `${PROJECT}:readiness.enabled`, value: "false", path: true };
+
+/**
+ * The settings that reproduce an example stack file: top-level scalars without --path (the CLI
+ * stores them as strings), every leaf of an object with --path (the CLI turns digits into integers
+ * and true/false into booleans). What the CLI writes is what the program and `npm run plan` are
+ * tested with.
+ */
+export function configSettings(yamlText: string): ConfigSetting[] {
     const config = (YAML.parse(yamlText)?.config ?? {}) as Record<string, unknown>;
-    const cmds: string[][] = [];
+    const settings: ConfigSetting[] = [];
     for (const [full, value] of Object.entries(config)) {
         if (!full.startsWith(`${PROJECT}:`)) continue;
         const key = full.slice(PROJECT.length + 1);
         if (value === null || typeof value !== "object") {
-            cmds.push([`${PROJECT}:${key}`, String(value)]);
+            settings.push({ key: `${PROJECT}:${key}`, value: String(value), path: false });
             continue;
         }
         const walk = (v: unknown, segs: (string | number)[]) => {
             if (Array.isArray(v)) v.forEach((x, i) => walk(x, [...segs, i]));
             else if (v !== null && typeof v === "object") for (const [k, x] of Object.entries(v)) walk(x, [...segs, k]);
-            else cmds.push(["--path", pathOf(key, segs), String(v)]);
+            else settings.push({ key: pathOf(key, segs), value: String(v), path: true });
         };
         walk(value, []);
     }
-    return cmds;
+    return settings;
+}
+
+/** `pulumi config set [--path] --secret|--plaintext KEY VALUE`: one value, as a user types it. */
+export function setArgs(s: ConfigSetting): string[] {
+    return ["config", "set", ...(s.path ? ["--path"] : []), s.secret ? "--secret" : "--plaintext", s.key, s.value];
+}
+
+/**
+ * `pulumi config set-all --path --plaintext KEY=VALUE ... --secret KEY=VALUE ...`: every value in
+ * one run. With --path a top-level key is a path of one segment, which the CLI stores as
+ * `pulumi config set` without --path does (a string); the CLI splits each pair at its first `=`.
+ */
+export function setAllArgs(settings: ConfigSetting[]): string[] {
+    const args = ["config", "set-all", "--path"];
+    for (const s of settings) {
+        if (s.key.includes("=")) throw new Error(`config set-all cannot take a key with "=": ${s.key}`);
+        args.push(s.secret ? "--secret" : "--plaintext", `${s.key}=${s.value}`);
+    }
+    return args;
 }

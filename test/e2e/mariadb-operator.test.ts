@@ -5,7 +5,8 @@
  * every operator object the program renders is created with strict field validation (an unknown
  * field is an error, not pruned), the CRDs' CEL rules included, then read back unchanged. No
  * operator runs here: what it does with the objects is docs/database.md's and the failover test's
- * (test/integration/galera-failover.test.ts) subject.
+ * (test/integration/galera-failover.test.ts) subject. On the cluster the suites that deploy no
+ * stack share (shared-cluster.ts): the objects in a namespace of this suite's own.
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -13,6 +14,7 @@ import * as path from "path";
 import { readStackConfig, renderOffline } from "../../tools/render";
 import { OPERATOR_KINDS, operatorCrds } from "../helpers/operator-crds";
 import { Cluster, ROOT } from "./harness";
+import { sharedCluster } from "./shared-cluster";
 import { requireToolchain } from "./toolchain";
 
 describe("e2e: the real API server accepts the MariaDB operator objects of the multi fixture", function () {
@@ -23,11 +25,7 @@ describe("e2e: the real API server accepts the MariaDB operator objects of the m
         requireToolchain(this);
         // Fails, naming why, when the CRDs cannot be fetched.
         operatorCrds();
-        kube = Cluster.up();
-    });
-
-    after(function () {
-        kube?.down();
+        kube = sharedCluster();
     });
 
     it("installs the operator's CRDs, creates every rendered operator object as is, and refuses a misspelt one", async function () {
@@ -42,10 +40,13 @@ describe("e2e: the real API server accepts the MariaDB operator objects of the m
         const r = await renderOffline(readStackConfig(path.join(ROOT, "test", "fixtures", "Pulumi.ha-galera.yaml")), "ha-galera");
         const objs = r.objects.filter((o) => o.apiVersion.startsWith("k8s.mariadb.com/"));
         assert.deepEqual(objs.map((o) => o.kind).sort(), Object.keys(OPERATOR_KINDS).sort());
-        const ns = objs[0].metadata.namespace;
+        // The stack's namespace is the cert-manager suite's too on the shared cluster: the objects go
+        // to one of this suite's own, the rest of each as rendered.
+        const ns = "metal3-mariadb-operator";
+        const inNs = (o: any) => ({ ...o, metadata: { ...o.metadata, namespace: ns } });
         kube!.kubectl(["create", "namespace", ns]);
-        const policy = r.objects.find((o) => o.kind === "NetworkPolicy")!;
-        for (const o of [...objs, policy]) {
+        const policy = inNs(r.objects.find((o) => o.kind === "NetworkPolicy")!);
+        for (const o of [...objs.map(inNs), policy]) {
             const created = kube!.kubectl(["create", "--validate=strict", "-f", "-"], { input: JSON.stringify(o), allowFail: true });
             assert.equal(created.status, 0, `${o.kind}/${o.metadata.name} created: ${created.stderr}`);
             assert.doesNotMatch(created.stderr, /unknown field|Warning/, `${o.kind}/${o.metadata.name}: no field dropped`);
@@ -54,13 +55,13 @@ describe("e2e: the real API server accepts the MariaDB operator objects of the m
         }
 
         // The server's own checks can fail: a misspelt field (strict validation) and a wrong type.
-        const m = JSON.parse(JSON.stringify(objs.find((o) => o.kind === "MariaDB")));
+        const m = inNs(JSON.parse(JSON.stringify(objs.find((o) => o.kind === "MariaDB"))));
         m.metadata.name = "misspelt";
         m.spec.galera.enabeld = true;
         const refused = kube!.kubectl(["create", "--validate=strict", "-f", "-"], { input: JSON.stringify(m), allowFail: true });
         assert.notEqual(refused.status, 0);
         assert.match(refused.stderr, /unknown field "spec\.galera\.enabeld"/);
-        const t = JSON.parse(JSON.stringify(objs.find((o) => o.kind === "MariaDB")));
+        const t = inNs(JSON.parse(JSON.stringify(objs.find((o) => o.kind === "MariaDB"))));
         t.metadata.name = "wrong-type";
         t.spec.replicas = "three";
         const wrong = kube!.kubectl(["create", "-f", "-"], { input: JSON.stringify(t), allowFail: true });

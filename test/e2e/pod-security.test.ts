@@ -3,7 +3,8 @@
  * each pod template of the dev and ha stacks (host network, host ports, NET_ADMIN/NET_RAW) is
  * refused in a namespace at the `baseline` level, as on a cluster that hardens its defaults, and
  * admitted in the namespace exactly as we render it (its Pod Security labels). Pods are created
- * with --dry-run=server: admission runs in full, nothing is stored.
+ * with --dry-run=server: admission runs in full, nothing is stored. On the cluster the suites that
+ * deploy no stack share (shared-cluster.ts): namespaces of its own.
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -11,6 +12,7 @@ import * as path from "path";
 import { POD_SECURITY_LABELS } from "../../core/manifests";
 import { readStackConfig, renderOffline } from "../../tools/render";
 import { Cluster, ROOT } from "./harness";
+import { sharedCluster } from "./shared-cluster";
 import { requireToolchain } from "./toolchain";
 
 /** A Pod of each workload's template, placed in `ns`. */
@@ -26,11 +28,7 @@ describe("e2e: Pod Security admission of the real API server admits the rendered
 
     before(function () {
         requireToolchain(this);
-        kube = Cluster.up();
-    });
-
-    after(function () {
-        kube?.down();
+        kube = sharedCluster();
     });
 
     for (const stack of ["dev", "ha"]) {

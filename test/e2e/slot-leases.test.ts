@@ -3,7 +3,8 @@
  * cluster, authenticated as the ServiceAccount our rendered Role binds: racing agents never make
  * two holders of a slot, a killed holder's slot moves only after its Lease expired, a holder cut
  * off from the API stops its command before anyone may take its slot, and a clean stop releases
- * at once. The command each agent supervises stands in for dnsmasq and logs when it runs.
+ * at once. The command each agent supervises stands in for dnsmasq and logs when it runs. On the
+ * cluster the suites that deploy no stack share (shared-cluster.ts): namespaces of its own.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -15,6 +16,7 @@ import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
 import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from "../helpers/sys";
 import { Cluster, ROOT } from "./harness";
+import { sharedCluster } from "./shared-cluster";
 import { requireToolchain } from "./toolchain";
 
 const NS = "slots";
@@ -242,7 +244,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         requireToolchain(this);
         dir = tmpDir("slots");
         fs.writeFileSync(path.join(dir, "child.sh"), CHILD, { mode: 0o755 });
-        cluster = Cluster.up();
+        cluster = sharedCluster();
         api = new URL(cluster.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
         cluster.kubectl(["create", "namespace", NS]);
         cluster.kubectl(["create", "namespace", `${NS}-other`]);
@@ -263,7 +265,6 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         }
     });
     after(function () {
-        cluster?.down();
         if (dir) fs.rmSync(dir, { recursive: true, force: true });
     });
 

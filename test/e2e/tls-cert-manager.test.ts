@@ -4,7 +4,8 @@
  * cert-manager installs them, then every Certificate the example stack renders
  * (test/fixtures/Pulumi.cert-manager.yaml, and a single stack) created with strict field
  * validation: the API server accepts each and stores it unchanged; a wrong one is refused. No
- * cert-manager controller runs here: what it does with them is cert-manager's.
+ * cert-manager controller runs here: what it does with them is cert-manager's. On the cluster the
+ * suites that deploy no stack share (shared-cluster.ts): its objects in namespaces of its own.
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -12,6 +13,7 @@ import * as path from "path";
 import { Rendered, readStackConfig, renderOffline } from "../../tools/render";
 import { CERT_MANAGER_VERSION, certManagerCrd } from "../helpers/cert-manager";
 import { Cluster, ROOT } from "./harness";
+import { sharedCluster } from "./shared-cluster";
 import { requireToolchain } from "./toolchain";
 
 const CRDS = ["cert-manager.io_certificates.yaml", "cert-manager.io_issuers.yaml", "cert-manager.io_clusterissuers.yaml"];
@@ -28,14 +30,10 @@ describe(`e2e: cert-manager ${CERT_MANAGER_VERSION} CRDs on the local cluster ac
         const dev = readStackConfig(path.join(ROOT, "Pulumi.dev.yaml"));
         renders.single = await renderOffline({ ...dev, namespace: "metal3-single", tls: { mode: "cert-manager", issuer: { name: "metal3-ca" } }, database: { kind: "mariadb" }, readiness: { enabled: false } }, "dev");
         const crds = CRDS.map((f) => certManagerCrd(f).crd);
-        cluster = Cluster.up();
+        cluster = sharedCluster();
         cluster.kubectl(["apply", "--server-side", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: crds }) });
         for (const c of crds) cluster.kubectl(["wait", "--for=condition=Established", "--timeout=120s", `crd/${c.metadata.name}`]);
     });
-    after(function () {
-        cluster?.down();
-    });
-
     for (const which of ["multi", "single"]) {
         it(`${which}: every rendered Certificate is created with strict field validation and stored as rendered`, function () {
             const certs = renders[which].objects.filter((o) => o.kind === "Certificate");

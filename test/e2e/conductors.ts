@@ -5,11 +5,13 @@
  * the changed node's pod appears or goes; every other pod keeps running), the DaemonSet's template
  * (never changed by a node change), and a preview that stays quiet after each step. Listing a node
  * afterwards only overrides its address: no pod is replaced.
+ * On the ha stack its example checks deployed, after the day-2 scenarios (ha-stack.ts): they change
+ * the cluster's nodes, so they come last and stop the cluster.
  */
 import { strict as assert } from "assert";
-import * as path from "path";
 
-import { Cluster, ROOT, Workspace } from "./harness";
+import { deployedHaStack, releaseHaStack } from "./ha-stack";
+import { Cluster, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "metal3";
@@ -31,7 +33,12 @@ function addControlPlaneNode(c: Cluster, name: string, address: string): void {
     });
 }
 
-describe("e2e: conductors come and go with no config change (ha example, real Pulumi CLI, local cluster)", function () {
+/** Registered by examples.test.ts after the ha example's checks and the day-2 scenarios. */
+export function describeConductorScenarios(): void {
+    describe("e2e: conductors come and go with no config change (ha example, real Pulumi CLI, local cluster)", conductorScenarios);
+}
+
+function conductorScenarios(this: Mocha.Suite): void {
     this.timeout(30 * 60 * 1000);
     let cluster: Cluster;
     let ws: Workspace;
@@ -65,9 +72,7 @@ describe("e2e: conductors come and go with no config change (ha example, real Pu
 
     before(function () {
         requireToolchain(this);
-        cluster = Cluster.up();
-        ws = new Workspace(cluster, "ha");
-        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
+        ({ cluster, ws } = deployedHaStack());
         // Zero-touch: no node listed; each finds its address on provisioning.interface.
         ws.pulumi(["config", "rm", "metal3-ironic:conductors"]);
         ws.up();
@@ -76,7 +81,7 @@ describe("e2e: conductors come and go with no config change (ha example, real Pu
             .join(",");
     });
     after(function () {
-        cluster?.down();
+        releaseHaStack();
     });
 
     it("deploys one conductor pod on every control-plane node, none listed, tolerating its taint; workers get none and no node is labelled", async function () {
@@ -127,4 +132,4 @@ describe("e2e: conductors come and go with no config change (ha example, real Pu
         assert.deepEqual(state().nodes, { "cp-3": 0 });
         quietPreview();
     });
-});
+}

@@ -6,11 +6,13 @@
  * host-port conflict, the API Service and the database claim kept), and `pulumi destroy` (refused
  * on protected resources until unprotected; the claim and namespace survive) followed by a
  * re-created stack that adopts the kept claim in its first update, with no extra step.
+ * On the ha stack its example checks deployed (ha-stack.ts), which the conductor scenarios use after these.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
+import { deployedHaStack } from "./ha-stack";
 import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
@@ -24,7 +26,12 @@ const CONDUCTORS: [string, string][] = [
 
 const time = (t: string) => Date.parse(t);
 
-describe("e2e: image bump, topology switch, destroy and re-create (ha example, real Pulumi CLI, local cluster)", function () {
+/** Registered by examples.test.ts after the ha example's checks, before the conductor scenarios. */
+export function describeLifecycleScenarios(): void {
+    describe("e2e: image bump, topology switch, destroy and re-create (ha example, real Pulumi CLI, local cluster)", lifecycleScenarios);
+}
+
+function lifecycleScenarios(this: Mocha.Suite): void {
     this.timeout(40 * 60 * 1000);
     let cluster: Cluster;
     let ws: Workspace;
@@ -42,13 +49,8 @@ describe("e2e: image bump, topology switch, destroy and re-create (ha example, r
 
     before(function () {
         requireToolchain(this);
-        cluster = Cluster.up();
-        ws = new Workspace(cluster, "ha");
-        ws.configure(path.join(ROOT, "Pulumi.ha.yaml"), [["--path", "metal3-ironic:readiness.enabled", "false"]]);
-        ws.up();
-    });
-    after(function () {
-        cluster?.down();
+        // The stack as Pulumi.ha.yaml configures it, deployed; its cluster goes on to the conductor scenarios.
+        ({ cluster, ws } = deployedHaStack());
     });
 
     it("an images.ironic bump: the schema upgrade completes before the rollout, the migrations run after it", function () {
@@ -170,4 +172,4 @@ describe("e2e: image bump, topology switch, destroy and re-create (ha example, r
         assert.deepEqual(workloadPods("DaemonSet").map((p) => p.spec.nodeName).sort(), ["cp-0", "cp-1", "cp-2"]);
         quiet();
     });
-});
+}
