@@ -92,3 +92,22 @@ describe("npm test (tools/run-tests.ts)", function () {
     });
 });
 
+describe("the suite leaves nothing behind", function () {
+    this.timeout(300000);
+
+    it("loading every test file makes no temp dir (each is made in a hook, so a --grep or an interrupted run leaves none behind)", function () {
+        const tmp = tmpDir("load");
+        const r = spawnSync(process.execPath, [require.resolve("mocha/bin/mocha.js"), "--dry-run", "--reporter", "dot", ...testFiles()], {
+            cwd: ROOT,
+            env: { ...process.env, TMPDIR: tmp, TEST_RESULTS_FILE: "", E2E_TALLY_FILE: "" },
+            encoding: "utf8",
+            timeout: 240000,
+        });
+        // v8-compile-cache-<uid>: a dependency's compile cache, not a test's.
+        const left = fs.readdirSync(tmp).filter((e) => !/^v8-compile-cache-\d+$/.test(e));
+        fs.rmSync(tmp, { recursive: true, force: true });
+        assert.equal(r.status, 0, r.stdout + r.stderr);
+        assert.deepEqual(left, [], "temp dirs made while the test files load (describe bodies), not in a before hook");
+    });
+});
+
