@@ -18,6 +18,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import type { IronicPlan } from "../../core/plan";
+import { FAILOVER_SETTINGS } from "../../core/plan/timings";
 import type { Rendered } from "../../tools/render";
 import { Cluster } from "../e2e/harness";
 import { ImageCacheLab } from "./image-cache";
@@ -275,25 +276,51 @@ export class HaPodLab<N extends LabNode> {
 
     /**
      * Waits (60 s) until every conductor registered fake-hardware (GET /v1/drivers lists it with
-     * all of them), then one hash_ring_reset_interval (3 s) so no ring cached before is still in use.
+     * all of them), then until no hash ring cached before that can still be used (freshRing).
      */
     async fakeHardwareOnAll(): Promise<string[]> {
         let hosts: string[] = [];
         let last = "";
+        let mark: number[] = [];
+        let seenAt = 0;
         await until(
             () => {
+                // The logs' length before the request: a ring rebuilt after it has all that this answer lists.
+                mark = this.pods.map(({ pod }) => pod.logs("ironic").length);
                 const r = this.api(this.o.nodes[0].ip, "/v1/drivers");
                 last = `${r.code} ${r.body}`;
                 const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
                 hosts = fake ? [...fake.hosts].sort() : [];
+                seenAt = Date.now();
                 return hosts.length === this.o.nodes.length;
             },
             60000,
             `fake-hardware registered by all ${this.o.nodes.length} conductors`,
             1000,
         ).catch((e) => assert.fail(`${e.message}: fake-hardware registered by: ${JSON.stringify(hosts)} (${last})`));
-        await new Promise((res) => setTimeout(res, 4000));
+        await this.freshRing(mark, seenAt);
         return hosts;
+    }
+
+    /**
+     * The API hashes a node to a conductor with the ring its process cached (API and conductor are
+     * one process in the image); Ironic 21.4 (ironic/common/hash_ring.py) rebuilds it from the
+     * database on the first use after hash_ring_reset_interval, logging "Rebuilding cached hash
+     * rings" (debug, which the image stand-in turns on). Waits until no conductor pod's process can
+     * still use a ring cached before `seenAt`, when all conductors were seen registered: its log
+     * (up to `mark`, the length before that request) shows no ring built (nothing cached), or it
+     * rebuilt or reset its rings since, or hash_ring_reset_interval + 1 s have passed since `seenAt`
+     * (a ring is stamped once loaded, so an older one expired; its next use rebuilds it).
+     */
+    private async freshRing(mark: number[], seenAt: number): Promise<void> {
+        const interval = Number(FAILOVER_SETTINGS.find(([s, k]) => s === "default" && k === "hash_ring_reset_interval")![2]) * 1000;
+        const built = /Rebuilding cached hash rings|Resetting cached hash rings/;
+        const fresh = () =>
+            this.pods.every(({ pod }, i) => {
+                const log = pod.logs("ironic");
+                return !built.test(log.slice(0, mark[i])) || built.test(log.slice(mark[i]));
+            });
+        await until(() => fresh() || Date.now() - seenAt > interval + 1000, interval + 10000, `no hash ring cached before all conductors registered still in use (hash_ring_reset_interval ${interval / 1000} s)`, 100);
     }
 
     /** The node as the API of the first node shows it. */

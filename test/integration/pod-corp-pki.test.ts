@@ -211,7 +211,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
     });
 
     it("API calls reach the owning conductors over JSON-RPC with TLS, each peer verifying the others against the corporate root only", async function () {
-        // All three registered fake-hardware, then one hash_ring_reset_interval: no ring cached before is still in use.
+        // All three registered fake-hardware, and no hash ring cached before that still in use.
         await lab.fakeHardwareOnAll();
         for (let i = 0; i < 6; i++) {
             const r = api(nodes[0].node.ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `corp-${i}`, driver: "fake-hardware" })]);

@@ -151,8 +151,8 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
     it("real UEFI firmware boots over IPv6 through the conductor that owns it: OVMF's PXEv6 leases from the owner's slice (DHCPv6), fetches iPXE over TFTP from the owner, iPXE its boot script, PXE config and deploy kernel from the owner's httpd; the other conductors answer nothing", async function () {
         // Enrolment and cleaning (up to a few minutes), then the VMs' boots (under 300 s each, emulated).
         this.timeout(900000);
-        // The ring the API hashes on: all three conductors registered fake-hardware, then one
-        // hash_ring_reset_interval so that no ring cached before is in use.
+        // The ring the API hashes on: all three conductors registered fake-hardware, then no ring
+        // cached before that still in use (hash_ring_reset_interval).
         await lab.fakeHardwareOnAll();
         // Nodes as BMO enrolls them, with fake power (the test powers the VMs) and iPXE boot.
         const created: { uuid: string; conductor: string }[] = [];

@@ -460,7 +460,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // picks for each, often another pod: JSON-RPC over TLS verified with the stack CA.
         // The ring the API hashes on is built from the conductors that registered the driver and
         // heartbeat within heartbeat_timeout (GET /v1/drivers lists them); wait for all three, then
-        // one hash_ring_reset_interval (3 s) so no ring cached before is still in use.
+        // until no ring cached before that can still be in use (hash_ring_reset_interval, 3 s).
         await lab.fakeHardwareOnAll();
         const owners = new Set<string>();
         for (let i = 0; i < 6; i++) {
