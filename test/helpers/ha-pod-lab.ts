@@ -21,6 +21,7 @@ import type { IronicPlan } from "../../core/plan";
 import { FAILOVER_SETTINGS } from "../../core/plan/timings";
 import type { Rendered } from "../../tools/render";
 import { Cluster } from "../e2e/harness";
+import { unhandledChanges } from "./conductor-dnsmasq";
 import { ImageCacheLab } from "./image-cache";
 import { until } from "./ironic-lab";
 import { ClusterData, PodRunner, PodRunnerOptions, StandinImage, tail } from "./pod-runner";
@@ -345,6 +346,17 @@ export class HaPodLab<N extends LabNode> {
     /** A file of the shared volume (`/shared/...`) of a conductor pod, on the host. */
     shared(p: LabPod<N>, rel: string): string {
         return path.join(p.pod.volumePath("shared"), rel.slice("/shared/".length));
+    }
+
+    /**
+     * Waits (30 s) until `pod`'s dnsmasq has read each of `files` (paths in its view, in its
+     * dhcp-hostsdir or dhcp-optsdir), written when its log was `since` long (unhandledChanges).
+     */
+    async dnsmasqRead(pod: PodRunner, files: string[], since: number): Promise<void> {
+        const log = () => pod.logs("dnsmasq").slice(since);
+        await until(() => unhandledChanges(log(), { read: files }).length === 0, 30000, `${pod.o.name}'s dnsmasq reading ${files.join(", ")}`, 50).catch((e) => {
+            throw new Error(`${e.message}; not yet: ${unhandledChanges(log(), { read: files }).join(", ")}; its log since:\n${tail(log(), 1500)}`);
+        });
     }
 
     /**

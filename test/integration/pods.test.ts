@@ -309,13 +309,15 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     it("each node's dnsmasq answers only the MACs its conductor owns, from its slice, pointing at itself", async function () {
         // Host and option files in the exact format Ironic's dnsmasq provider writes, written from
         // the ironic container's view (its uid, its /shared), as the provider would.
+        const marks = pods.map(({ pod }) => pod.logs("dnsmasq").length);
         pods.forEach(({ node, pod }, i) => {
             const opts = [`tag:${tagOf(i)},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tagOf(i)},tag:ipxe,67,http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tagOf(i)},66,${node.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-node-${i}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
             const r = pod.exec("ironic", ["/bin/bash", "-c", script, "write", opts, macOf(i), tagOf(i)]);
             assert.equal(r.status, 0, r.stderr);
         });
-        await new Promise((r) => setTimeout(r, 1000));
+        // Each node's dnsmasq picks its two files up through inotify before a client asks.
+        for (const [i, { pod }] of pods.entries()) await lab.dnsmasqRead(pod, [`${DHCP_PROVIDER_PATHS.optsDir}/ironic-node-${i}.conf`, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${macOf(i)}.conf`], marks[i]);
         for (let i = 0; i < pods.length; i++) {
             const { node } = pods[i];
             run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(i)]);
@@ -599,9 +601,10 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             // The entries Ironic's provider writes for a host this conductor owns.
             const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
+            const since = c.pod.logs("dnsmasq").length;
             const w = c.pod.exec("dnsmasq", ["/bin/bash", "-c", script, "write", opts, mac, tag]);
             assert.equal(w.status, 0, w.stderr);
-            await new Promise((r) => setTimeout(r, 1000));
+            await lab.dnsmasqRead(c.pod, [`${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf`, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${mac}.conf`], since);
             run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
             const lease = dhcpClient(clientNs, clientIf, lab.work, ["0xaf:01"]);
             const layout = dhcpSlotsOf(s.plan)!;
