@@ -72,3 +72,34 @@ export async function startConductorDnsmasqs(plan: IronicPlan, lab: NetnsLab, sw
     }
     return nodes;
 }
+
+/** Changes of files in dnsmasq's dhcp-hostsdir or dhcp-optsdir (paths as dnsmasq sees them). */
+export interface DirChanges {
+    read?: string[];
+    removed?: string[];
+}
+
+/**
+ * The changes `log` (dnsmasq's, since the changes were made) does not show handled yet: dnsmasq
+ * logs "read <file>" for a file written there and "inotify: <file> removed" for one removed, as
+ * inotify hands them over, and handles each before it answers another packet.
+ */
+export function unhandledChanges(log: string, changes: DirChanges): string[] {
+    const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    const seen = (re: string) => new RegExp(re, "m").test(log);
+    return [
+        ...(changes.read ?? []).filter((f) => !seen(`\\bread ${esc(f)}$`)).map((f) => `read ${f}`),
+        ...(changes.removed ?? []).filter((f) => !seen(`\\binotify: ${esc(f)} removed$`)).map((f) => `${f} removed`),
+    ];
+}
+
+/** Waits (30 s) until `n`'s dnsmasq has handled `changes`, made when its log was `since` long. */
+export async function dnsmasqHandled(n: DnsmasqNode, since: number, changes: DirChanges): Promise<void> {
+    const log = () => readIfExists(path.join(n.dir, "dnsmasq.log")).slice(since);
+    await until(() => unhandledChanges(log(), changes).length === 0, 30000, `${n.plan.node}'s dnsmasq to handle ${JSON.stringify(changes)}`, 50).catch((e) => {
+        throw new Error(`${e.message}; not yet: ${unhandledChanges(log(), changes).join(", ")}; its log since:\n${log().slice(-1500)}`);
+    });
+}
+
+/** The length of `n`'s dnsmasq log now (a mark for dnsmasqHandled). */
+export const dnsmasqLogLength = (n: DnsmasqNode) => readIfExists(path.join(n.dir, "dnsmasq.log")).length;

@@ -86,7 +86,8 @@ export class ImageCacheLab {
         return p;
     }
 
+    /** Stops every cache pod at once (its server, python as PID 1 without a SIGTERM handler, waits out the grace period). */
     async stop(): Promise<void> {
-        for (const p of this.served.values()) await p.stop();
+        await Promise.all([...this.served.values()].map((p) => p.stop()));
     }
 }

@@ -16,6 +16,7 @@ import { RawConfig } from "../../core/config";
 import { DEFAULT_IMAGES } from "../../core/contract";
 import { TRUST_PATHS } from "../../core/plan/trust";
 import { readStackConfig } from "../../tools/render";
+import { until } from "../helpers/ironic-lab";
 import { imageOf, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { prepareImages } from "../helpers/standins";
@@ -196,7 +197,9 @@ describe("trust.bmcCa/trustedCa: Ironic 38 verifies a BMC and a download server 
         // has rewritten the bundle, without being restarted.
         const running = new Daemon("ip", ["netns", "exec", ns, "env", "-i", ...Object.entries(probeEnv(withCa)).map(([k, v]) => `${k}=${v}`), VENV_PYTHON, PROBE, "--repeat", "60", "1", `https://127.0.0.1:${PRIVATE_PORT}`, SYSTEM_ID], path.join(work, "running-ironic.log"));
         servers.push(running);
-        await new Promise((res) => setTimeout(res, 3000));
+        // Refused once at least before the update (its first attempt's line in the log).
+        const attempts = () => (fs.existsSync(path.join(work, "running-ironic.log")) ? fs.readFileSync(path.join(work, "running-ironic.log"), "utf8").split("\n").filter((l) => l.startsWith("{")) : []);
+        await until(() => attempts().length > 0 || !running.running, 60000, "the running Ironic's first attempt", 100);
         withCa.updateVolume("bmc-ca", { "ca.crt": privateCa.ca + rotated.ca });
         while (running.running) await new Promise((res) => setTimeout(res, 500));
         const lines = fs.readFileSync(path.join(work, "running-ironic.log"), "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
@@ -205,8 +208,10 @@ describe("trust.bmcCa/trustedCa: Ironic 38 verifies a BMC and a download server 
         assert.ok(r.attempt > 1 && /CERTIFICATE_VERIFY_FAILED/.test(lines[0].error), "refused before the update, verified after it, in one process");
         assert.ok(withCa.isRunning("ca-bundles-watch"), "the sidecar keeps running");
         // A broken update keeps the previous bundle, and says why.
+        const mark = withCa.logs("ca-bundles-watch").length;
         withCa.updateVolume("bmc-ca", { "ca.crt": "not a certificate\n" });
-        await new Promise((res) => setTimeout(res, 12000));
+        // The sidecar's next look (every 10 s) at the changed input: it refuses it and keeps the bundle.
+        await until(() => /kept the previous bundle/.test(withCa.logs("ca-bundles-watch").slice(mark)), 60000, "the sidecar to handle the broken update", 250).catch((e) => assert.fail(`${e.message}:\n${tail(withCa.logs("ca-bundles-watch"))}`));
         assert.equal(connect(withCa, PRIVATE_PORT).error, undefined, "the previous bundle is kept");
         assert.match(withCa.logs("ca-bundles-watch"), /holds no PEM certificate/);
     });

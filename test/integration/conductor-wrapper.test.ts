@@ -17,6 +17,7 @@ import { renderEnvFile } from "../../core/render/envfile";
 import { readAsset } from "../../core/render/assets";
 import { fillNodeTemplate, nodeTemplates, slotDnsmasqConfs } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/plan/names";
+import { until } from "../helpers/ironic-lab";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { nodeDataConfigMapData } from "../../core/manifests/configmaps";
@@ -295,7 +296,8 @@ describe("conductor start wrapper (bash)", function () {
             child.stdout.on("data", (d) => (out += d));
             child.stderr.on("data", (d) => (out += d));
             const done = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
-            await new Promise((r) => setTimeout(r, 3000));
+            // Its first look has found none: it says so, then waits.
+            await until(() => /eth1 has no address/.test(out) || child.exitCode !== null, 20000, "the wrapper's first look at eth1", 50).catch(() => undefined);
             assert.match(out, /eth1 has no address inside 172\.22\.0\.0\/24 with a prefix of at most \/24 \(it has: 172\.22\.0\.250\/32, 10\.9\.0\.7\/24\)/);
             run("ip", ["-n", ns, "addr", "add", "172.22.0.7/24", "dev", "eth1"]);
             assert.equal(await done, 0, out);
@@ -303,12 +305,15 @@ describe("conductor start wrapper (bash)", function () {
         });
 
         it("restarts its container when the address found on the node changes", async function () {
-            const child = spawn("ip", ["netns", "exec", ns, "bash", wrapper, "sleep", "60"], { env: { ...env, NODE_NAME: "cp-9" } });
+            const marker = path.join(dir, "address-change.running");
+            const child = spawn("ip", ["netns", "exec", ns, "bash", wrapper, "bash", "-c", ': > "$0"; exec sleep 60', marker], { env: { ...env, NODE_NAME: "cp-9" } });
             let out = "";
             child.stdout.on("data", (d) => (out += d));
             child.stderr.on("data", (d) => (out += d));
             const done = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
-            await new Promise((r) => setTimeout(r, 2500));
+            // The address it found is its baseline once the command runs.
+            await until(() => fs.existsSync(marker) || child.exitCode !== null, 20000, "the wrapped command to start", 50);
+            assert.equal(child.exitCode, null, `the wrapper exited before the address changed: ${out}`);
             run("ip", ["-n", ns, "addr", "del", "172.22.0.7/24", "dev", "eth1"]);
             run("ip", ["-n", ns, "addr", "add", "172.22.0.17/24", "dev", "eth1"]);
             try {
@@ -334,7 +339,8 @@ describe("conductor start wrapper (bash)", function () {
         child.stdout.on("data", (d) => (out += d));
         child.stderr.on("data", (d) => (out += d));
         const done = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((res) => child.on("exit", (code, signal) => res({ code, signal })));
-        await new Promise((r) => setTimeout(r, 2500)); // past the first look, in the 2 s pause or the next look
+        // Past the first look: in the 2 s pause or the next look.
+        await until(() => /interface 'm3inope0' not found/.test(out) || child.exitCode !== null, 20000, "the wrapper's first look for m3inope0", 50).catch(() => undefined);
         assert.match(out, /interface 'm3inope0' not found/);
         assert.equal(child.exitCode, null, "still waiting for the address");
         const t0 = Date.now();
@@ -377,11 +383,20 @@ describe("conductor start wrapper (bash)", function () {
         }
     }
 
+    /** The wrapper around a command that marks when it runs: minted, its baseline taken, watching. */
+    async function watching(name: string): Promise<ReturnType<typeof start>> {
+        const marker = path.join(dir, `${name}.running`);
+        const w = start(["bash", "-c", ': > "$0"; exec sleep 60', marker]);
+        await commandRunning(marker, w);
+        return w;
+    }
+    /** Not a synchronisation but the window under test: five watch intervals (0.2 s) in which a restart would have happened. */
+    const fiveWatchIntervals = () => new Promise((r) => setTimeout(r, 1000));
+
     it("restarts (exits) when this node's entry changes, and not when another node's does", async function () {
-        const w = start();
-        await new Promise((r) => setTimeout(r, 2500)); // minted, watching
+        const w = await watching("other-node");
         fs.writeFileSync(path.join(dir, "data", "cp-2.env"), renderEnvFile({ PROVISIONING_IP: "172.22.0.99" }));
-        await new Promise((r) => setTimeout(r, 1000));
+        await fiveWatchIntervals();
         assert.ok(w.alive(), "another node's change must not restart this conductor");
         fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ PROVISIONING_IP: "172.22.0.33" }));
         const t0 = Date.now();
@@ -392,13 +407,12 @@ describe("conductor start wrapper (bash)", function () {
     });
 
     it("watches exactly its node's entry: not that of a node whose name it prefixes (cp-1.example)", async function () {
-        const w = start();
-        await new Promise((r) => setTimeout(r, 2500));
+        const w = await watching("prefix");
         fs.writeFileSync(path.join(dir, "data", "cp-1.example.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.5" }));
-        await new Promise((r) => setTimeout(r, 1000)); // five watch intervals
+        await fiveWatchIntervals();
         assert.ok(w.alive(), "cp-1.example's entry must not restart cp-1");
         fs.writeFileSync(path.join(dir, "data", "cp-1.example.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.6" }));
-        await new Promise((r) => setTimeout(r, 1000));
+        await fiveWatchIntervals();
         assert.ok(w.alive(), "cp-1.example's entry must not restart cp-1");
         fs.writeFileSync(path.join(dir, "data", "cp-1.env"), renderEnvFile({ CONDUCTOR_NODE_IP: "172.22.0.33" }));
         const { code, out } = await w.exited;
@@ -428,8 +442,7 @@ describe("conductor start wrapper (bash)", function () {
     });
 
     it("restarts (exits) when the conductor CA is re-issued, so the next start mints from the new one", async function () {
-        const w = start();
-        await new Promise((r) => setTimeout(r, 2500));
+        const w = await watching("ca-reissue");
         assert.ok(w.alive());
         makeIntermediate(root, path.join(dir, "ca"));
         const { code, out } = await w.exited;

@@ -11,6 +11,7 @@ import { IPXE_FILES } from "../../core/contract";
 import { renderDnsmasqConf, DnsmasqOptions } from "../../core/render/dnsmasq";
 import { buildPlan, IronicPlan, SingleConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
+import { until } from "../helpers/ironic-lab";
 import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 /** The single topology's one conductor. */
@@ -113,11 +114,9 @@ describe("dnsmasq serves real DHCP leases (network namespaces)", function () {
             path.join(work, "dnsmasq.out"),
         );
         // Wait until dnsmasq has bound its DHCP socket.
-        for (let i = 0; i < 50; i++) {
-            const ss = run("ip", ["netns", "exec", srv, "ss", "-lun"], { allowFail: true }).stdout;
-            if (/:67\b/.test(ss)) break;
-            await new Promise((r) => setTimeout(r, 100));
-        }
+        await until(() => /:67\b/.test(run("ip", ["netns", "exec", srv, "ss", "-lun"], { allowFail: true }).stdout), 30000, `dnsmasq listening on UDP 67 in ${srv}`, 100, () => {
+            if (!daemon!.running) throw new Error(`dnsmasq exited: ${fs.readFileSync(path.join(work, "dnsmasq.out"), "utf8")}`);
+        });
     });
 
     after(async function () {

@@ -324,7 +324,9 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         const script = path.join(work, "udhcpc.sh");
         if (!fs.existsSync(script)) fs.writeFileSync(script, '#!/bin/sh\n[ "$1" = bound ] && env | grep -E "^(ip|serverid|siaddr|bootfile|boot_file|tftp)="\nexit 0\n', { mode: 0o755 });
         const res = run("ip", ["netns", "exec", clientNs, "busybox", "udhcpc", "-i", clientIf, "-f", "-q", "-n", "-t", String(tries), "-T", "1", "-s", script, "-O", "66", "-O", "67", "-x", "0xaf:01"], { allowFail: true, timeout: 30000 });
-        await new Promise((r) => setTimeout(r, 400)); // let every server's OFFER reach its log
+        // The window under test, not a synchronisation: the client left with the first OFFER; any
+        // other server that answers the same DISCOVER has logged its OFFER within it.
+        await new Promise((r) => setTimeout(r, 400));
         const lease: Record<string, string> = {};
         for (const line of res.stdout.split("\n")) {
             const mm = /^([a-z_]+)=(.*)$/.exec(line);
@@ -422,7 +424,8 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         assert.equal(Object.keys(counts).length, 3, `every conductor owns nodes: ${JSON.stringify(counts)}`);
         const problems = await allAnsweredByOwnerOnly(Object.keys(nodeUuid));
         assert.deepEqual(problems, []);
-        // A healthy cluster does not flap with the program's timing: nothing moves over more than a heartbeat timeout.
+        // A healthy cluster does not flap with the program's timing: nothing moves over more than a
+        // heartbeat timeout (the window under test, not a synchronisation).
         const before = await owners();
         await new Promise((r) => setTimeout(r, 12000));
         assert.deepEqual(await owners(), before, "no ownership change in a healthy cluster");

@@ -15,7 +15,7 @@ import { validateConfig } from "../../core/config";
 import { ipToBigInt } from "../../core/ip";
 import { buildPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
-import { DnsmasqNode, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
+import { dnsmasqHandled, dnsmasqLogLength, DnsmasqNode, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
 import { canUseNetns, dhcp6Client, dhcpClient, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
 
 const KNOWN_MAC = "52:54:00:00:46:01";
@@ -67,9 +67,14 @@ describe("dual-stack multi-conductor DHCP: the owner alone leases one host IPv4 
     });
     const within = (ip: string, r: { start: string; end: string }) => ipToBigInt(ip) >= ipToBigInt(r.start) && ipToBigInt(ip) <= ipToBigInt(r.end);
     const hostFile = (n: DnsmasqNode) => path.join(n.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`);
-    const own = (n: DnsmasqNode) => fs.writeFileSync(hostFile(n), `${KNOWN_MAC},set:${TAG},set:ironic\n`);
-    const release = (n: DnsmasqNode) => fs.writeFileSync(hostFile(n), `${KNOWN_MAC},ignore\n`);
-    const settle = () => new Promise((res) => setTimeout(res, 500)); // inotify pick-up
+    /** Writes the host file of `n` and waits until its dnsmasq has read it (inotify), before a client asks. */
+    const write = async (n: DnsmasqNode, line: string) => {
+        const since = dnsmasqLogLength(n);
+        fs.writeFileSync(hostFile(n), line);
+        await dnsmasqHandled(n, since, { read: [hostFile(n)] });
+    };
+    const own = (n: DnsmasqNode) => write(n, `${KNOWN_MAC},set:${TAG},set:ironic\n`);
+    const release = (n: DnsmasqNode) => write(n, `${KNOWN_MAC},ignore\n`);
 
     /** Both leases of the known host and its boot URLs, checked against `owner`; the others silent. */
     function assertServedBy(owner: DnsmasqNode) {
@@ -94,8 +99,7 @@ describe("dual-stack multi-conductor DHCP: the owner alone leases one host IPv4 
     }
 
     it("the owner (cp-1) leases the host an IPv4 and an IPv6 address of its own slot k of each range, with boot URLs of each family on itself; only it answers", async function () {
-        own(node("cp-1"));
-        await settle();
+        await own(node("cp-1"));
         assert.equal(node("cp-1").plan.slot!.index, 1);
         assertServedBy(node("cp-1"));
     });
@@ -109,9 +113,8 @@ describe("dual-stack multi-conductor DHCP: the owner alone leases one host IPv4 
     });
 
     it("moving the entry to cp-2 moves both families' answers and slices to cp-2", async function () {
-        release(node("cp-1"));
-        own(node("cp-2"));
-        await settle();
+        await release(node("cp-1"));
+        await own(node("cp-2"));
         assertServedBy(node("cp-2"));
     });
 });

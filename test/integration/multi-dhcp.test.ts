@@ -14,7 +14,8 @@ import { validateConfig } from "../../core/config";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, ListedConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
-import { DnsmasqNode as Node, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
+import { DirChanges, dnsmasqHandled, dnsmasqLogLength, DnsmasqNode as Node, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
+import { until } from "../helpers/ironic-lab";
 import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
 
 
@@ -79,22 +80,33 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
     const offersFor = (n: Node, mac: string) => log(n).split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(mac)).length;
     const inSlice = (ip: string, c: ListedConductor) => ipToNumber(ip) >= ipToNumber(c.slot!.range.start) && ipToNumber(ip) <= ipToNumber(c.slot!.range.end);
 
+    /** A change of a node's dnsmasq directories: what changed, and its log's length before. */
+    type Change = { n: Node; since: number; changes: DirChanges };
+    const optsFile = (n: Node) => path.join(n.dir, "optsdir", `ironic-${nodeUuid}.conf`);
+    const hostFile = (n: Node) => path.join(n.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`);
     /** Place the entry Ironic's provider writes when `owner` prepares boot for the host. */
-    function own(owner: Node) {
-        fs.writeFileSync(path.join(owner.dir, "optsdir", `ironic-${nodeUuid}.conf`), ironicOptsFile(tag, owner.plan.ip!, httpPort));
-        fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), ironicHostFile(KNOWN_MAC, tag));
+    function own(owner: Node): Change {
+        const since = dnsmasqLogLength(owner);
+        fs.writeFileSync(optsFile(owner), ironicOptsFile(tag, owner.plan.ip!, httpPort));
+        fs.writeFileSync(hostFile(owner), ironicHostFile(KNOWN_MAC, tag));
+        return { n: owner, since, changes: { read: [optsFile(owner), hostFile(owner)] } };
     }
     /** What Ironic's cleanup leaves behind: the host file rewritten to ignore, the opts file gone. */
-    function release(owner: Node) {
-        fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), ironicIgnoreFile(KNOWN_MAC));
-        fs.rmSync(path.join(owner.dir, "optsdir", `ironic-${nodeUuid}.conf`), { force: true });
+    function release(owner: Node): Change {
+        const since = dnsmasqLogLength(owner);
+        const had = fs.existsSync(optsFile(owner));
+        fs.writeFileSync(hostFile(owner), ironicIgnoreFile(KNOWN_MAC));
+        fs.rmSync(optsFile(owner), { force: true });
+        return { n: owner, since, changes: { read: [hostFile(owner)], removed: had ? [optsFile(owner)] : [] } };
     }
-    const settle = () => new Promise((res) => setTimeout(res, 500)); // inotify pick-up
+    /** Waits until each dnsmasq has picked its changes up (inotify), before a client asks. */
+    const settle = async (...cs: Change[]) => {
+        for (const c of cs) await dnsmasqHandled(c.n, c.since, c.changes);
+    };
 
     it("the owner's dnsmasq answers the host from its own slice and points it at itself; the others stay silent", async function () {
         const owner = node("cp-1");
-        own(owner);
-        await settle();
+        await settle(own(owner));
         const lease = dhcpClient(knownNs, knownIf, work);
         assert.equal(lease.serverid, owner.plan.ip, `answered by ${lease.serverid}`);
         assert.ok(lease.ip && inSlice(lease.ip, owner.plan), `${lease.ip} inside cp-1's slice ${owner.plan.slot!.range.start}-${owner.plan.slot!.range.end}`);
@@ -120,9 +132,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
         const from = node("cp-1");
         const to = node("cp-2");
         const offersBefore = offersFor(from, KNOWN_MAC);
-        release(from);
-        own(to);
-        await settle();
+        await settle(release(from), own(to));
         const lease = dhcpClient(knownNs, knownIf, work);
         assert.equal(lease.serverid, to.plan.ip);
         assert.ok(lease.ip && inSlice(lease.ip, to.plan), `${lease.ip} inside cp-2's slice`);
@@ -133,11 +143,11 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
 
     it("a stale active entry left on the old owner makes two conductors answer (what pruning must prevent)", async function () {
         // Both cp-1 and cp-2 now hold an active entry: the hazard of ironic-dhcp-and-ha.md §8.
-        own(node("cp-1"));
-        await settle();
+        await settle(own(node("cp-1")));
         const before = { a: offersFor(node("cp-1"), KNOWN_MAC), b: offersFor(node("cp-2"), KNOWN_MAC) };
         dhcpClient(knownNs, knownIf, work);
-        await settle();
+        // The client takes the first offer and leaves; the other server's reaches its log a moment later.
+        await until(() => offersFor(node("cp-1"), KNOWN_MAC) > before.a && offersFor(node("cp-2"), KNOWN_MAC) > before.b, 5000, "offers of cp-1 and cp-2 in their logs", 50).catch(() => undefined);
         assert.ok(offersFor(node("cp-1"), KNOWN_MAC) > before.a, "cp-1 offered");
         assert.ok(offersFor(node("cp-2"), KNOWN_MAC) > before.b, "cp-2 offered too");
         release(node("cp-1"));

@@ -14,7 +14,7 @@ import { validateConfig } from "../../core/config";
 import { ipToBigInt } from "../../core/ip";
 import { buildPlan, ListedConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
-import { DnsmasqNode as Node, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
+import { dnsmasqHandled, dnsmasqLogLength, DnsmasqNode as Node, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
 import { until } from "../helpers/ironic-lab";
 import { canUseNetns, dhcp6Client, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
 
@@ -65,14 +65,19 @@ describe("multi-conductor DHCPv6: only the owner answers, from its own slice (re
     const inSlice = (ip: string, c: ListedConductor) => ipToBigInt(ip) >= ipToBigInt(c.slot!.range.start) && ipToBigInt(ip) <= ipToBigInt(c.slot!.range.end);
 
     /** The host entry Ironic's dnsmasq provider writes for an owned node (by MAC, as for IPv4). */
-    const own = (owner: Node) => fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), `${KNOWN_MAC},set:${TAG},set:ironic\n`);
-    const release = (owner: Node) => fs.writeFileSync(path.join(owner.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`), `${KNOWN_MAC},ignore\n`);
-    const settle = () => new Promise((res) => setTimeout(res, 500)); // inotify pick-up
+    const hostFile = (n: Node) => path.join(n.dir, "hostsdir", `ironic-${KNOWN_MAC}.conf`);
+    /** Writes the host file of `n` and waits until its dnsmasq has read it (inotify), before a client asks. */
+    const write = async (n: Node, line: string) => {
+        const since = dnsmasqLogLength(n);
+        fs.writeFileSync(hostFile(n), line);
+        await dnsmasqHandled(n, since, { read: [hostFile(n)] });
+    };
+    const own = (owner: Node) => write(owner, `${KNOWN_MAC},set:${TAG},set:ironic\n`);
+    const release = (owner: Node) => write(owner, `${KNOWN_MAC},ignore\n`);
 
     it("the owner leases the host an address of its own slice, and only the owner answers", async function () {
         const owner = node("cp-1");
-        own(owner);
-        await settle();
+        await own(owner);
         const before = nodes.map(answers);
         const lease = dhcp6Client(knownNs, knownIf, work);
         assert.ok(lease.ip6_address, `a DHCPv6 lease; client:\n${(lease as { log?: string }).log}\n${logs()}`);
@@ -128,9 +133,8 @@ describe("multi-conductor DHCPv6: only the owner answers, from its own slice (re
     });
 
     it("moving the entry to another conductor moves the answer and the slice", async function () {
-        release(node("cp-1"));
-        own(node("cp-2"));
-        await settle();
+        await release(node("cp-1"));
+        await own(node("cp-2"));
         const before = nodes.map(answers);
         const lease = dhcp6Client(knownNs, knownIf, work);
         assert.ok(lease.ip6_address && inSlice(lease.ip6_address, node("cp-2").plan), `${lease.ip6_address} inside cp-2's slice ${node("cp-2").plan.slot!.range.start}-${node("cp-2").plan.slot!.range.end}\n${logs()}`);

@@ -14,12 +14,12 @@ import * as path from "path";
 import { RawConfig, validateConfig } from "../../core/config";
 import { buildPlan, IronicPlan, listedConductors } from "../../core/plan";
 import { Rendered, readStackConfig, renderOffline } from "../../tools/render";
-import { ImageCacheLab } from "../helpers/image-cache";
+import { HaPodLab } from "../helpers/ha-pod-lab";
+import { until } from "../helpers/ironic-lab";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
-import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
+import { ClusterData } from "../helpers/pod-runner";
 import { clusterData, realProviderState } from "../helpers/real-secrets";
-import { prepareImages } from "../helpers/standins";
-import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { canUseNetns, requireOrSkip, run, which } from "../helpers/sys";
 
 /** The corporate PKI: a root (what clients trust) and an issuing CA it signs, which signs the rest. */
 class CorporatePki {
@@ -112,31 +112,19 @@ const VARIANTS: Variant[] = [
 for (const v of VARIANTS) {
 describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate PKI (pod runner)`, function () {
     this.timeout(600000);
-    const net = new NetnsLab();
-    let work = "";
+    /** The namespaces, the conductor pods, MariaDB and the Job (test/helpers/ha-pod-lab.ts). */
+    const lab = new HaPodLab<{ node: string; ip: string; interface: string }>();
+    const nodes = lab.pods;
     let plan: IronicPlan;
     let rendered: Rendered;
     let cluster: ClusterData;
-    let images: Record<string, StandinImage>;
-    let cache: ImageCacheLab;
     let pki: CorporatePki;
-    let sw = "";
-    let br = "";
-    let adminNs = "";
-    const DB_IP = "172.22.0.250";
     const JOB_IP = "172.22.0.251";
-    const nodes: { node: string; ip: string; pod: PodRunner; ns: string }[] = [];
-    const others: PodRunner[] = [];
-    const serviceHosts = (apiIp: string) => ({
-        ...Object.fromEntries(plan.serviceDnsNames.map((n) => [n, apiIp])),
-        ...Object.fromEntries(plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
-        ...cache.hosts,
-    });
 
     before(async function () {
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         requireOrSkip(this, ["busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "mariadbd", "ironic-conductor"].every((c) => !!which(c)), "busybox, libcap2-bin, util-linux, openssl, curl, mariadb-server, ironic-conductor");
-        work = tmpDir(`pods-corp-pki-${v.mode}`);
+        const work = lab.makeWork(`pods-corp-pki-${v.mode}`);
         const fixture = readStackConfig(path.join(__dirname, "..", "fixtures", v.fixture));
         const raw = v.edit ? v.edit(fixture) : fixture;
         const checked = validateConfig(raw);
@@ -161,93 +149,46 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
             cluster.secrets[name] = data;
         }
         if (v.mode === "existing") assert.equal(cluster.secrets[plan.names.caSecret]["tls.crt"], user[v.api]["ca.crt"], "<name>-cacert holds the user's root");
-        images = prepareImages(work);
-        cache = new ImageCacheLab({ rendered, cluster, images, work });
-        sw = net.addNamespace("csw");
-        br = net.addBridge(sw, "cbr");
-        const ds = rendered.objects.find((o) => o.kind === "DaemonSet")!;
-        listed.forEach((c, i) => {
-            const ns = net.addNamespace(`c${i}`);
-            net.plug(ns, `c${i}`, sw, br, { cidr: `${c.ip}/24`, rename: c.interface });
-            const pod = new PodRunner({ name: `ironic-${c.node}`, namespace: plan.namespace, spec: ds.spec.template.spec, cluster, images, work, netns: ns, nodeName: c.node, hostIP: c.ip!, podIP: c.ip!, hosts: serviceHosts(c.ip!) });
-            nodes.push({ node: c.node, ip: c.ip!, pod, ns });
-        });
-        adminNs = net.addNamespace("cad");
-        net.plug(adminNs, "cad", sw, br, { cidr: "172.22.0.253/24" });
+        // The conductor nodes on one provisioning network, which carries cluster traffic too (no
+        // slot agents here: the DHCP side is in test/integration/pods.test.ts); API, httpd and
+        // MariaDB clients trust the corporate root only.
+        const nodesOf = listed.map((c) => ({ node: c.node, ip: c.ip!, interface: c.interface }));
+        await lab.setUp({ tag: "c", plan, rendered, cluster, nodes: nodesOf, caFile: pki.root, adminIp: "172.22.0.253", dbIp: "172.22.0.250" });
     });
 
     afterEach(function () {
-        if (this.currentTest?.state !== "failed") return;
-        for (const p of [...others, ...nodes.map((n) => n.pod)]) p.printLogs(1500);
+        if (this.currentTest?.state === "failed") lab.printLogs(1500);
     });
 
     after(async function () {
-        for (const { pod } of nodes) await pod.stop();
-        for (const p of others.reverse()) await p.stop();
-        await cache?.stop();
-        net.destroy();
-        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+        await lab.tearDown();
     });
 
-    function clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
-        const o = rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
-        const ns = net.addNamespace(base);
-        net.plug(ns, base, sw, br, { cidr: `${ip}/24` });
-        const p = new PodRunner({ name: podName, namespace: plan.namespace, spec: o.spec.template.spec, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: ip, hosts: serviceHosts("172.22.0.2") });
-        others.push(p);
-        return p;
-    }
-
-    function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
-        const creds = cluster.secrets[plan.names.credentialsSecret];
-        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", pki.root, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${nodeIp}:${plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
-        const lines = r.stdout.split("\n");
-        return { code: Number(lines.pop()), body: lines.join("\n") };
-    }
-
+    const api = (nodeIp: string, p: string, extra: string[] = []) => lab.api(nodeIp, p, extra);
     /** The chain a server presents, verified against the corporate root for `ip`: its certificates (PEM). */
-    function served(ip: string, port: number): string[] {
-        const r = run("ip", ["netns", "exec", adminNs, "openssl", "s_client", "-connect", `${ip}:${port}`, "-CAfile", pki.root, "-verify_ip", ip, "-verify_return_error", "-showcerts"], { input: "", allowFail: true, timeout: 30000 });
-        assert.equal(r.status, 0, `${ip}:${port}: ${r.stdout.slice(-600)} ${r.stderr.slice(-600)}`);
-        return r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
-    }
+    const served = (ip: string, port: number) => lab.served(ip, port);
 
     it(`MariaDB and the schema Job run as declared (MariaDB's certificate from ${v.mode === "existing" ? "the stack CA" : "its Certificate"})`, async function () {
-        const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "cdb");
-        db.startContainers();
-        await db.waitReady("mariadb", 180000);
-        const job = clusterPod("Job", "dbsync", JOB_IP, "cjb");
-        const [run1] = job.startContainers();
-        const code = await new Promise<number | null>((res) => (run1.proc.exitCode !== null ? res(run1.proc.exitCode) : run1.proc.once("exit", (c) => res(c))));
-        assert.equal(code, 0, `dbsync exited ${code}:\n${tail(job.logs(job.spec.containers[0].name))}`);
+        await lab.startDatabase();
+        await lab.runJob(lab.clusterPod("Job", "dbsync", JOB_IP, "jb"));
     });
 
     it("every conductor's ironic and httpd start as declared; the three join one hash ring", async function () {
         for (const { pod, ns } of nodes) {
-            await cache.serve(ns);
+            await lab.cache.serve(ns);
             await pod.runInitContainers();
         }
-        for (const { pod } of nodes) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
-        for (const { pod } of nodes) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
-        for (const { node, ip, pod } of nodes) {
+        await lab.startIronic();
+        for (const { node: { node, ip }, pod } of nodes) {
             assert.match(pod.logs("ironic"), new RegExp(`conductor-cert: minted /certs/ironic/tls.crt for ${node} \\(IP:${ip.replace(/\./g, "\\.")}, DNS:${node}, `), `${node}'s ironic container minted its JSON-RPC certificate`);
             assert.doesNotMatch(pod.logs("httpd"), /conductor-cert: minted/, "httpd mints nothing: it serves the user's certificate");
         }
-        const t0 = Date.now();
-        for (;;) {
-            const r = api(nodes[0].ip, "/v1/conductors");
-            const alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
-            if (alive.length === 3) {
-                assert.deepEqual(alive, nodes.map((n) => n.ip).sort());
-                break;
-            }
-            if (Date.now() - t0 > 120000) assert.fail(`conductors alive: ${JSON.stringify(alive)} (${r.code} ${r.body})`);
-            await new Promise((res) => setTimeout(res, 2000));
-        }
+        const alive = await lab.aliveConductors();
+        assert.deepEqual(alive, nodes.map((n) => n.node.ip).sort());
     });
 
     it(`httpd serves the ${v.mode === "existing" ? "user's" : "issued"} API and virtual-media certificates on every conductor, verified against the corporate root for the node's address`, function () {
-        for (const { ip } of nodes) {
+        for (const { node: { ip } } of nodes) {
             for (const [port, secret] of [[plan.config.ports.api, v.api], [plan.config.ports.vmediaTls, v.vmedia]] as const) {
                 const chain = served(ip, port);
                 assert.equal(chain[0].trim(), firstPem(cluster.secrets[secret]["tls.crt"]), `${ip}:${port} serves the certificate of Secret ${secret}`);
@@ -257,7 +198,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
 
     it(`each conductor's JSON-RPC serves a certificate it minted from the conductor CA (${v.mode === "existing" ? "the user's Secret" : "its Certificate"}): its own address only, chained to the corporate root`, function () {
         const conductorCa = firstPem(cluster.secrets[v.conductorCa]["tls.crt"]);
-        for (const { node, ip } of nodes) {
+        for (const { node: { node, ip } } of nodes) {
             const chain = served(ip, plan.config.ports.jsonRpc);
             assert.equal(chain.length, 3, `${node}: its certificate, the conductor CA, the issuing CA`);
             assert.equal(chain[1].trim(), conductorCa);
@@ -270,34 +211,27 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
     });
 
     it("API calls reach the owning conductors over JSON-RPC with TLS, each peer verifying the others against the corporate root only", async function () {
-        const t0 = Date.now();
-        for (;;) {
-            const r = api(nodes[0].ip, "/v1/drivers");
-            const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
-            if (fake && fake.hosts.length === 3) break;
-            if (Date.now() - t0 > 60000) assert.fail(`fake-hardware registered by: ${JSON.stringify(fake?.hosts)} (${r.code} ${r.body})`);
-            await new Promise((res) => setTimeout(res, 1000));
-        }
-        await new Promise((res) => setTimeout(res, 4000));
+        // All three registered fake-hardware, and no hash ring cached before that still in use.
+        await lab.fakeHardwareOnAll();
         for (let i = 0; i < 6; i++) {
-            const r = api(nodes[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `corp-${i}`, driver: "fake-hardware" })]);
+            const r = api(nodes[0].node.ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `corp-${i}`, driver: "fake-hardware" })]);
             assert.equal(r.code, 201, r.body);
         }
-        const list = JSON.parse(api(nodes[0].ip, "/v1/nodes?detail=true").body).nodes;
+        const list = JSON.parse(api(nodes[0].node.ip, "/v1/nodes?detail=true").body).nodes;
         const owners = new Set(list.map((n: any) => n.conductor));
         assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}`);
         // From cp-1's API: a call handed to each node's conductor over JSON-RPC (a failed TLS check would be a 500/503).
         for (const n of list) {
-            const r = api(nodes[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
+            const r = api(nodes[1].node.ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
             assert.equal(r.code, 202, `${n.name} (conductor ${n.conductor}): ${r.body}`);
         }
-        const t1 = Date.now();
-        for (;;) {
-            const states = JSON.parse(api(nodes[2].ip, "/v1/nodes?detail=true").body).nodes.map((n: any) => n.provision_state);
-            if (states.every((s: string) => s === "manageable")) break;
-            if (Date.now() - t1 > 60000) assert.fail(`provision states: ${states.join(", ")}`);
-            await new Promise((res) => setTimeout(res, 1000));
-        }
+        let states: string[] = [];
+        await until(
+            () => (states = JSON.parse(api(nodes[2].node.ip, "/v1/nodes?detail=true").body).nodes.map((n: any) => n.provision_state)).every((s: string) => s === "manageable"),
+            60000,
+            "every node manageable",
+            1000,
+        ).catch((e) => assert.fail(`${e.message}: provision states: ${states.join(", ")}`));
     });
 });
 }

@@ -182,6 +182,8 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Debian
         assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["provisioning-ip", "ipa-cache-client"]);
         const names: string[] = spec.containers.map((c: any) => c.name);
         assert.deepEqual([...names].sort(), ["dnsmasq", "httpd", "ironic", "ramdisk-logs"]);
+        // Not a synchronisation (every container became ready in `before`): the window under test,
+        // in which a container that starts and then dies would have exited.
         await sleep(5000);
         for (const c of names) assert.ok(pod.isRunning(c), `${c} is running (exit ${pod.exitCode(c)}):\n${tail(pod.logs(c))}`);
         assert.match(pod.logs("ironic"), /Successfully started conductor with hostname 172\.22\.0\.2/);

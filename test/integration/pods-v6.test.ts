@@ -24,20 +24,17 @@ import { validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS, IPXE_FILES } from "../../core/contract";
 import { ipToBigInt } from "../../core/ip";
 import { buildPlan, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
-import { Rendered, readStackConfig } from "../../tools/render";
-import { ImageCacheLab } from "../helpers/image-cache";
+import { readStackConfig } from "../../tools/render";
+import { HaPodLab } from "../helpers/ha-pod-lab";
 import { until } from "../helpers/ironic-lab";
-import { ClusterData, PodRunner, PodRunnerOptions, StandinImage, tail } from "../helpers/pod-runner";
+import { tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { prepareImages } from "../helpers/standins";
-import { ApiBridge, canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { canUseNetns, requireOrSkip, which } from "../helpers/sys";
 import { PxeVm, vmPrerequisites } from "../helpers/vm";
-import { Cluster } from "../e2e/harness";
 import { requireToolchain } from "../e2e/toolchain";
 
 const ROOT = path.join(__dirname, "..", "..");
-/** The cluster network (IPv4, eth0 of the nodes): kubernetes Service, MariaDB, Jobs. */
-const CLUSTER_IP = "10.96.0.1";
+/** The cluster network (IPv4, eth0 of the nodes): the kubernetes Service's bridge, MariaDB, Jobs. */
 const API_NS_IP = "10.244.0.249";
 const DB_IP = "10.244.0.250";
 const JOB_IP = "10.244.0.251";
@@ -72,30 +69,12 @@ function repliesTo(log: string, mac: string): string[] {
 
 describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI firmware over PXEv6 (pod runner)", function () {
     this.timeout(300000);
-    const net = new NetnsLab();
-    let work = "";
+    /** The namespaces, the conductor pods, MariaDB, the Job and the local cluster (test/helpers/ha-pod-lab.ts). */
+    const lab = new HaPodLab<ListedConductor & { ip: string }>();
+    const pods = lab.pods;
     let plan: IronicPlan;
-    let rendered: Rendered;
-    let cluster: ClusterData;
-    let images: Record<string, StandinImage>;
-    let cache: ImageCacheLab;
-    let kube: Cluster | undefined;
-    let apiBridge: ApiBridge | undefined;
-    let serviceAccount: PodRunnerOptions["serviceAccount"];
-    let sw = "";
-    let br = "";
-    let cbr = "";
-    let adminNs = "";
-    let caFile = "";
-    const pods: { node: ListedConductor; pod: PodRunner; ns: string }[] = [];
-    const others: PodRunner[] = [];
     /** Every VM started, stopped in `after` too (a timed-out test does not run its own cleanup). */
     const started: PxeVm[] = [];
-    const serviceHosts = (apiIp: string) => ({
-        ...Object.fromEntries(plan.serviceDnsNames.map((n) => [n, apiIp])),
-        ...Object.fromEntries(plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
-        ...cache.hosts,
-    });
 
     before(async function () {
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
@@ -104,86 +83,43 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         const missing = vmPrerequisites();
         requireOrSkip(this, !missing, missing ?? "");
         requireToolchain(this);
-        work = tmpDir("pods-v6");
-        fs.chmodSync(work, 0o755);
+        fs.chmodSync(lab.makeWork("pods-v6"), 0o755);
         const raw = readStackConfig(path.join(ROOT, "test", "fixtures", "Pulumi.v6.yaml"));
         const v = validateConfig(raw);
         if (!v.ok) throw new Error(JSON.stringify(v.issues));
         plan = buildPlan(v.config);
-        ({ rendered, cluster } = await renderWithRealSecrets(raw, "v6"));
+        const { rendered, cluster } = await renderWithRealSecrets(raw, "v6");
         assert.equal(plan.topology.kind, "multi");
-        kube = Cluster.up();
-        kube.kubectl(["create", "namespace", plan.namespace]);
-        // The slot agents' ServiceAccount, Role and RoleBinding as rendered.
-        const rbac = rendered.objects.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind));
-        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
-        const token = kube.kubectl(["create", "token", plan.names.slotAccount, "-n", plan.namespace, "--duration", "2h"]).stdout.trim();
-        const server = new URL(kube.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
-        serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
-        caFile = path.join(work, "ca.crt");
-        fs.writeFileSync(caFile, cluster.secrets[plan.names.caSecret]["tls.crt"]);
-        images = prepareImages(work);
-        cache = new ImageCacheLab({ rendered, cluster, images, work });
-        sw = net.addNamespace("sw");
-        br = net.addBridge(sw, "br");
-        cbr = net.addBridge(sw, "cb");
-        const apiNs = net.addNamespace("capi");
-        const apiIf = net.plug(apiNs, "capi", sw, cbr, { cidr: `${API_NS_IP}/24` });
-        net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
-        apiBridge = new ApiBridge(apiNs, CLUSTER_IP, 443, Number(server.port), path.join(work, "api-bridge.log"));
-        const ds = rendered.objects.find((o) => o.kind === "DaemonSet")!;
-        const prefix = plan.config.provisioning.cidr.split("/")[1];
-        listedConductors(plan).forEach((c, i) => {
-            const ns = net.addNamespace(`c${i}`);
-            net.enableIpv6(ns);
-            net.plug(ns, `p${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
-            net.plug(ns, `k${i}`, sw, cbr, { cidr: `${nodeClusterIp(i)}/24`, rename: "eth0" });
-            net.routeOnLink(ns, `${CLUSTER_IP}/32`, "eth0");
-            const pod = new PodRunner({ name: `ironic-${c.node}`, namespace: plan.namespace, spec: ds.spec.template.spec, cluster, images, work, netns: ns, nodeName: c.node, hostIP: c.ip!, podIP: c.ip!, hosts: serviceHosts(c.ip!), serviceAccount });
-            pods.push({ node: c, pod, ns });
+        // The provisioning network is IPv6 only; cluster traffic (the kubernetes Service's
+        // ClusterIP, bridged to the local kube-apiserver for the slot agents, MariaDB, the Job's
+        // pod) goes over an IPv4 network of its own, eth0 of every node.
+        await lab.setUp({
+            tag: "v",
+            plan,
+            rendered,
+            cluster,
+            nodes: listedConductors(plan).map((c) => ({ ...c, ip: c.ip! })),
+            adminIp: ADMIN_IP,
+            dbIp: DB_IP,
+            kubeApi: { bridgeIp: API_NS_IP },
+            clusterNetwork: { nodeIp: nodeClusterIp },
         });
-        adminNs = net.addNamespace("adm");
-        net.enableIpv6(adminNs);
-        net.plug(adminNs, "adm", sw, br, { cidr: `${ADMIN_IP}/${prefix}` });
     });
 
     afterEach(function () {
-        if (this.currentTest?.state !== "failed") return;
-        for (const p of others) p.printLogs(1500);
-        for (const { pod } of pods) pod.printLogs(2500);
+        if (this.currentTest?.state === "failed") lab.printLogs(2500);
     });
 
     after(async function () {
         for (const vm of started) await vm.stop();
-        for (const { pod } of pods) await pod.stop();
-        for (const p of others.reverse()) await p.stop();
-        await cache?.stop();
-        await apiBridge?.stop();
-        kube?.down();
-        net.destroy();
-        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+        await lab.tearDown();
     });
 
-    /** A pod of the stack on the cluster network (MariaDB, a Job's pod): its own namespace on the cluster bridge. */
-    function clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
-        const o = rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
-        const ns = net.addNamespace(base);
-        net.plug(ns, base, sw, cbr, { cidr: `${ip}/24` });
-        const p = new PodRunner({ name: podName, namespace: plan.namespace, spec: o.spec.template.spec, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: nodeClusterIp(0), podIP: ip, hosts: serviceHosts(pods[0].node.ip!) });
-        others.push(p);
-        return p;
-    }
-
-    function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
-        const creds = cluster.secrets[plan.names.credentialsSecret];
-        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", caFile, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://[${nodeIp}]:${plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
-        const lines = r.stdout.split("\n");
-        return { code: Number(lines.pop()), body: lines.join("\n") };
-    }
+    const api = (nodeIp: string, p: string, extra: string[] = []) => lab.api(nodeIp, p, extra);
 
     it("every node's init containers complete, and its dnsmasq starts through the start wrapper under its slot agent (a Lease from the API server over the cluster network), serving its slice of the DHCPv6 range", async function () {
         for (const { node, pod, ns } of pods) {
-            await cache.serve(ns);
+            await lab.cache.serve(ns);
             await pod.runInitContainers();
             pod.startContainers(["dnsmasq"]);
             await pod.waitReady("dnsmasq");
@@ -196,29 +132,13 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
     });
 
     it("MariaDB starts from its StatefulSet as declared on the cluster network, and the schema Job upgrades it", async function () {
-        const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "db");
-        db.startContainers();
-        await db.waitReady("mariadb", 180000);
-        const job = clusterPod("Job", "dbsync", JOB_IP, "jb");
-        const [c] = job.startContainers();
-        const code = await new Promise<number | null>((res) => (c.proc.exitCode !== null ? res(c.proc.exitCode) : c.proc.once("exit", (x) => res(x))));
-        assert.equal(code, 0, `the schema Job exited ${code}:\n${tail(job.logs(job.spec.containers[0].name))}`);
+        await lab.startDatabase();
+        await lab.runJob(lab.clusterPod("Job", "dbsync", JOB_IP, "jb"));
     });
 
     it("every node's ironic, httpd and dhcp-pruner start as declared; three conductors, named by their IPv6 addresses, join one hash ring", async function () {
-        for (const { pod } of pods) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
-        for (const { pod } of pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
-        let alive: string[] = [];
-        await until(
-            () => {
-                const r = api(pods[0].node.ip!, "/v1/conductors");
-                alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
-                return alive.length === 3;
-            },
-            120000,
-            "three conductors alive",
-            2000,
-        ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(alive)}`));
+        await lab.startIronic();
+        const alive = await lab.aliveConductors();
         assert.deepEqual(alive, pods.map((p) => p.node.ip!).sort());
         // Each node's DHCP pruner reaches the API through the Service name (its own conductor's IPv6 address), verifying the stack CA.
         for (const { node, pod } of pods) {
@@ -231,21 +151,9 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
     it("real UEFI firmware boots over IPv6 through the conductor that owns it: OVMF's PXEv6 leases from the owner's slice (DHCPv6), fetches iPXE over TFTP from the owner, iPXE its boot script, PXE config and deploy kernel from the owner's httpd; the other conductors answer nothing", async function () {
         // Enrolment and cleaning (up to a few minutes), then the VMs' boots (under 300 s each, emulated).
         this.timeout(900000);
-        // The ring the API hashes on: all three conductors registered fake-hardware, then one
-        // hash_ring_reset_interval so that no ring cached before is in use.
-        let hosts: string[] = [];
-        await until(
-            () => {
-                const r = api(pods[0].node.ip!, "/v1/drivers");
-                const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
-                hosts = fake ? fake.hosts : [];
-                return hosts.length === 3;
-            },
-            60000,
-            "fake-hardware on three conductors",
-            1000,
-        ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(hosts)}`));
-        await new Promise((res) => setTimeout(res, 4000));
+        // The ring the API hashes on: all three conductors registered fake-hardware, then no ring
+        // cached before that still in use (hash_ring_reset_interval).
+        await lab.fakeHardwareOnAll();
         // Nodes as BMO enrolls them, with fake power (the test powers the VMs) and iPXE boot.
         const created: { uuid: string; conductor: string }[] = [];
         for (let i = 0; i < 12; i++) {
@@ -262,15 +170,9 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
             assert.ok(owner, `conductor ${c.conductor} is one of the pods`);
             return { mac: `52:54:00:00:06:2${i}`, uuid: c.uuid, owner: owner!, vm: undefined as PxeVm | undefined, ips: [] as string[] };
         });
-        const state = (uuid: string) => JSON.parse(api(pods[0].node.ip!, `/v1/nodes/${uuid}`).body);
-        const provision = (uuid: string, target: string) => api(pods[1].node.ip!, `/v1/nodes/${uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target })]);
-        const waitState = async (uuid: string, want: string) => {
-            let n: any = {};
-            const settled = () => (n = state(uuid)).provision_state === want && (want !== "manageable" || !n.target_provision_state);
-            await until(settled, 180000, `${uuid} in ${want}`, 1000).catch((e) => {
-                throw new Error(`${e.message}: now ${n.provision_state} → ${n.target_provision_state}, last error: ${n.last_error}`);
-            });
-        };
+        // State changes from cp-1's API, handed to each node's owner over JSON-RPC.
+        const provision = (uuid: string, target: string) => lab.provision(uuid, target);
+        const waitState = (uuid: string, want: string) => lab.waitState(uuid, want);
         for (const v of vms) {
             const port = api(pods[0].node.ip!, "/v1/ports", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ node_uuid: v.uuid, address: v.mac, pxe_enabled: true })]);
             assert.equal(port.code, 201, port.body);
@@ -280,7 +182,7 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         for (const v of vms) assert.equal(provision(v.uuid, "provide").code, 202);
         // Cleaning: the owner's Ironic writes the host into its dnsmasq's directories and the PXE config into its httpd root.
         for (const v of vms) await waitState(v.uuid, "clean wait");
-        const shared = (p: (typeof pods)[number], rel: string) => path.join(p.pod.volumePath("shared"), rel.slice("/shared/".length));
+        const shared = (p: (typeof pods)[number], rel: string) => lab.shared(p, rel);
         for (const v of vms) {
             for (const p of pods) {
                 const has = fs.existsSync(shared(p, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${v.mac}.conf`));
@@ -297,17 +199,13 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         const httpFrom = (p: (typeof pods)[number], ips: string[]) => p.pod.logs("httpd").split("\n").filter((l) => ips.some((ip) => new RegExp(`(?:^|\\s)${esc(ip)} - "`).test(l)));
         try {
             for (const v of vms) {
-                v.vm = new PxeVm({ name: `u6${vms.indexOf(v)}`, mac: v.mac, firmware: "uefi6", lab: net, switchNs: sw, bridge: br, work });
+                v.vm = new PxeVm({ name: `u6${vms.indexOf(v)}`, mac: v.mac, firmware: "uefi6", lab: lab.net, switchNs: lab.sw, bridge: lab.br, work: lab.work });
                 started.push(v.vm);
                 v.vm.start();
             }
             for (const v of vms) {
                 const kernel = `GET /${v.uuid}/deploy_kernel`;
-                const http = () => v.owner.pod.logs("httpd");
-                await until(() => http().includes(kernel) || !v.vm!.running, 300000, `the UEFI VM ${v.mac} asking ${v.owner.node.node}'s httpd for its deploy kernel. VM:\n${tail(v.vm!.output(), 1500)}\n${v.owner.node.node}'s httpd:\n${tail(http(), 1500)}`, 1000);
-                assert.ok(v.vm!.running, `VM ${v.mac} exited: ${tail(v.vm!.output(), 1500)}`);
-                const seconds = ((Date.now() - v.vm!.startedAt) / 1000).toFixed(1);
-                console.log(`      uefi6 ${v.mac}: power-on to the deploy kernel request at ${v.owner.node.node} in ${seconds} s (OVMF PXEv6 → iPXE, emulated, TCG)`);
+                await lab.deployKernelAsked(v, { what: `the UEFI VM ${v.mac}`, label: `uefi6 ${v.mac}`, path: "OVMF PXEv6 → iPXE, emulated, TCG" });
                 const log = v.owner.pod.logs("dnsmasq");
                 v.ips = repliesTo(log, v.mac).filter((a) => !a.startsWith("advertise:"));
                 assert.ok(v.ips.length >= 2, `DHCPv6 REPLYs from ${v.owner.node.node} to the firmware and to iPXE: ${v.ips.join(", ")}`);

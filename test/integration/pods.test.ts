@@ -17,15 +17,15 @@ import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
+import { CLUSTER_IP, HaPodLab } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
-import { ClusterData, PodRunner, PodRunnerOptions, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
+import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { debianKeepalivedImage, prepareImages } from "../helpers/standins";
 import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
-import { ApiBridge, canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
-import { Cluster } from "../e2e/harness";
+import { canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { requireToolchain } from "../e2e/toolchain";
 
 /** A node the test knows in full, whether or not the stack config lists it. */
@@ -219,48 +219,28 @@ describe("pods as declared: dev stack (pod runner)", function () {
 
 describe("pods as declared: ha stack, one pod per conductor node (pod runner)", function () {
     this.timeout(300000);
-    const net = new NetnsLab();
-    let work = "";
+    /** The namespaces, the conductor pods, MariaDB, the Jobs and the local cluster (test/helpers/ha-pod-lab.ts). */
+    const lab = new HaPodLab<KnownNode>();
+    const net = lab.net;
+    const pods = lab.pods;
     let s: Stack;
-    const pods: { node: KnownNode; pod: PodRunner; ns: string; ifname: string }[] = [];
     /**
      * The three control-plane nodes as Pulumi.ha.yaml lists them (address, interface, slot, slice),
      * what the test expects. The stack deployed lists cp-0 in full, cp-1 by name only and cp-2 not
      * at all: those two find their address on their interface, and cp-2 claims the free slot.
      */
     let known: KnownNode[] = [];
-    let serviceAccount: PodRunnerOptions["serviceAccount"];
-    let prefix = "";
     let clientNs = "";
     let clientIf = "";
     const DB_IP = "172.22.0.250";
-    let adminNs = "";
-    /** The stack CA, as clients of the API, httpd and MariaDB are given it. */
-    let caFile = "";
     const JOB_IP = "172.22.0.251";
-    let sw = "";
-    let br = "";
-    let images: Record<string, StandinImage>;
     let relay: DhcpRelay | undefined;
-    const others: PodRunner[] = [];
-    let cache: ImageCacheLab;
-    const serviceHosts = (apiIp: string) => ({
-        ...Object.fromEntries(s.plan.serviceDnsNames.map((n) => [n, apiIp])),
-        ...Object.fromEntries(s.plan.database.serviceDnsNames.map((n) => [n, DB_IP])),
-        ...cache.hosts,
-    });
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
     const macOf = (i: number) => `52:54:00:00:03:0${i}`;
-    // The slot agents claim their DHCP slots from the local cluster's real API server, reached
-    // from the node namespaces at the kubernetes Service's ClusterIP (in its serving certificate).
-    let kube: Cluster | undefined;
-    let apiBridge: ApiBridge | undefined;
-    const API_IP = "172.22.0.249";
-    const CLUSTER_IP = "10.96.0.1";
     /** slot → [holder identity, node annotation], from the API (admin credentials). */
     const slotHolders = (): Record<number, [string, string]> => {
         const out: Record<number, [string, string]> = {};
-        for (const l of kube!.get<{ items: any[] }>(["leases", "-n", s.plan.namespace, "-l", "app.kubernetes.io/component=dhcp-slot"]).items) {
+        for (const l of lab.kube!.get<{ items: any[] }>(["leases", "-n", s.plan.namespace, "-l", "app.kubernetes.io/component=dhcp-slot"]).items) {
             // A released Lease (no holder) is a free slot that still names the node that held it last.
             if (!l.spec.holderIdentity) continue;
             out[Number(l.metadata.name.slice(s.plan.names.slotLeasePrefix.length))] = [l.spec.holderIdentity, l.metadata.annotations["metal3-ironic.metal3.io/node"]];
@@ -271,81 +251,33 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     before(async function () {
         podRunnerPrerequisites(this);
         requireToolchain(this);
-        work = tmpDir("pods-ha");
+        lab.makeWork("pods-ha");
         known = listedConductors((await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha")).plan).map(knownNode);
         s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, conductors: [(raw.conductors as any[])[0], { name: "cp-1" }] }));
         assert.deepEqual(listedConductors(s.plan).map((c) => [c.node, c.ip]), [["cp-0", "172.22.0.2"], ["cp-1", undefined]]);
-        kube = Cluster.up();
-        kube.kubectl(["create", "namespace", s.plan.namespace]);
-        // The rendered ServiceAccount, Role and RoleBinding of the slot agents, as the program creates them.
-        const rbac = s.rendered.objects.filter((o) => ["ServiceAccount", "Role", "RoleBinding"].includes(o.kind));
-        assert.deepEqual(rbac.map((o) => o.kind).sort(), ["Role", "RoleBinding", "ServiceAccount"]);
-        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
-        const token = kube.kubectl(["create", "token", s.plan.names.slotAccount, "-n", s.plan.namespace, "--duration", "2h"]).stdout.trim();
-        const server = new URL(kube.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
-        serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
-        caFile = path.join(work, "ca.crt");
-        fs.writeFileSync(caFile, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
-        images = prepareImages(work);
-        cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
-        sw = net.addNamespace("sw");
-        br = net.addBridge(sw, "br");
-        prefix = s.plan.config.provisioning.cidr.split("/")[1];
-        const apiNs = net.addNamespace("hapi");
-        const apiIf = net.plug(apiNs, "hapi", sw, br, { cidr: `${API_IP}/${prefix}` });
-        net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
-        apiBridge = new ApiBridge(apiNs, CLUSTER_IP, 443, Number(server.port), path.join(work, "api-bridge.log"));
-        const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
-        known.forEach((c, i) => {
-            const ns = net.addNamespace(`h${i}`);
-            const ifname = net.plug(ns, `h${i}`, sw, br, { cidr: `${c.ip}/${prefix}`, rename: c.interface });
-            // The node reaches the kubernetes Service (kube-proxy's part) on the provisioning link.
-            net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
-            const pod = new PodRunner({
-                name: `ironic-${c.node}`,
-                namespace: s.plan.namespace,
-                spec: ds.spec.template.spec,
-                cluster: s.cluster,
-                images,
-                work,
-                netns: ns,
-                nodeName: c.node,
-                hostIP: c.ip,
-                podIP: c.ip,
-                // Cluster DNS stand-in: the API Service resolves to this node's conductor, the
-                // MariaDB Service to the MariaDB pod.
-                hosts: serviceHosts(c.ip),
-                serviceAccount,
-            });
-            pods.push({ node: c, pod, ns, ifname });
-        });
+        // One pod per node on the provisioning network, which carries cluster traffic too. The slot
+        // agents claim their DHCP slots from the local cluster's real API server, reached from the
+        // node namespaces at the kubernetes Service's ClusterIP (in its serving certificate) on the
+        // provisioning link. Cluster DNS stand-in: the API Service resolves to each node's own
+        // conductor, the MariaDB Service to the MariaDB pod. BMO, BMCs and the test talk to the
+        // conductors from the admin namespace, an address on the network.
+        await lab.setUp({ tag: "h", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: known, adminIp: "172.22.0.253", dbIp: DB_IP, kubeApi: { bridgeIp: "172.22.0.249" } });
         clientNs = net.addNamespace("hc");
-        clientIf = net.plug(clientNs, "hc", sw, br, { mac: macOf(9) });
-        // Where BMO, BMCs and the test talk to the conductors from: an address on the network.
-        adminNs = net.addNamespace("ha");
-        net.plug(adminNs, "ha", sw, br, { cidr: "172.22.0.253/24" });
+        clientIf = net.plug(clientNs, "hc", lab.sw, lab.br, { mac: macOf(9) });
     });
 
     afterEach(function () {
-        if (this.currentTest?.state !== "failed") return;
-        for (const p of others) p.printLogs(1500);
-        for (const { pod } of pods) pod.printLogs(1500);
+        if (this.currentTest?.state === "failed") lab.printLogs(1500);
     });
 
     after(async function () {
-        for (const { pod } of pods) await pod.stop();
-        for (const p of others.reverse()) await p.stop();
-        await cache?.stop();
         await relay?.stop();
-        await apiBridge?.stop();
-        kube?.down();
-        net.destroy();
-        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+        await lab.tearDown();
     });
 
     it("every node's init containers complete (IPA images from the cache, the DHCP provider's directories)", async function () {
         for (const { pod, ns } of pods) {
-            await cache.serve(ns);
+            await lab.cache.serve(ns);
             await pod.runInitContainers();
             for (const d of [DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir]) {
                 const st = fs.statSync(path.join(pod.volumePath("shared"), d.slice("/shared/".length)));
@@ -377,17 +309,19 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     it("each node's dnsmasq answers only the MACs its conductor owns, from its slice, pointing at itself", async function () {
         // Host and option files in the exact format Ironic's dnsmasq provider writes, written from
         // the ironic container's view (its uid, its /shared), as the provider would.
+        const marks = pods.map(({ pod }) => pod.logs("dnsmasq").length);
         pods.forEach(({ node, pod }, i) => {
             const opts = [`tag:${tagOf(i)},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tagOf(i)},tag:ipxe,67,http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tagOf(i)},66,${node.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-node-${i}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
             const r = pod.exec("ironic", ["/bin/bash", "-c", script, "write", opts, macOf(i), tagOf(i)]);
             assert.equal(r.status, 0, r.stderr);
         });
-        await new Promise((r) => setTimeout(r, 1000));
+        // Each node's dnsmasq picks its two files up through inotify before a client asks.
+        for (const [i, { pod }] of pods.entries()) await lab.dnsmasqRead(pod, [`${DHCP_PROVIDER_PATHS.optsDir}/ironic-node-${i}.conf`, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${macOf(i)}.conf`], marks[i]);
         for (let i = 0; i < pods.length; i++) {
             const { node } = pods[i];
             run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(i)]);
-            const lease = dhcpClient(clientNs, clientIf, work, ["0xaf:01"]);
+            const lease = dhcpClient(clientNs, clientIf, lab.work, ["0xaf:01"]);
             assert.equal(lease.serverid, node.ip, `${macOf(i)} answered by its owner ${node.node}`);
             assert.ok(inRange(lease.ip, node), `${lease.ip} in ${node.node}'s slice`);
             assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`);
@@ -398,7 +332,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             }
         }
         run("ip", ["-n", clientNs, "link", "set", clientIf, "address", macOf(9)]);
-        assert.deepEqual(dhcpClient(clientNs, clientIf, work), {}, "a MAC no conductor owns gets no answer");
+        assert.deepEqual(dhcpClient(clientNs, clientIf, lab.work), {}, "a MAC no conductor owns gets no answer");
     });
 
     it("a relayed rack (provisioning.dhcp.extraRanges): the relay forwards to every conductor, and each known host is answered by its owner only, from the owner's slot of the rack's range", async function () {
@@ -410,10 +344,10 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // macOf(0)'s requests each conductor logged so far (the test before broadcast them on the provisioning bridge).
         const discovers = () => pods.map((p) => p.pod.logs("dnsmasq").split("\n").filter((l) => /DHCPDISCOVER\(\S+\) /.test(l) && l.includes(macOf(0))).length);
         const discoversBefore = discovers();
-        relay = new DhcpRelay(net, { switchNs: sw, provBridge: br, provCidr: `${RELAY_IP}/${prefix}`, rackCidr: `${rack.gateway}/${rack.subnet.split("/")[1]}`, servers: pods.map((p) => p.node.ip), work });
+        relay = new DhcpRelay(net, { switchNs: lab.sw, provBridge: lab.br, provCidr: `${RELAY_IP}/${lab.prefix}`, rackCidr: `${rack.gateway}/${rack.subnet.split("/")[1]}`, servers: pods.map((p) => p.node.ip), work: lab.work });
         for (const p of pods) DhcpRelay.routeVia(p.ns, rack.subnet, RELAY_IP);
         const rackNs = net.addNamespace("hr");
-        const rackIf = net.plug(rackNs, "hr", sw, relay.rackBridge, { mac: macOf(9) });
+        const rackIf = net.plug(rackNs, "hr", lab.sw, relay.rackBridge, { mac: macOf(9) });
         const offersTo = (j: number, mac: string) => pods[j].pod.logs("dnsmasq").split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(mac));
         for (let i = 0; i < pods.length; i++) {
             const { node } = pods[i];
@@ -421,7 +355,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const before = pods.map((_, j) => offersTo(j, macOf(i)).length);
             run("ip", ["-n", rackNs, "link", "set", rackIf, "address", macOf(i)]);
             let lease: Record<string, string> = {};
-            await until(() => !!(lease = dhcpClient(rackNs, rackIf, work, ["0xaf:01"])).ip, 30000, `a lease for ${macOf(i)} through the relay`);
+            await until(() => !!(lease = dhcpClient(rackNs, rackIf, lab.work, ["0xaf:01"])).ip, 30000, `a lease for ${macOf(i)} through the relay`);
             assert.equal(lease.serverid, node.ip, `${macOf(i)} answered by its owner ${node.node}`);
             assert.ok(ipToNumber(lease.ip) >= ipToNumber(slice.start) && ipToNumber(lease.ip) <= ipToNumber(slice.end), `${lease.ip} in ${node.node}'s slot ${node.slot} of the rack's range (${slice.start}-${slice.end})`);
             assert.equal(lease.router, rack.gateway, "the rack's router");
@@ -433,7 +367,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             });
         }
         run("ip", ["-n", rackNs, "link", "set", rackIf, "address", macOf(9)]);
-        assert.deepEqual(dhcpClient(rackNs, rackIf, work), {}, "a relayed MAC no conductor owns gets no answer");
+        assert.deepEqual(dhcpClient(rackNs, rackIf, lab.work), {}, "a relayed MAC no conductor owns gets no answer");
         const relayed = discovers().map((n, j) => n - discoversBefore[j]);
         assert.ok(relayed.every((n) => n >= 1), `every conductor saw the relayed requests of ${macOf(0)} (${relayed.join(", ")} new): only ownership decided who answered`);
         await relay.stop();
@@ -480,56 +414,22 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    /** A pod of the stack that is not on the host network: its own namespace on the provisioning bridge. */
-    function clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
-        const o = s.rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
-        const ns = net.addNamespace(base);
-        net.plug(ns, base, sw, br, { cidr: `${ip}/24` });
-        const p = new PodRunner({ name: podName, namespace: s.plan.namespace, spec: o.spec.template.spec, cluster: s.cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: ip, hosts: serviceHosts("172.22.0.2") });
-        others.push(p);
-        return p;
-    }
-
-    /** A Job's pod, run to completion (restartPolicy OnFailure: the kubelet would retry; here a failure fails). */
-    async function runJob(p: PodRunner): Promise<void> {
-        const [run1] = p.startContainers();
-        const code = await new Promise<number | null>((res) => (run1.proc.exitCode !== null ? res(run1.proc.exitCode) : run1.proc.once("exit", (c) => res(c))));
-        assert.equal(code, 0, `${p.o.name} exited ${code}:\n${tail(p.logs(p.spec.containers[0].name))}`);
-    }
-
-    function api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
-        const creds = s.cluster.secrets[s.plan.names.credentialsSecret];
-        const r = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--max-time", "30", "--cacert", caFile, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${nodeIp}:${s.plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
-        const lines = r.stdout.split("\n");
-        return { code: Number(lines.pop()), body: lines.join("\n") };
-    }
+    const api = (nodeIp: string, p: string, extra: string[] = []) => lab.api(nodeIp, p, extra);
 
     it("MariaDB starts from its StatefulSet as declared (TLS, first-start SQL) and the schema Job upgrades it", async function () {
-        const db = clusterPod("StatefulSet", "ironic-mariadb-0", DB_IP, "db");
-        db.startContainers();
-        await db.waitReady("mariadb", 180000);
+        await lab.startDatabase();
         // root exists only on the local socket: from the network even its own password is refused.
         const rootPw = s.cluster.secrets[s.plan.database.names.credentialsSecret]["root-password"];
-        const asRoot = run("ip", ["netns", "exec", adminNs, "mariadb", "--no-defaults", "-h", DB_IP, "-uroot", `-p${rootPw}`, `--ssl-ca=${caFile}`, "-N", "-e", "SELECT 1"], { allowFail: true });
+        const asRoot = run("ip", ["netns", "exec", lab.adminNs, "mariadb", "--no-defaults", "-h", DB_IP, "-uroot", `-p${rootPw}`, `--ssl-ca=${lab.caFile}`, "-N", "-e", "SELECT 1"], { allowFail: true });
         assert.notEqual(asRoot.status, 0, "root over TCP is refused");
         assert.match(asRoot.stderr, /Access denied for user 'root'/);
-        await runJob(clusterPod("Job", "dbsync", JOB_IP, "jb"));
+        await lab.runJob(lab.clusterPod("Job", "dbsync", JOB_IP, "jb"));
     });
 
     it("every node's ironic and httpd start as declared; three conductors join one hash ring over the shared database", async function () {
-        for (const { pod } of pods) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
-        for (const { pod } of pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
-        const t0 = Date.now();
-        for (;;) {
-            const r = api(known[0].ip, "/v1/conductors");
-            const alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
-            if (alive.length === 3) {
-                assert.deepEqual(alive, known.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
-                break;
-            }
-            if (Date.now() - t0 > 120000) assert.fail(`conductors alive: ${JSON.stringify(alive)} (${r.code} ${r.body})`);
-            await new Promise((res) => setTimeout(res, 2000));
-        }
+        await lab.startIronic();
+        const alive = await lab.aliveConductors();
+        assert.deepEqual(alive, known.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
     });
 
     it("each conductor serves a certificate it minted at start for its own address from the conductor CA, which the stack CA verifies; none names another node", function () {
@@ -538,9 +438,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         for (const { node } of pods) {
             for (const port of [s.plan.config.ports.api, s.plan.config.ports.vmediaTls]) {
                 // The whole chain as served, checked the way IPA, BMO and the JSON-RPC peers check it: stack CA, this IP.
-                const r = run("ip", ["netns", "exec", adminNs, "openssl", "s_client", "-connect", `${node.ip}:${port}`, "-CAfile", caFile, "-verify_ip", node.ip, "-verify_return_error", "-showcerts"], { input: "", allowFail: true, timeout: 30000 });
-                assert.equal(r.status, 0, `${node.node}:${port}: ${r.stdout.slice(-600)} ${r.stderr.slice(-600)}`);
-                const chain = r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
+                const chain = lab.served(node.ip, port, node.node);
                 assert.equal(chain.length, 2, `${node.node}:${port} serves its certificate and the conductor CA`);
                 assert.equal(chain[1].trim(), conductorCa.trim(), "the second is the conductor CA");
                 const text = run("openssl", ["x509", "-noout", "-subject", "-ext", "subjectAltName,basicConstraints"], { input: chain[0] + "\n" }).stdout;
@@ -564,18 +462,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // picks for each, often another pod: JSON-RPC over TLS verified with the stack CA.
         // The ring the API hashes on is built from the conductors that registered the driver and
         // heartbeat within heartbeat_timeout (GET /v1/drivers lists them); wait for all three, then
-        // one hash_ring_reset_interval (3 s) so no ring cached before is still in use.
-        const t0 = Date.now();
-        let hosts: string[] = [];
-        for (;;) {
-            const r = api(known[0].ip, "/v1/drivers");
-            const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
-            hosts = fake ? [...fake.hosts].sort() : [];
-            if (hosts.length === 3) break;
-            if (Date.now() - t0 > 60000) assert.fail(`fake-hardware registered by: ${JSON.stringify(hosts)} (${r.code} ${r.body})`);
-            await new Promise((res) => setTimeout(res, 1000));
-        }
-        await new Promise((res) => setTimeout(res, 4000));
+        // until no ring cached before that can still be in use (hash_ring_reset_interval, 3 s).
+        await lab.fakeHardwareOnAll();
         const owners = new Set<string>();
         for (let i = 0; i < 6; i++) {
             const r = api(known[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, driver: "fake-hardware" })]);
@@ -594,11 +482,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("every node's pruner reaches the API through the Service name, verifying the stack CA", async function () {
         for (const { node, pod } of pods) {
-            const t0 = Date.now();
-            while (!/Ironic API reachable/.test(pod.logs("dhcp-pruner"))) {
-                if (Date.now() - t0 > 60000) assert.fail(`${node.node}'s pruner never reached the API:\n${tail(pod.logs("dhcp-pruner"))}`);
-                await new Promise((res) => setTimeout(res, 1000));
-            }
+            await until(() => /Ironic API reachable/.test(pod.logs("dhcp-pruner")), 60000, `${node.node}'s pruner reaching the API`, 1000).catch((e) => assert.fail(`${node.node}'s pruner never reached the API (${e.message}):\n${tail(pod.logs("dhcp-pruner"))}`));
             assert.ok(pod.isRunning("dhcp-pruner"));
         }
     });
@@ -613,16 +497,16 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const host = external ?? node.ip;
             if (external) {
                 run("ip", ["-n", ns, "addr", "add", `${external}/32`, "dev", node.interface]);
-                net.routeOnLink(adminNs, `${external}/32`, net.name("ha"));
+                net.routeOnLink(lab.adminNs, `${external}/32`, lab.adminIf);
             }
             assert.match(url, new RegExp(`^https://${host.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
-            const got = run("ip", ["netns", "exec", adminNs, "curl", "-s", "--cacert", caFile, url], { allowFail: true });
+            const got = run("ip", ["netns", "exec", lab.adminNs, "curl", "-s", "--cacert", lab.caFile, url], { allowFail: true });
             assert.equal(got.stdout, marker, `${url}: ${got.stderr}`);
         }
     });
 
     it("the online data migrations Job completes once the conductors are up", async function () {
-        await runJob(clusterPod("Job", "migrate", "172.22.0.252", "jm"));
+        await lab.runJob(lab.clusterPod("Job", "migrate", "172.22.0.252", "jm"));
     });
 
     it("real firmware boots through the conductor that owns it: a BIOS host (iPXE ROM) and a UEFI host (OVMF's PXE, then iPXE over TFTP), enrolled with real Ironic and owned by two conductors, get their address from the owner's slice, their iPXE binary, boot script, PXE config and deploy kernel from the owner, and nothing from any other", async function () {
@@ -652,28 +536,21 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             return { ...hosts[i], uuid: c.uuid, owner, vm: undefined as PxeVm | undefined, ip: "" };
         });
         const patch = (uuid: string, ops: object[]) => api(known[0].ip, `/v1/nodes/${uuid}`, ["-X", "PATCH", "-H", "Content-Type: application/json", "-d", JSON.stringify(ops)]);
-        const state = (uuid: string) => JSON.parse(api(known[0].ip, `/v1/nodes/${uuid}`).body);
-        const provision = (uuid: string, target: string) => api(known[1].ip, `/v1/nodes/${uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target })]);
+        // State changes from cp-1's API, handed to each node's owner over JSON-RPC.
+        const provision = (uuid: string, target: string) => lab.provision(uuid, target);
         for (const v of vms) {
             assert.equal(patch(v.uuid, [{ op: "add", path: "/properties/capabilities", value: `boot_mode:${v.firmware}` }]).code, 200);
             const port = api(known[0].ip, "/v1/ports", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ node_uuid: v.uuid, address: v.mac, pxe_enabled: true })]);
             assert.equal(port.code, 201, port.body);
             assert.equal(provision(v.uuid, "manage").code, 202);
         }
-        /** Waits for a state; `manageable` also for its transition to end (`clean wait` and `clean failed` keep the target `available`). */
-        const waitState = async (uuid: string, want: string) => {
-            let n: any = {};
-            const settled = () => (n = state(uuid)).provision_state === want && (want !== "manageable" || !n.target_provision_state);
-            await until(settled, 180000, `${uuid} in ${want}`, 1000).catch((e) => {
-                throw new Error(`${e.message}: now ${n.provision_state} → ${n.target_provision_state}, last error: ${n.last_error}`);
-            });
-        };
+        const waitState = (uuid: string, want: string) => lab.waitState(uuid, want);
         for (const v of vms) await waitState(v.uuid, "manageable");
         for (const v of vms) assert.equal(provision(v.uuid, "provide").code, 202);
         for (const v of vms) await waitState(v.uuid, "clean wait");
         // An access-log line of the httpd stand-in for a request from `ip` (its dual-stack socket logs IPv4 peers as ::ffff:a.b.c.d).
         const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
-        const shared = (p: (typeof pods)[number], rel: string) => path.join(p.pod.volumePath("shared"), rel.slice("/shared/".length));
+        const shared = (p: (typeof pods)[number], rel: string) => lab.shared(p, rel);
         for (const v of vms) {
             for (const p of pods) {
                 const has = fs.existsSync(shared(p, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${v.mac}.conf`));
@@ -682,16 +559,12 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
         try {
             for (const v of vms) {
-                v.vm = new PxeVm({ name: v.firmware, mac: v.mac, firmware: v.firmware, lab: net, switchNs: sw, bridge: br, work });
+                v.vm = new PxeVm({ name: v.firmware, mac: v.mac, firmware: v.firmware, lab: net, switchNs: lab.sw, bridge: lab.br, work: lab.work });
                 v.vm.start();
             }
-            const kernelPath = (v: (typeof vms)[number]) => `GET /${v.uuid}/deploy_kernel`;
             for (const v of vms) {
                 const http = () => v.owner.pod.logs("httpd");
-                await until(() => http().includes(kernelPath(v)) || !v.vm!.running, 300000, `${v.firmware} VM asking ${v.owner.node.node}'s httpd for its deploy kernel. VM:\n${tail(v.vm!.output(), 1500)}\n${v.owner.node.node}'s httpd:\n${tail(http(), 1500)}`, 1000);
-                assert.ok(v.vm!.running, `${v.firmware} VM exited: ${tail(v.vm!.output(), 1500)}`);
-                const seconds = ((Date.now() - v.vm!.startedAt) / 1000).toFixed(1);
-                console.log(`      ${v.firmware}: power-on to the deploy kernel request at ${v.owner.node.node} in ${seconds} s (emulated, TCG)`);
+                await lab.deployKernelAsked(v, { what: `${v.firmware} VM`, label: v.firmware, path: "emulated, TCG" });
                 const ack = new RegExp(`DHCPACK\\(\\S+\\) (\\S+) ${v.mac}`).exec(v.owner.pod.logs("dnsmasq"));
                 assert.ok(ack, `${v.owner.node.node} acknowledged ${v.mac}`);
                 v.ip = ack[1];
@@ -728,11 +601,12 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             // The entries Ironic's provider writes for a host this conductor owns.
             const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
+            const since = c.pod.logs("dnsmasq").length;
             const w = c.pod.exec("dnsmasq", ["/bin/bash", "-c", script, "write", opts, mac, tag]);
             assert.equal(w.status, 0, w.stderr);
-            await new Promise((r) => setTimeout(r, 1000));
+            await lab.dnsmasqRead(c.pod, [`${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf`, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${mac}.conf`], since);
             run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
-            const lease = dhcpClient(clientNs, clientIf, work, ["0xaf:01"]);
+            const lease = dhcpClient(clientNs, clientIf, lab.work, ["0xaf:01"]);
             const layout = dhcpSlotsOf(s.plan)!;
             const b = sliceBounds(layout.rangeStart, layout.rangeEnd, layout.slots, slot);
             assert.equal(lease.serverid, c.ip, `${mac} answered by its owner ${c.name}`);
@@ -752,12 +626,12 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const pids = Object.fromEntries(live.map((c) => [c.name, dhcpListener(c.ns)?.pid]));
             // 1. The new node joins (Cluster API adds before it removes): the same pod template, no entry in the config.
             const ns = net.addNamespace(`hr${i}`);
-            const ifname = net.plug(ns, `hr${i}`, sw, br, { cidr: `${ip}/${prefix}`, rename: "eth1" });
+            const ifname = net.plug(ns, `hr${i}`, lab.sw, lab.br, { cidr: `${ip}/${lab.prefix}`, rename: "eth1" });
             net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
             const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
-            const pod = new PodRunner({ name: `ironic-${name}`, namespace: s.plan.namespace, spec: ds.spec.template.spec, cluster: s.cluster, images, work, netns: ns, nodeName: name, hostIP: ip, podIP: ip, hosts: serviceHosts(ip), serviceAccount });
-            others.push(pod);
-            await cache.serve(ns);
+            const pod = new PodRunner({ name: `ironic-${name}`, namespace: s.plan.namespace, spec: ds.spec.template.spec, cluster: s.cluster, images: lab.images, work: lab.work, netns: ns, nodeName: name, hostIP: ip, podIP: ip, hosts: lab.serviceHosts(ip), serviceAccount: lab.serviceAccount });
+            lab.others.push(pod);
+            await lab.cache.serve(ns);
             await pod.runInitContainers();
             pod.startContainers(["dnsmasq"]);
             await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${name}'s dnsmasq serving DHCP`, 250);

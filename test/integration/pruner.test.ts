@@ -122,6 +122,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             [PRUNER_ENV.conductorHost]: ME,
             ...extra,
         });
+        // The window the tests are about (several 0.2 s polls): what the pruner did, and did not do, in it.
         await new Promise((r) => setTimeout(r, ms));
         await d.stop();
         return fs.readFileSync(log, "utf8");
