@@ -6,7 +6,10 @@
 # when it lies in the DHCP range or is the DHCP gateway (dual-stack: its IPv6 address the same way). Then the node's files from the templates and,
 # where asked, its certificate; then the command runs, and the container restarts (exit 0) when the
 # entry, the conductor CA or the found address changes from what was read. A TERM (or INT) before the
-# command runs ends the wrapper at once (143; 130 for INT); once it runs, it is passed to it.
+# command runs ends the wrapper at once (143; 130 for INT); once it runs, it is passed to it. The
+# command leads a process group of its own: when it ends (also killed, e.g. by the OOM killer), the
+# wrapper notices at once and stops what is left of its group (TERM, KILL 2 s later) before it ends
+# itself: a DHCP slot agent's dnsmasq never outlives its agent.
 set -euo pipefail
 # The container's PID 1 takes no default action on TERM: without a trap, a pod deleted while this
 # waits for its address or mints would wait out its grace period.
@@ -163,19 +166,41 @@ fingerprint() {
   echo "$(watched_files | sha256sum) $address $address6"
 }
 started="$files_started $discovered $discovered6"
-"$@" &
+# What is left of the command's process group once the command has ended: TERM, then KILL.
+stop_group() {
+  local i
+  kill -TERM -- "-$child" 2>/dev/null || return 0
+  for ((i = 0; i < 20; i++)); do
+    kill -0 -- "-$child" 2>/dev/null || return 0
+    sleep 0.1
+  done
+  echo "processes of the command still running 2 s after it ended: killing them"
+  kill -KILL -- "-$child" 2>/dev/null || true
+  for ((i = 0; i < 10; i++)); do
+    kill -0 -- "-$child" 2>/dev/null || return 0
+    sleep 0.1
+  done
+}
+# Job control on for this one start only: the command leads a process group of its own. Its stdin
+# stays /dev/null, as for any background command without job control.
+set -m
+"$@" </dev/null &
 child=$!
+set +m
 set +e
 while [[ -z "$terminating" ]] && kill -0 "$child" 2>/dev/null; do
   sleep "${CONDUCTOR_WATCH_INTERVAL:-15}" &
   pause=$!
-  wait "$pause"
+  # Returns when the command ends too, not a watch interval later.
+  wait -n "$child" "$pause"
+  kill "$pause" 2>/dev/null
   pause=""
-  if [[ -n "$terminating" ]]; then break; fi
+  if [[ -n "$terminating" ]] || ! kill -0 "$child" 2>/dev/null; then break; fi
   if [[ "$(fingerprint)" != "$started" ]] && kill -0 "$child" 2>/dev/null; then
     echo "per-node data of $node, its address or the conductor CA changed: restarting this container to apply it"
     kill -TERM "$child"
     wait "$child"
+    stop_group
     exit 0
   fi
 done
@@ -186,4 +211,5 @@ while :; do
   status=$?
   if ! kill -0 "$child" 2>/dev/null; then break; fi
 done
+stop_group
 exit "$status"

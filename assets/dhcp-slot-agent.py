@@ -13,33 +13,50 @@
 # config pins it for another node (or pins this node elsewhere).
 #
 # Protocol (the API server is the only arbiter; no other store):
-# - Slot k is the Lease "<prefix><k>". Creating it is the claim (atomic by name). Taking over an
-#   expired one is an update with the resourceVersion that was seen expiring (compare-and-swap).
-# - The holder renews every RETRY_PERIOD. A renewal counts from the moment its request was SENT.
-# - Fencing: a holder whose last successful renewal was sent RENEW_DEADLINE ago stops the command
-#   (SIGTERM, SIGKILL after STOP_GRACE) and gives the slot up.
+# - Slot k is the Lease "<prefix><k>". A claim is a create (atomic by name) or an update carrying
+#   the resourceVersion just read (compare-and-swap); so is every renewal. A write counts from the
+#   moment its request was SENT, and only once confirmed: its answer came back, or a later read
+#   shows its renewTime (unique: each write of a holder has a later one).
+# - Every request has a total deadline (connect, TLS, every byte of the answer), not a per-read
+#   timeout; any answer that is not a whole JSON Lease (cut, torn, late) is a failed request.
+# - The holder renews every RETRY_PERIOD. Fencing does not depend on it: the command runs under a
+#   fence, a process of its own (this script with --fence), that stops it (SIGTERM, SIGKILL after
+#   STOP_GRACE) RENEW_DEADLINE after the last confirmed write was sent, whatever the agent is doing
+#   (blocked in a request, starved, stopped); the agent only moves that deadline later. The fence
+#   also stops it at once when the agent is gone (its pipe closes), and the start wrapper stops
+#   whatever is left in the agent's process group when the agent exits.
 # - A claimer treats a Lease as expired only after it has seen the same resourceVersion, unchanged,
-#   for leaseDurationSeconds + CLAIM_MARGIN on its own monotonic clock.
-# Timing argument: the holder's last successful renewal was sent at t0 and written at ts >= t0; a
-# claimer first sees that version at tc >= ts, so it takes over at >= t0 + LEASE_DURATION + MARGIN.
-# The holder's command is gone by t0 + RENEW_DEADLINE + STOP_GRACE (+ one request timeout, bounded
-# by the remaining deadline). Both intervals are measured on each process's own monotonic clock,
-# so the clocks' offsets never matter; only their rates do. With drift rate r it is safe while
-#   (RENEW_DEADLINE + STOP_GRACE) * (1 + r) < (LEASE_DURATION + MARGIN) * (1 - r)
-# With the defaults (10 + 2) * 1.001 < (15 + 2) * 0.999 holds for any r below 17 %; real clocks
-# drift well under 0.01 %. renewTime in the Lease is informational (kubectl, the slot table).
-import datetime
-import json
+#   for leaseDurationSeconds + CLAIM_MARGIN on its own monotonic clock, counted from the first
+#   answer that showed it; a released Lease (no holder) is free at once, its last holder having
+#   stopped its command first.
+# - A Lease this agent creates did not exist: one deleted while held (by hand) leaves no holder to
+#   wait for. The command then starts RENEW_DEADLINE + STOP_GRACE + CLAIM_MARGIN after the create's
+#   answer (the Lease renewed meanwhile): any holder of the deleted Lease has been fenced by then.
+# Timing argument. A claimer's update succeeds only while the version it saw unchanged (first seen
+# at tc) is still current, so every confirmed write of the old holder landed no later than that
+# version, before tc, and was sent before it landed: its last one at t0 < tc. Its fence stops the
+# command by t0 + RENEW_DEADLINE + STOP_GRACE; the claimer starts its own at >= tc + LEASE_DURATION
+# + MARGIN. After a create: the deleted Lease's holder confirmed its last write before the delete,
+# which came before the create landed and so before its answer. Each interval is measured on one
+# process's own monotonic clock, so the clocks' offsets never matter; only their rates do. With
+# drift rate r it is safe while
+#   (RENEW_DEADLINE + STOP_GRACE) * (1 + r) < (LEASE_DURATION + MARGIN) * (1 - r)  and
+#   (RENEW_DEADLINE + STOP_GRACE) * (1 + r) < (RENEW_DEADLINE + STOP_GRACE + MARGIN) * (1 - r)
+# With the defaults (10 + 2) * 1.001 < (15 + 2) * 0.999 and < (10 + 2 + 2) * 0.999 hold for any r
+# below 7 %; real clocks drift well under 0.01 %. renewTime in the Lease is informational
+# (kubectl, the slot table) and names a holder's write; no clock is compared with it.
+#
+# Only what the fence needs is imported at the top: it shares the container's memory with dnsmasq.
 import os
+import select
 import signal
-import ssl
 import subprocess
 import sys
 import time
-import urllib.error
-import urllib.request
 
 SA = "/var/run/secrets/kubernetes.io/serviceaccount"
+# Exit status of the fence when it stopped the command (deadline, stop asked, agent gone).
+FENCED = 75
 
 
 def env(name, default=None):
@@ -72,6 +89,9 @@ CLAIM_MARGIN = float(env("SLOT_CLAIM_MARGIN", "2"))
 STOP_GRACE = float(env("SLOT_STOP_GRACE", "2"))
 STATUS_FILE = env("SLOT_STATUS_FILE")
 NODE_ANNOTATION = "metal3-ironic.metal3.io/node"
+# Every request's total time limit: half the renew deadline (a claim answered later leaves its
+# holder too little time to renew), at most 5 s; a renewal's never runs past the renew deadline.
+REQUEST_TIMEOUT = min(5.0, RENEW_DEADLINE / 2)
 
 
 def log(msg):
@@ -82,6 +102,242 @@ def fatal(msg):
     log("FATAL: " + msg)
     sys.exit(2)
 
+
+def now():
+    return time.monotonic()
+
+
+# ---- The fence: a process of its own between the agent and the command -------------------------
+
+def fence(deadline, command):
+    """Runs `command` until `deadline` (monotonic seconds, moved later by lines the agent writes to
+    stdin), a "stop" line, the agent's end (stdin closes) or a TERM; then stops it (TERM, KILL after
+    STOP_GRACE) and exits FENCED. Exits with the command's status when it ends by itself."""
+    slot = env("DHCP_SLOT", "?")
+    signals = []
+    # A TERM only wakes the loop (through the wakeup pipe): the command is always stopped by it.
+    wake_r, wake_w = os.pipe()
+    os.set_blocking(wake_w, False)
+    signal.set_wakeup_fd(wake_w)
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(sig, lambda signum, _frame: signals.append(signum))
+    if now() >= deadline:
+        log("slot %s: the renew deadline passed before %s could start: not started" % (slot, command[0]))
+        return FENCED
+    child = subprocess.Popen(command, stdin=subprocess.DEVNULL)
+    log("slot %s held: started %s (pid %d)" % (slot, command[0], child.pid))
+    why = None
+    pending = b""
+    while why is None:
+        left = deadline - now()
+        if signals:
+            why = "signal %d" % signals[0]
+        elif left <= 0:
+            why = "no renewal for %ss (renew deadline): another conductor may take slot %s" % (RENEW_DEADLINE, slot)
+        if why:
+            break
+        ready = select.select([0, wake_r], [], [], min(left, 0.2))[0]
+        if child.poll() is not None:
+            log("%s (pid %d) exited with %s" % (command[0], child.pid, child.returncode))
+            return child.returncode
+        if wake_r in ready:
+            os.read(wake_r, 64)
+        if 0 not in ready:
+            continue
+        data = os.read(0, 4096)
+        if not data:
+            why = "the slot agent is gone"
+            break
+        lines = (pending + data).split(b"\n")
+        pending = lines.pop()
+        for line in lines:
+            if line.startswith(b"stop"):
+                why = line[5:].decode(errors="replace") or "stop asked"
+                break
+            try:
+                deadline = max(deadline, float(line))
+            except ValueError:
+                pass
+    log("stopping %s (pid %d): %s" % (command[0], child.pid, why))
+    child.terminate()
+    try:
+        child.wait(timeout=STOP_GRACE)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.wait()
+    log("stopped (pid %d, %s)" % (child.pid, why))
+    return FENCED
+
+
+class Fence:
+    """The agent's side of the fence: starts it, moves its deadline, stops it."""
+
+    def __init__(self, command, slot, deadline):
+        child_env = dict(os.environ, DHCP_SLOT=str(slot))
+        self.deadline = deadline
+        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--fence", "%.6f" % deadline] + command,
+                                     stdin=subprocess.PIPE, env=child_env)
+
+    def extend(self, deadline):
+        if deadline <= self.deadline:
+            return
+        self.deadline = deadline
+        self.send(b"%.6f\n" % deadline)
+
+    def send(self, line):
+        try:
+            self.proc.stdin.write(line)
+            self.proc.stdin.flush()
+        except OSError:  # it is gone: the agent sees it next
+            pass
+
+    def running(self):
+        return self.proc.poll() is None
+
+    def stop(self, why):
+        """Stops the command (through the fence) and waits for it; returns the fence's status."""
+        if self.running():
+            self.send(b"stop %s\n" % why.encode())
+        try:
+            self.proc.stdin.close()
+        except OSError:
+            pass
+        try:
+            return self.proc.wait(timeout=STOP_GRACE + 5)
+        except subprocess.TimeoutExpired:
+            # A stopped or hung fence: end this process, so that the start wrapper stops what is
+            # left of its process group (dnsmasq too) and the container restarts.
+            log("FATAL: the fence (pid %d) did not stop %s within %ss: exiting" % (self.proc.pid, why, STOP_GRACE + 5))
+            os._exit(3)
+
+
+# ---- The API ----------------------------------------------------------------------------------
+
+class ApiError(Exception):
+    """The API server answered with an error status."""
+
+    def __init__(self, status, text):
+        super().__init__("HTTP %s: %s" % (status, text))
+        self.status = status
+
+
+class TransportError(Exception):
+    """No usable answer: connection, TLS, a cut or torn answer, none within the deadline."""
+
+
+class Late(Exception):
+    pass
+
+
+def on_alarm(_signum, _frame):
+    raise Late()
+
+
+_ssl = {}
+
+
+def ssl_context():
+    import ssl
+    try:
+        stamp = os.stat(CA_FILE).st_mtime_ns if CA_FILE else None
+    except OSError:
+        stamp = None
+    if _ssl.get("stamp", -1) != stamp:  # the CA bundle can be rotated
+        _ssl["ctx"] = ssl.create_default_context(cafile=CA_FILE if stamp is not None else None)
+        _ssl["stamp"] = stamp
+    return _ssl["ctx"]
+
+
+def exchange(method, path, body):
+    import http.client
+    import json
+    import urllib.parse
+    url = urllib.parse.urlsplit(API)
+    headers = {"Accept": "application/json", "Connection": "close"}
+    if TOKEN_FILE and os.path.exists(TOKEN_FILE):
+        with open(TOKEN_FILE) as f:  # re-read: projected tokens rotate
+            headers["Authorization"] = "Bearer " + f.read().strip()
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    if url.scheme == "https":
+        conn = http.client.HTTPSConnection(url.hostname, url.port or 443, context=ssl_context())
+    else:
+        conn = http.client.HTTPConnection(url.hostname, url.port or 80)
+    try:
+        conn.request(method, url.path.rstrip("/") + path, body=data, headers=headers)
+        resp = conn.getresponse()
+        status, raw = resp.status, resp.read()
+    finally:
+        conn.close()
+    text = raw.decode("utf-8")
+    if not 200 <= status < 300:
+        raise ApiError(status, text[:300])
+    answer = json.loads(text)
+    meta = answer.get("metadata") if isinstance(answer, dict) else None
+    if not isinstance(meta, dict) or not isinstance(meta.get("resourceVersion"), str) or not isinstance(answer.get("spec", {}), dict):
+        raise ValueError("not a Lease: %s" % text[:120])
+    answer.setdefault("spec", {})
+    return answer
+
+
+def request(method, path, body=None, timeout=5.0):
+    """One API request, all of it within `timeout` seconds: the Lease answered, or ApiError (an
+    error status) or TransportError (anything else)."""
+    import http.client
+    try:
+        try:
+            signal.setitimer(signal.ITIMER_REAL, max(0.05, timeout))
+            return exchange(method, path, body)
+        finally:
+            signal.setitimer(signal.ITIMER_REAL, 0)
+    except Late:
+        raise TransportError("no whole answer within %.1fs" % timeout) from None
+    except (OSError, http.client.HTTPException, ValueError) as e:  # TLS, IncompleteRead, BadStatusLine, JSON, no Lease
+        raise TransportError("%s: %s" % (type(e).__name__, e)) from None
+
+
+def lease_path(slot=None):
+    base = "/apis/coordination.k8s.io/v1/namespaces/%s/leases" % NAMESPACE
+    return base if slot is None else "%s/%s%d" % (base, PREFIX, slot)
+
+
+def micro_time(after=""):
+    """Now as a MicroTime, but later than `after` (the wall clock may step back)."""
+    import datetime
+    fmt = "%Y-%m-%dT%H:%M:%S.%fZ"
+    t = datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    if after:
+        t = max(t, datetime.datetime.strptime(after, fmt) + datetime.timedelta(microseconds=1))
+    return t.strftime(fmt)
+
+
+def labels():
+    out = {}
+    for item in filter(None, LABELS.split(",")):
+        k, _, v = item.partition("=")
+        out[k] = v
+    return out
+
+
+def duration_of(spec):
+    try:
+        return int(spec.get("leaseDurationSeconds") or LEASE_DURATION)
+    except (TypeError, ValueError):
+        return LEASE_DURATION
+
+
+def write_status(text):
+    if not STATUS_FILE:
+        return
+    tmp = STATUS_FILE + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(text + "\n")
+    os.rename(tmp, STATUS_FILE)
+
+
+# ---- Settings and preferences -----------------------------------------------------------------
 
 def check_settings():
     missing = [n for n, v in (("SLOT_API_URL or KUBERNETES_SERVICE_HOST", API), ("SLOT_NAMESPACE", NAMESPACE),
@@ -95,12 +351,15 @@ def check_settings():
               "SLOT_LEASE_DURATION + SLOT_CLAIM_MARGIN (%s)" % (RENEW_DEADLINE + STOP_GRACE, LEASE_DURATION + CLAIM_MARGIN))
     if not RETRY_PERIOD < RENEW_DEADLINE:
         fatal("SLOT_RETRY_PERIOD (%s) must be below SLOT_RENEW_DEADLINE (%s)" % (RETRY_PERIOD, RENEW_DEADLINE))
+    if not (CLAIM_MARGIN > 0 and STOP_GRACE > 0):
+        fatal("SLOT_CLAIM_MARGIN (%s) and SLOT_STOP_GRACE (%s) must be positive" % (CLAIM_MARGIN, STOP_GRACE))
 
 
 def preferences():
     """(pinned slot or None, preferred slot or None, slots remembered or pinned for other nodes, slots pinned for other nodes)."""
     if not PREFERENCES or not os.path.exists(PREFERENCES):
         return None, None, set(), set()
+    import json
     try:
         with open(PREFERENCES) as f:
             data = json.load(f)
@@ -116,82 +375,23 @@ def preferences():
 
 def preferences_stamp():
     try:
-        return os.stat(PREFERENCES).st_mtime_ns if PREFERENCES else None
+        st = os.stat(PREFERENCES) if PREFERENCES else None
+        return (st.st_ino, st.st_mtime_ns, st.st_size) if st else None
     except OSError:
         return None
 
 
-class ApiError(Exception):
-    def __init__(self, status, text):
-        super().__init__("HTTP %s: %s" % (status, text))
-        self.status = status
-
-
-def request(method, path, body=None, timeout=5.0):
-    headers = {"Accept": "application/json"}
-    if TOKEN_FILE and os.path.exists(TOKEN_FILE):
-        with open(TOKEN_FILE) as f:  # re-read: projected tokens rotate
-            headers["Authorization"] = "Bearer " + f.read().strip()
-    data = None
-    if body is not None:
-        data = json.dumps(body).encode()
-        headers["Content-Type"] = "application/json"
-    ctx = None
-    if API.startswith("https:"):
-        ctx = ssl.create_default_context(cafile=CA_FILE if CA_FILE and os.path.exists(CA_FILE) else None)
-    req = urllib.request.Request(API + path, data=data, method=method, headers=headers)
-    try:
-        with urllib.request.urlopen(req, timeout=max(0.2, timeout), context=ctx) as resp:
-            return json.load(resp)
-    except urllib.error.HTTPError as e:
-        raise ApiError(e.code, e.read().decode(errors="replace")[:300]) from None
-    except ValueError as e:  # a body that is not JSON (a proxy's error page, a cut-off answer)
-        raise OSError("unreadable answer from the API server: %s" % e) from None
-
-
-def lease_path(slot=None):
-    base = "/apis/coordination.k8s.io/v1/namespaces/%s/leases" % NAMESPACE
-    return base if slot is None else "%s/%s%d" % (base, PREFIX, slot)
-
-
-def micro_time():
-    return datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def labels():
-    out = {}
-    for item in filter(None, LABELS.split(",")):
-        k, _, v = item.partition("=")
-        out[k] = v
-    return out
-
-
-def held_spec(previous=None):
-    now = micro_time()
-    transitions = (previous or {}).get("leaseTransitions", 0)
-    # A new holder, also of a released Lease (no holder), counts as a transition.
-    if previous is not None and previous.get("holderIdentity") != IDENTITY:
-        transitions += 1
-    return {"holderIdentity": IDENTITY, "leaseDurationSeconds": LEASE_DURATION, "acquireTime": now,
-            "renewTime": now, "leaseTransitions": transitions}
-
-
-def write_status(text):
-    if not STATUS_FILE:
-        return
-    tmp = STATUS_FILE + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(text + "\n")
-    os.rename(tmp, STATUS_FILE)
-
+# ---- The agent --------------------------------------------------------------------------------
 
 class Agent:
     def __init__(self, command):
         self.command = command
-        self.child = None
+        self.fence = None
         self.stopping = False
-        self.seen = {}  # slot -> (resourceVersion, monotonic time it was first seen)
+        self.seen = {}  # slot -> (resourceVersion, monotonic time of the first answer showing it, its duration)
         self.history = {}  # slot -> the node its Lease names (held or released), as last surveyed
+        self.sent = {}  # renewTime this agent wrote -> monotonic time that write was sent
+        self.last_time = ""
         self.stamp = preferences_stamp()
         self.pinned, self.preferred, self.others, self.pinned_others = preferences()
 
@@ -215,23 +415,25 @@ class Agent:
         (None, None, LEASE_DURATION). A slot whose Lease cannot be read is left unknown."""
         mine = []
         for slot in range(COUNT):
+            if self.stopping:
+                break
             try:
-                lease = request("GET", lease_path(slot), timeout=RETRY_PERIOD)
+                lease = request("GET", lease_path(slot), timeout=REQUEST_TIMEOUT)
             except ApiError as e:
                 if e.status != 404:
                     log("slot %d: API error while reading its Lease: %s" % (slot, e))
                 self.history.pop(slot, None)
                 continue
-            except OSError as e:
+            except TransportError as e:
                 log("slot %d: API error while reading its Lease: %s" % (slot, e))
                 continue
             node = ((lease.get("metadata") or {}).get("annotations") or {}).get(NODE_ANNOTATION)
             if node:
                 self.history[slot] = node
             if NODE and node == NODE:
-                spec = lease.get("spec") or {}
-                mine.append((spec.get("holderIdentity") == IDENTITY, spec.get("renewTime") or "", slot,
-                             spec.get("holderIdentity"), spec.get("leaseDurationSeconds") or LEASE_DURATION))
+                spec = lease["spec"]
+                mine.append((spec.get("holderIdentity") == IDENTITY, str(spec.get("renewTime") or ""), slot,
+                             spec.get("holderIdentity"), duration_of(spec)))
         if not mine:
             return None, None, LEASE_DURATION
         _, _, slot, holder, duration = max(mine)
@@ -245,147 +447,195 @@ class Agent:
         self.pinned, self.preferred, self.others, self.pinned_others = preferences()
         return True
 
+    def next_time(self):
+        """A renewTime later than every one this agent wrote (unique: it names the write)."""
+        stamp = micro_time(self.last_time)
+        self.last_time = stamp
+        return stamp
+
+    def held_spec(self, previous=None):
+        """The spec of a Lease this agent claims (acquireTime = renewTime)."""
+        stamp = self.next_time()
+        transitions = (previous or {}).get("leaseTransitions", 0)
+        if not isinstance(transitions, int):
+            transitions = 0
+        # A new holder, also of a released Lease (no holder), counts as a transition.
+        if previous is not None and previous.get("holderIdentity") != IDENTITY:
+            transitions += 1
+        return {"holderIdentity": IDENTITY, "leaseDurationSeconds": LEASE_DURATION, "acquireTime": stamp,
+                "renewTime": stamp, "leaseTransitions": transitions}
+
+    def write(self, method, path, lease, timeout):
+        """Sends a write of this agent's Lease; returns (answer, time sent)."""
+        sent = now()
+        self.sent[lease["spec"]["renewTime"]] = sent
+        if len(self.sent) > 64:
+            for k in sorted(self.sent)[:-32]:
+                del self.sent[k]
+        return request(method, path, lease, timeout=timeout), sent
+
     def try_claim(self, slot):
-        """The Lease object when this agent now holds `slot`, else None."""
+        """(Lease, time the claim was sent, created) when this agent now holds `slot`, else None."""
         try:
-            lease = request("GET", lease_path(slot), timeout=RETRY_PERIOD)
+            lease = request("GET", lease_path(slot), timeout=REQUEST_TIMEOUT)
         except ApiError as e:
             if e.status != 404:
                 raise
             body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                     "metadata": {"name": "%s%d" % (PREFIX, slot), "namespace": NAMESPACE, "labels": labels(),
                                  "annotations": {NODE_ANNOTATION: NODE}},
-                    "spec": held_spec()}
+                    "spec": self.held_spec()}
             try:
-                return request("POST", lease_path(), body, timeout=RETRY_PERIOD)
+                lease, sent = self.write("POST", lease_path(), body, REQUEST_TIMEOUT)
+                return lease, sent, True
             except ApiError as e2:
                 if e2.status == 409:
                     log("slot %d: created by another agent first" % slot)
                     return None
                 raise
-        spec = lease.get("spec") or {}
-        rv = lease["metadata"]["resourceVersion"]
+        spec = lease["spec"]
         holder = spec.get("holderIdentity")
         if holder and holder != IDENTITY:
-            now = time.monotonic()
+            rv = lease["metadata"]["resourceVersion"]
+            seen_at = now()
             seen = self.seen.get(slot)
             if seen is None or seen[0] != rv:
-                self.seen[slot] = (rv, now)
+                self.seen[slot] = (rv, seen_at, duration_of(spec))
                 return None
-            duration = spec.get("leaseDurationSeconds") or LEASE_DURATION
-            if now - seen[1] < duration + CLAIM_MARGIN:
+            if seen_at - seen[1] < seen[2] + CLAIM_MARGIN:
                 return None
             log("slot %d: Lease of %s unchanged for %.1fs (duration %ss + margin %ss): taking it over"
-                % (slot, holder, now - seen[1], duration, CLAIM_MARGIN))
-        lease["spec"] = held_spec(spec)
+                % (slot, holder, seen_at - seen[1], seen[2], CLAIM_MARGIN))
+        lease["spec"] = self.held_spec(spec)
         lease["metadata"].setdefault("annotations", {})[NODE_ANNOTATION] = NODE
         try:
-            return request("PUT", lease_path(slot), lease, timeout=RETRY_PERIOD)
+            answer, sent = self.write("PUT", lease_path(slot), lease, REQUEST_TIMEOUT)
+            return answer, sent, False
         except ApiError as e:
             if e.status in (404, 409):
                 return None  # changed or deleted meanwhile: look again next round
             raise
 
     def claim(self):
+        """(slot, Lease, time the claim was sent, created) once this agent holds a slot; None when asked to stop."""
         waited = False
         last, holder, duration = (None, None, LEASE_DURATION) if self.pinned is not None else self.survey()
         # Held by another pod of this node (one that died without releasing): wait until it may be
-        # taken over (its duration + margin after this agent first saw its version) rather than move
+        # taken over (its duration + margin after this agent first saw its record) rather than move
         # this node's slice, but not forever (a holder that keeps renewing is alive).
         patient = False
         if last is not None:
             log("slot %d: this node's last (%s)" % (last, "released" if not holder else "held by " + holder))
             patient = bool(holder) and holder != IDENTITY and last not in self.pinned_others
-        start = time.monotonic()
+        start = now()
         wait = duration + CLAIM_MARGIN + 2 * RETRY_PERIOD
         while not self.stopping:
             if patient:
                 seen = self.seen.get(last)
                 until = max(start, seen[1] if seen else start) + wait
-                patient = time.monotonic() < min(until, start + 3 * wait)
+                patient = now() < min(until, start + 3 * wait)
             order = [last] if patient else self.order(last)
             for slot in order:
+                if self.stopping:
+                    return None
                 try:
-                    lease = self.try_claim(slot)
-                except (ApiError, OSError) as e:
+                    got = self.try_claim(slot)
+                except (ApiError, TransportError) as e:
                     # Not an answer about this slot: trying the next one now would move this node's
                     # slice (and leave its own Lease held) on a passing API error. Ask again next round.
                     log("slot %d: API error while claiming: %s; asking again in %ss before any other slot" % (slot, e, RETRY_PERIOD))
                     break
-                if lease is not None:
-                    return slot, lease
+                if got is not None:
+                    return (slot,) + got
             if not waited:
                 log("no free slot among %s yet; retrying every %ss" % (order, RETRY_PERIOD))
                 write_status("waiting")
                 waited = True
             self.sleep(RETRY_PERIOD)
-        return None, None
+        return None
 
     def sleep(self, seconds):
-        end = time.monotonic() + seconds
-        while not self.stopping and time.monotonic() < end:
-            if self.child is not None and self.child.poll() is not None:
+        end = now() + seconds
+        while not self.stopping and now() < end:
+            if self.fence is not None and not self.fence.running():
                 return
-            time.sleep(min(0.1, max(0.0, end - time.monotonic())))
+            time.sleep(min(0.1, max(0.0, end - now())))
 
-    def start_child(self, slot):
-        child_env = dict(os.environ, DHCP_SLOT=str(slot))
-        self.child = subprocess.Popen(self.command, env=child_env)
-        log("slot %d held: started %s (pid %d)" % (slot, self.command[0], self.child.pid))
-
-    def stop_child(self, why):
-        if self.child is None or self.child.poll() is not None:
-            self.child = None
-            return
-        log("stopping %s (pid %d): %s" % (self.command[0], self.child.pid, why))
-        self.child.terminate()
+    def renew(self, slot, lease, confirmed):
+        """One renewal: (Lease, time of the last confirmed write, reason to give up or None)."""
+        sent_before = now()
+        remaining = confirmed + RENEW_DEADLINE - sent_before
+        renewed = dict(lease)
+        renewed["spec"] = dict(lease["spec"])
+        renewed["spec"]["renewTime"] = self.next_time()
         try:
-            self.child.wait(timeout=STOP_GRACE)
-        except subprocess.TimeoutExpired:
-            self.child.kill()
-            self.child.wait()
-        log("stopped (pid %d, %s)" % (self.child.pid, why))
-        self.child = None
+            lease, sent = self.write("PUT", lease_path(slot), renewed, min(REQUEST_TIMEOUT, remaining))
+            return lease, sent, None
+        except ApiError as e:
+            if e.status == 404:
+                return lease, confirmed, "deleted"
+            if e.status != 409:
+                log("slot %d: renewal failed: %s" % (slot, e))
+                return lease, confirmed, None
+        except TransportError as e:
+            log("slot %d: renewal failed: %s" % (slot, e))
+            return lease, confirmed, None
+        # 409: a write of ours may have landed with its answer lost. Look: it is ours while it
+        # names this agent, and the renewTime it shows was written by a request sent then.
+        try:
+            current = request("GET", lease_path(slot), timeout=max(0.05, min(REQUEST_TIMEOUT, confirmed + RENEW_DEADLINE - now())))
+        except ApiError as e:
+            return lease, confirmed, "deleted" if e.status == 404 else None
+        except TransportError:
+            return lease, confirmed, None
+        spec = current["spec"]
+        if spec.get("holderIdentity") != IDENTITY:
+            return lease, confirmed, "taken"
+        sent = self.sent.get(spec.get("renewTime"))
+        return current, max(confirmed, sent) if sent is not None else confirmed, None
 
-    def hold(self, slot, lease):
-        """Renew until the child exits, the Lease is lost, a stop is asked, or the config pins the
-        slot for another node (or this node elsewhere); returns the reason."""
-        last_ok = time.monotonic()
+    def hold(self, slot, lease, sent, created):
+        """Renews from the claim (sent at `sent`) until the command exits, the Lease is lost, a stop
+        is asked, or the config pins the slot for another node (or this node elsewhere); starts
+        the command (through the fence) once it may. Returns the reason and the Lease."""
+        confirmed = sent
+        start_at = now()
+        if created:
+            start_at += RENEW_DEADLINE + STOP_GRACE + CLAIM_MARGIN
+            log("slot %d: created its Lease; serving in %ss (any holder of a Lease of that name deleted meanwhile is fenced by then)"
+                % (slot, RENEW_DEADLINE + STOP_GRACE + CLAIM_MARGIN))
+        next_renewal = sent + RETRY_PERIOD
         while True:
-            self.sleep(RETRY_PERIOD)
             if self.stopping:
                 return "stop", lease
-            if self.child.poll() is not None:
-                return "child", lease
+            if now() >= confirmed + RENEW_DEADLINE:
+                return "deadline", lease
+            if self.fence is None:
+                if now() >= start_at:
+                    self.fence = Fence(self.command, slot, confirmed + RENEW_DEADLINE)
+                    write_status("slot %d" % slot)
+            elif not self.fence.running():
+                return ("deadline" if self.fence.proc.returncode == FENCED else "child"), lease
             if self.preferences_changed() and (slot in self.pinned_others or self.pinned not in (None, slot)):
                 return "yield", lease
-            sent = time.monotonic()
-            remaining = RENEW_DEADLINE - (sent - last_ok)
-            if remaining <= 0:
-                return "deadline", lease
-            renewed = dict(lease)
-            renewed["spec"] = dict(lease["spec"], renewTime=micro_time())
-            try:
-                lease = request("PUT", lease_path(slot), renewed, timeout=min(5.0, remaining))
-                last_ok = sent
-            except ApiError as e:
-                if e.status == 409:
-                    # Our last write may have landed with its answer lost: look before giving up.
-                    try:
-                        current = request("GET", lease_path(slot), timeout=min(5.0, remaining))
-                    except (ApiError, OSError):
-                        current = None
-                    if current and (current.get("spec") or {}).get("holderIdentity") == IDENTITY:
-                        lease = current
-                        continue
-                    return "taken", lease
-                if e.status == 404:
-                    return "deleted", lease
-                log("slot %d: renewal failed: %s" % (slot, e))
-            except OSError as e:
-                log("slot %d: renewal failed: %s" % (slot, e))
-            if time.monotonic() - last_ok >= RENEW_DEADLINE:
-                return "deadline", lease
+            if now() >= next_renewal:
+                next_renewal = now() + RETRY_PERIOD
+                lease, confirmed, lost = self.renew(slot, lease, confirmed)
+                if lost:
+                    return lost, lease
+                if self.fence is not None:
+                    self.fence.extend(confirmed + RENEW_DEADLINE)
+                continue
+            wake = min(next_renewal, confirmed + RENEW_DEADLINE, start_at if self.fence is None else next_renewal)
+            self.sleep(max(0.0, wake - now()))
+
+    def stop_child(self, why):
+        """Stops the command (if it runs) and returns the fence's status, None when there was none."""
+        if self.fence is None:
+            return None
+        code = self.fence.stop(why)
+        self.fence = None
+        return code
 
     def release(self, slot, lease):
         # Free for anyone at once (no holder), still naming this node: its next agent takes it back
@@ -393,33 +643,33 @@ class Agent:
         released = dict(lease)
         released["spec"] = {k: v for k, v in (lease.get("spec") or {}).items() if k not in ("holderIdentity", "acquireTime")}
         try:
-            request("PUT", lease_path(slot), released, timeout=RETRY_PERIOD)
+            request("PUT", lease_path(slot), released, timeout=REQUEST_TIMEOUT)
             log("slot %d released" % slot)
-        except (ApiError, OSError) as e:
+        except (ApiError, TransportError) as e:
             log("slot %d: release failed (%s); it frees when the Lease expires" % (slot, e))
 
     def run(self):
         check_settings()
         signal.signal(signal.SIGTERM, self.on_signal)
         signal.signal(signal.SIGINT, self.on_signal)
+        signal.signal(signal.SIGALRM, on_alarm)
         log("node %s, %d slots, Leases %s/%s0..%d" % (NODE or "?", COUNT, NAMESPACE, PREFIX, COUNT - 1))
         while not self.stopping:
-            slot, lease = self.claim()
-            if slot is None:
+            got = self.claim()
+            if got is None:
                 break
-            self.start_child(slot)
-            write_status("slot %d" % slot)
-            why, lease = self.hold(slot, lease)
+            slot, lease, sent, created = got
+            why, lease = self.hold(slot, lease, sent, created)
             if why == "deadline":
                 self.stop_child("no renewal for %ss (renew deadline): another conductor may take slot %d" % (RENEW_DEADLINE, slot))
+                log("slot %d: no renewal confirmed for %ss (renew deadline): lost" % (slot, RENEW_DEADLINE))
             elif why in ("taken", "deleted"):
                 self.stop_child("the Lease of slot %d was %s by someone else" % (slot, why))
             elif why == "yield":
                 self.stop_child("slot %d is now pinned %s" % (slot, "for another node" if slot in self.pinned_others else "elsewhere for this node"))
                 self.release(slot, lease)
             else:
-                code = self.child.poll() if why == "child" else None
-                self.stop_child("stop asked" if why == "stop" else "it exited")
+                code = self.stop_child("stop asked" if why == "stop" else "it exited")
                 self.release(slot, lease)
                 write_status("stopped")
                 return 0 if why == "stop" else (code or 1)
@@ -432,6 +682,8 @@ class Agent:
 
 
 def main():
+    if len(sys.argv) >= 4 and sys.argv[1] == "--fence":
+        sys.exit(fence(float(sys.argv[2]), sys.argv[3:]))
     if len(sys.argv) < 2:
         fatal("usage: dhcp-slot-agent.py <command> [args...]")
     agent = Agent(sys.argv[1:])

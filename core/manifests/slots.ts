@@ -4,9 +4,9 @@
  * and the agent's place in the pod (its command, environment and token volume, dnsmasq only).
  *
  * Kubernetes RBAC cannot limit `create` by name (the name is not known when a create is
- * authorized), so creating Leases is allowed in this namespace; reading, renewing and deleting are
- * allowed only on the stack's own slot names. Nothing is cluster-wide, and the pods may touch no
- * other kind of object.
+ * authorized), so creating Leases is allowed in this namespace; reading and updating (claims,
+ * renewals, releases) are allowed only on the stack's own slot names. No delete: the agent never
+ * deletes a Lease. Nothing is cluster-wide, and the pods may touch no other kind of object.
  */
 import type * as k8s from "@pulumi/kubernetes";
 
@@ -49,9 +49,10 @@ export function slotRole(a: SlotLeaseAccess): k8s.types.input.rbac.v1.Role {
         kind: "Role",
         metadata: { name: a.name, namespace: a.namespace, labels: a.labels },
         rules: [
-            // delete: the agents of earlier releases delete their Lease on a clean stop (today's
-            // clear its holder); the Role changes before their pods roll, so they keep it for now.
-            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: a.leaseNames, verbs: ["get", "update", "delete"] },
+            // Only the verbs the agent uses. An agent of an earlier release that deletes its Lease
+            // on a clean stop is refused while its pod rolls: it logs it, and the Lease frees when
+            // it expires.
+            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: a.leaseNames, verbs: ["get", "update"] },
             { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
         ],
     };

@@ -271,7 +271,8 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
     it("the ServiceAccount may reach only this stack's slot Leases", function () {
         const can = (args: string[]) => cluster.kubectl(["auth", "can-i", ...args, `--as=system:serviceaccount:${NS}:${SA}`], { allowFail: true }).stdout.trim();
         assert.equal(can(["create", "leases.coordination.k8s.io", "-n", NS]), "yes");
-        for (const verb of ["get", "update", "delete"]) assert.equal(can([verb, "leases.coordination.k8s.io/race-0", "-n", NS]), "yes", verb);
+        for (const verb of ["get", "update"]) assert.equal(can([verb, "leases.coordination.k8s.io/race-0", "-n", NS]), "yes", verb);
+        assert.equal(can(["delete", "leases.coordination.k8s.io/race-0", "-n", NS]), "no", "the agent deletes no Lease");
         assert.equal(can(["get", "leases.coordination.k8s.io/kube-scheduler", "-n", NS]), "no");
         assert.equal(can(["update", "leases.coordination.k8s.io/race-9", "-n", NS]), "no");
         assert.equal(can(["list", "leases.coordination.k8s.io", "-n", NS]), "no");

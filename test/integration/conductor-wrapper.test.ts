@@ -463,6 +463,36 @@ describe("conductor start wrapper (bash)", function () {
         assert.equal(code, 7, "the command's own status");
     });
 
+    it("notices at once when its command is killed alone (the OOM killer), and stops what the command left in its process group: TERM, then KILL for one that ignores it", async function () {
+        // A stand-in of the slot agent: it starts two children (as the agent starts dnsmasq), one deaf to TERM, and is then SIGKILLed alone.
+        const pids = path.join(dir, "pids");
+        const script = 'sleep 300 & a=$!; bash -c "trap \\"\\" TERM; exec sleep 300" & b=$!; echo "$$ $a $b" > "$0.tmp"; mv "$0.tmp" "$0"; wait';
+        const w = start(["bash", "-c", script, pids], { CONDUCTOR_WATCH_INTERVAL: "15" });
+        await commandRunning(pids, w);
+        const [agent, a, b] = fs.readFileSync(pids, "utf8").trim().split(" ").map(Number);
+        const alive = (pid: number) => fs.existsSync(`/proc/${pid}/stat`) && !/^\d+ \(.*\) Z/.test(fs.readFileSync(`/proc/${pid}/stat`, "utf8"));
+        try {
+            assert.ok(alive(a) && alive(b), "the command's children run");
+            const t0 = Date.now();
+            process.kill(agent, "SIGKILL");
+            const { code, out } = await w.exited;
+            const took = Date.now() - t0;
+            assert.ok(took < 4000, `the wrapper ended ${took} ms after its command was killed (watch interval 15 s)`);
+            assert.equal(code, 137, out);
+            assert.ok(!alive(a), "the command's child is stopped");
+            assert.ok(!alive(b), "the command's child that ignores TERM is killed");
+            assert.match(out, /processes of the command still running 2 s after it ended: killing them/);
+        } finally {
+            for (const p of [a, b]) {
+                try {
+                    process.kill(p, "SIGKILL");
+                } catch {
+                    /* gone */
+                }
+            }
+        }
+    });
+
     it("forwards SIGTERM to the command", async function () {
         const marker = path.join(dir, "term-forward.running");
         const w = start(["bash", "-c", ': > "$0"; exec sleep 60', marker]);

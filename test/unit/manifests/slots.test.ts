@@ -6,13 +6,13 @@ import { planOf, haRaw, withKeys } from "../plan/support";
 import { dev, ha, haNoDhcp, plain } from "./support";
 
 describe("manifests/slots", function () {
-    it("RBAC: get/update/delete only on the stack's slot Leases by name, create in the namespace, nothing else", function () {
+    it("RBAC: get/update only on the stack's slot Leases by name, create in the namespace, nothing else (no delete: the agent deletes nothing)", function () {
         const access = slotLeaseAccess(ha)!;
         assert.deepEqual(access.leaseNames, ["ironic-dhcp-slot-0", "ironic-dhcp-slot-1", "ironic-dhcp-slot-2", "ironic-dhcp-slot-3"]);
         const [sa, role, binding] = slotLeaseRbac(access).map(plain);
         assert.deepEqual([sa.kind, sa.metadata.name, sa.metadata.namespace, sa.automountServiceAccountToken], ["ServiceAccount", "ironic-dhcp-slots", "metal3", false]);
         assert.deepEqual(role.rules, [
-            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: access.leaseNames, verbs: ["get", "update", "delete"] },
+            { apiGroups: ["coordination.k8s.io"], resources: ["leases"], resourceNames: access.leaseNames, verbs: ["get", "update"] },
             { apiGroups: ["coordination.k8s.io"], resources: ["leases"], verbs: ["create"] },
         ]);
         assert.deepEqual(binding.roleRef, { apiGroup: "rbac.authorization.k8s.io", kind: "Role", name: "ironic-dhcp-slots" });

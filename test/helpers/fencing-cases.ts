@@ -1,0 +1,262 @@
+/**
+ * The fencing cases of the DHCP slot agent, for any Lease API whose answers can be faulted (the
+ * fast fake: test/integration/slot-fencing.test.ts):
+ * a holder whose answers trickle, are late, lost or torn, an agent SIGKILLed alone or stopped, a
+ * Lease deleted while held or touched all the time, two waiters racing. Each case asserts, from
+ * the children's own records, that no two children ever ran for one slot, and that the slot was
+ * taken over within the bound docs/topologies.md derives from the timings (takeoverBound) plus the
+ * backend's answer times (`slack`).
+ */
+import { strict as assert } from "assert";
+
+import type { Fault, FaultPolicy } from "./lease-faults";
+import type { LeaseFake } from "./lease-fake";
+import { SlotAgent, SlotAgentLab, sleep, SlotTimings, takeoverBound, waitFor } from "./slot-agents";
+
+export interface AppliedWrite {
+    t: number;
+    agent: string;
+    kind: string;
+    name: string;
+}
+
+export interface FencingBackend {
+    namespace: string;
+    tokenFile: string;
+    caFile?: string;
+    /** Seconds a takeover may take beyond the bound: the answers of the requests in its chain, and scheduling. */
+    slack: number;
+    url(agent: string): string;
+    setPolicy(p: FaultPolicy): void;
+    /** Writes that were applied (arrival time), oldest first. */
+    writes(): AppliedWrite[];
+    deleteLease(name: string): Promise<void>;
+    touchLease(name: string): Promise<void>;
+    /** Holder of Lease `name`, "" when none or no Lease. */
+    holder(name: string): Promise<string>;
+    /** Ends faulted answers still held open (stalled, trickling). */
+    heal(): void;
+}
+
+export interface FencingContext {
+    backend: FencingBackend;
+    lab: SlotAgentLab;
+    timing: SlotTimings;
+    prefix: string;
+}
+
+export interface FencingCase {
+    name: string;
+    run(c: FencingContext): Promise<void>;
+}
+
+const lease = (c: FencingContext, slot = 0) => `${c.prefix}${slot}`;
+
+/** Time of the last applied write (claim or renewal) of `agent`'s to `name`. */
+function lastWrite(c: FencingContext, agent: string, name: string): number {
+    const w = c.backend.writes().filter((x) => x.agent === agent && x.name === name && x.kind !== "get" && x.kind !== "release");
+    assert.ok(w.length > 0, `${agent} wrote ${name}`);
+    return w[w.length - 1].t;
+}
+
+/** A holds slot 0 (its child runs), B waits for it. */
+async function holderAndWaiter(c: FencingContext, a = "a", b = "b"): Promise<[SlotAgent, SlotAgent]> {
+    const A = c.lab.start(a);
+    const t = c.timing;
+    const bound = (t.renewDeadline + t.stopGrace + t.claimMargin + 2 * t.retryPeriod) * 1000 + 5000;
+    await waitFor(`${a} to run its child on slot 0`, () => c.lab.running(0).some((r) => r.id === a), bound);
+    const B = c.lab.start(b);
+    await waitFor(`${b} to wait`, () => B.status() === "waiting", 5000 + t.retryPeriod * 4000);
+    return [A, B];
+}
+
+/**
+ * Waits for `who` (anyone when undefined) to run a child on `slot` started at or after `since`, and
+ * asserts that it started within the takeover bound (plus the backend's slack) of `from`.
+ */
+async function takenWithin(c: FencingContext, who: string | undefined, slot: number, since: number, from: number, what: string) {
+    const bound = takeoverBound(c.timing);
+    const r = await waitFor(`${what}: a new child on slot ${slot}`, () => c.lab.runs().find((x) => x.slot === slot && x.from >= since && (who === undefined || x.id === who)), (bound + c.backend.slack + 5) * 1000);
+    const took = r.from - from;
+    assert.ok(took <= bound + c.backend.slack, `${what}: slot ${slot} taken over by ${r.id} ${took.toFixed(2)} s after the reference point; bound ${bound.toFixed(2)} s + answers ${c.backend.slack} s`);
+    return { run: r, took };
+}
+
+const renewalsOf =
+    (agent: string, f: Fault): FaultPolicy =>
+    (r) =>
+        r.agent === agent && r.kind === "renew" ? f : undefined;
+
+export const FENCING_CASES: FencingCase[] = [
+    {
+        name: "trickled answers: a renewal whose answer dribbles in a byte at a time (the holder then cut off) is cut off at the renew deadline, its child stopped before the slot is taken over",
+        async run(c) {
+            const [, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            // The next renewal lands and its answer comes a byte at a time, each well within a read
+            // timeout; nothing of the holder's gets through after it.
+            let trickled = false;
+            c.backend.setPolicy((r) => {
+                if (r.agent !== "a") return undefined;
+                if (trickled) return { kind: "blackhole" };
+                if (r.kind !== "renew") return undefined;
+                trickled = true;
+                return { kind: "trickle", everyMs: (t.renewDeadline * 1000) / 5 };
+            });
+            const since = Date.now() / 1000;
+            // A's trickled renewal landed (the API applied it): B counts from there.
+            await waitFor("a trickled renewal", () => c.backend.writes().some((w) => w.agent === "a" && w.t >= since), 10000);
+            const { took } = await takenWithin(c, B.id, 0, since, lastWrite(c, "a", lease(c)), "trickle");
+            c.lab.assertNeverTwo();
+            const stopped = c.lab.runs().find((r) => r.id === "a")!;
+            assert.ok(stopped.to !== Infinity && stopped.to - since <= t.renewDeadline + t.stopGrace + c.backend.slack, `a's child stopped ${(stopped.to - since).toFixed(2)} s after its answers began to trickle`);
+            console.log(`      trickle: holder's child stopped ${(stopped.to - since).toFixed(2)} s after its answers began to trickle; slot taken ${took.toFixed(2)} s after its last renewal landed`);
+        },
+    },
+    {
+        name: "delayed claim answers: a create answered slowly never serves past the renew deadline counted from when the create was sent",
+        async run(c) {
+            const t = c.timing;
+            // A's create lands at once and its answer comes in slowly, whole this late; every later request of A's hangs (it is cut off).
+            const late = (t.leaseDuration + t.claimMargin - t.renewDeadline + 3 * t.retryPeriod) * 1000;
+            let claimed = false;
+            c.backend.setPolicy((r) => {
+                if (r.agent !== "a") return undefined;
+                if (claimed) return { kind: "blackhole" };
+                if (r.kind === "create" || r.kind === "claim") {
+                    claimed = true;
+                    return { kind: "slow", ms: late };
+                }
+                return undefined;
+            });
+            c.lab.start("a");
+            await waitFor("a's create", () => claimed && c.backend.writes().some((w) => w.agent === "a"), 10000);
+            const created = lastWrite(c, "a", lease(c));
+            const B = c.lab.start("b");
+            const { took } = await takenWithin(c, B.id, 0, created, created, "delayed create answer");
+            await sleep(t.retryPeriod * 2000);
+            c.lab.assertNeverTwo();
+            console.log(`      delayed create answer (${(late / 1000).toFixed(2)} s): slot taken ${took.toFixed(2)} s after the create landed; the late holder ran ${c.lab.runs().filter((r) => r.id === "a").length} children`);
+        },
+    },
+    {
+        name: "lost renewal answers: renewals that land with their answers lost never let a child outlive its fence, and the holder serves again once answers come back",
+        async run(c) {
+            const [A] = await holderAndWaiter(c);
+            const t = c.timing;
+            c.backend.setPolicy(renewalsOf("a", { kind: "lose" }));
+            const since = Date.now() / 1000;
+            await sleep((t.leaseDuration + t.claimMargin) * 2000);
+            c.backend.setPolicy(() => undefined);
+            const healed = Date.now() / 1000;
+            c.lab.assertNeverTwo();
+            // Whoever holds it, slot 0 is served again within the bound.
+            await waitFor("slot 0 served again", () => c.lab.running(0).length === 1 && c.lab.running(0)[0].from >= since - 1, (takeoverBound(t) + c.backend.slack + 5) * 1000);
+            const back = c.lab.running(0)[0];
+            assert.ok(back.from - healed <= takeoverBound(t) + c.backend.slack || back.from < healed, `served again ${(back.from - healed).toFixed(2)} s after answers came back`);
+            assert.ok(A.running, "the holder kept running");
+            c.lab.assertNeverTwo();
+        },
+    },
+    {
+        name: "torn answers: cut status lines, short bodies, cut JSON and answers that are no Lease neither crash an agent nor let two children run",
+        async run(c) {
+            const [A, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            const hows = ["status", "body", "json", "not-lease"] as const;
+            let n = 0;
+            // Every other request of both agents is torn, each way in turn.
+            c.backend.setPolicy((r) => (r.agent === "a" || r.agent === "b") && n++ % 2 === 0 ? { kind: "tear", how: hows[Math.floor(n / 2) % hows.length] } : undefined);
+            await sleep((t.leaseDuration + t.claimMargin) * 2000);
+            c.backend.setPolicy(() => undefined);
+            c.lab.assertNeverTwo();
+            assert.ok(A.running, `a survived torn answers:\n${A.log().slice(-2000)}`);
+            assert.ok(B.running, `b survived torn answers:\n${B.log().slice(-2000)}`);
+            await waitFor("slot 0 served", () => c.lab.running(0).length === 1, (takeoverBound(t) + c.backend.slack + 5) * 1000);
+            c.lab.assertNeverTwo();
+        },
+    },
+    {
+        name: "an agent SIGKILLed alone (its child not): the child stops at once, before the slot is taken over",
+        async run(c) {
+            const [A, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            A.signal("SIGKILL");
+            const killed = Date.now() / 1000;
+            const { took } = await takenWithin(c, B.id, 0, killed, lastWrite(c, "a", lease(c)), "SIGKILL alone");
+            c.lab.assertNeverTwo();
+            const a = c.lab.runs().find((r) => r.id === "a")!;
+            assert.ok(a.to - killed <= t.stopGrace + c.backend.slack, `a's child stopped ${(a.to - killed).toFixed(2)} s after its agent was killed`);
+            console.log(`      agent SIGKILLed: its child stopped after ${(a.to - killed).toFixed(2)} s; slot taken ${took.toFixed(2)} s after its last renewal landed`);
+        },
+    },
+    {
+        name: "SIGSTOP/SIGCONT: a stopped agent's child is stopped at the renew deadline by its fence; continued, the agent does not serve again while another holds the slot",
+        async run(c) {
+            const [A, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            A.signal("SIGSTOP");
+            const stoppedAt = Date.now() / 1000;
+            try {
+                const { took } = await takenWithin(c, B.id, 0, stoppedAt, lastWrite(c, "a", lease(c)), "SIGSTOP");
+                const a = c.lab.runs().find((r) => r.id === "a")!;
+                assert.ok(a.to - lastWrite(c, "a", lease(c)) <= t.renewDeadline + t.stopGrace + c.backend.slack, `a's child stopped ${(a.to - stoppedAt).toFixed(2)} s after its agent was stopped`);
+                console.log(`      agent stopped: its child stopped ${(a.to - stoppedAt).toFixed(2)} s later; slot taken ${took.toFixed(2)} s after its last renewal landed`);
+            } finally {
+                A.signal("SIGCONT");
+            }
+            await sleep((t.renewDeadline + 2 * t.retryPeriod) * 1000);
+            c.lab.assertNeverTwo();
+            assert.equal(c.lab.runs().filter((r) => r.id === "a").length, 1, "a did not start a child again");
+            assert.equal(await c.backend.holder(lease(c)), "b");
+        },
+    },
+    {
+        name: "a Lease deleted while held (its holder's network slow): the agent that creates it anew serves only once the old holder's fence has fired",
+        async run(c) {
+            const [, B] = await holderAndWaiter(c);
+            c.backend.setPolicy((r) => (r.agent === "a" ? { kind: "blackhole" } : undefined));
+            const deleted = Date.now() / 1000;
+            await c.backend.deleteLease(lease(c));
+            // Nobody waits for a deleted Lease's holder: the bound counts from the delete.
+            const { took } = await takenWithin(c, B.id, 0, deleted, deleted, "deleted Lease");
+            c.lab.assertNeverTwo();
+            console.log(`      deleted while held: slot taken ${took.toFixed(2)} s after the delete`);
+        },
+    },
+    {
+        name: "two waiters racing for a dead holder's slot: one takes it, within the bound; never two children",
+        async run(c) {
+            const [, B] = await holderAndWaiter(c);
+            const C = c.lab.start("c");
+            await waitFor("c to wait", () => C.status() === "waiting", 10000);
+            c.lab.killGroup("a");
+            const killed = Date.now() / 1000;
+            const { run } = await takenWithin(c, undefined, 0, killed, lastWrite(c, "a", lease(c)), "two waiters");
+            assert.ok([B.id, C.id].includes(run.id));
+            await sleep(c.timing.retryPeriod * 4000);
+            c.lab.assertNeverTwo();
+            assert.equal(c.lab.running(0).length, 1);
+            assert.equal(await c.backend.holder(lease(c)), run.id);
+        },
+    },
+];
+
+/** The fake's answers take well under a millisecond; this is scheduling on a busy 2-core machine. */
+export const FAKE_SLACK = 0.4;
+
+/** The fast fake (lease-fake.ts) as a fencing backend. */
+export function fakeBackend(fake: LeaseFake, tokenFile: string): FencingBackend {
+    return {
+        namespace: fake.namespace,
+        tokenFile,
+        slack: FAKE_SLACK,
+        url: (id) => fake.url(id),
+        setPolicy: (p) => (fake.policy = p),
+        writes: () => fake.log.filter((r) => r.method !== "GET" && r.status >= 200 && r.status < 300).map((r) => ({ t: r.t, agent: r.agent, kind: r.kind, name: r.name })),
+        deleteLease: async (n) => fake.delete(n),
+        touchLease: async (n) => fake.touch(n),
+        holder: async (n) => fake.get(n)?.spec.holderIdentity ?? "",
+        heal: () => fake.heal(),
+    };
+}

@@ -1,0 +1,282 @@
+/**
+ * Real DHCP slot agents (assets/dhcp-slot-agent.py) for the fencing tests, each supervising a
+ * stand-in for dnsmasq that writes its own start and stop records (slot, holder, wall-clock time,
+ * pid) to one file: from those, `runs()` rebuilds when each child ran, and `assertNeverTwo()` checks
+ * the promise that no two children ever run for one slot. A child SIGKILLed with its agent's whole
+ * process group (a container's death) cannot write its stop: the test records it (`killGroup`).
+ *
+ * SLOT_AGENT_UNDER_TEST=<file> runs another agent (e.g. `git show main:assets/dhcp-slot-agent.py`)
+ * through the same cases, to see which of them an earlier agent fails.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
+import { Daemon } from "./sys";
+
+export const AGENT_SCRIPT = process.env.SLOT_AGENT_UNDER_TEST || path.join(__dirname, "..", "..", "assets", SLOT_AGENT_SCRIPT);
+/** Debian's python3, not a version manager's shim (which costs 100 ms a start). */
+export const PYTHON = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
+
+export interface SlotTimings {
+    leaseDuration: number;
+    renewDeadline: number;
+    retryPeriod: number;
+    claimMargin: number;
+    stopGrace: number;
+}
+
+/** Short timings for the fake (a Lease of 1 s) with the production ones' proportions; each case takes seconds. */
+export const FAST: SlotTimings = { leaseDuration: 1, renewDeadline: 0.5, retryPeriod: 0.1, claimMargin: 0.5, stopGrace: 0.25 };
+
+/**
+ * The longest a slot waits for a waiting agent once its holder is gone, answer times aside: from
+ * the holder's last renewal landing, a retry period to see it, then the Lease's duration and the
+ * margin, seen at the next look (every retry period); from a Lease's deletion, a retry period to
+ * see it, then the create delay (renew deadline, stop grace, margin).
+ */
+export const takeoverBound = (t: SlotTimings): number => t.retryPeriod + Math.max(t.leaseDuration + t.claimMargin + t.retryPeriod, t.renewDeadline + t.stopGrace + t.claimMargin);
+
+/**
+ * The dnsmasq stand-in: records its start and, on TERM, its stop (the trap is set before the start
+ * record, so a TERM at once still leaves a stop). The records are the children's own.
+ */
+export const CHILD = `#!/bin/bash
+trap 'echo "stop $DHCP_SLOT $SLOT_IDENTITY $EPOCHREALTIME $$" >>"$CHILD_LOG"; kill "$pause" 2>/dev/null; exit 0' TERM INT
+pause=""
+echo "start $DHCP_SLOT $SLOT_IDENTITY $EPOCHREALTIME $$" >>"$CHILD_LOG"
+sleep 86400 &
+pause=$!
+wait "$pause"
+`;
+
+export interface ChildEvent {
+    kind: "start" | "stop" | "killed";
+    slot: number;
+    id: string;
+    t: number;
+    pid: number;
+}
+
+export interface Run {
+    slot: number;
+    id: string;
+    pid: number;
+    from: number;
+    to: number;
+}
+
+export interface AgentOptions {
+    node?: string;
+    preferences?: object;
+    timing?: Partial<SlotTimings>;
+}
+
+export class SlotAgent {
+    readonly prefsFile: string;
+    constructor(
+        readonly id: string,
+        readonly daemon: Daemon,
+        readonly logFile: string,
+        readonly statusFile: string,
+        prefsFile: string,
+    ) {
+        this.prefsFile = prefsFile;
+    }
+
+    get pid(): number {
+        return this.daemon.pid;
+    }
+
+    get running(): boolean {
+        return this.daemon.running;
+    }
+
+    status(): string {
+        return fs.existsSync(this.statusFile) ? fs.readFileSync(this.statusFile, "utf8").trim() : "";
+    }
+
+    log(): string {
+        return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, "utf8") : "";
+    }
+
+    /** Rewrites its preferences file (as a ConfigMap update does: a new file renamed into place). */
+    setPreferences(prefs: object): void {
+        fs.writeFileSync(`${this.prefsFile}.tmp`, JSON.stringify(prefs));
+        fs.renameSync(`${this.prefsFile}.tmp`, this.prefsFile);
+    }
+
+    signal(sig: NodeJS.Signals): void {
+        try {
+            process.kill(this.pid, sig);
+        } catch {
+            /* gone */
+        }
+    }
+
+    async exited(timeoutMs: number): Promise<number | null | "running"> {
+        if (!this.running) return this.daemon.proc.exitCode;
+        return await new Promise((r) => {
+            const t = setTimeout(() => r("running"), timeoutMs);
+            this.daemon.proc.once("exit", (code) => {
+                clearTimeout(t);
+                r(code);
+            });
+        });
+    }
+}
+
+export class SlotAgentLab {
+    readonly childLog: string;
+    readonly agents = new Map<string, SlotAgent>();
+    private readonly child: string;
+    private readonly killed: ChildEvent[] = [];
+
+    constructor(
+        readonly dir: string,
+        readonly o: { url: (id: string) => string; tokenFile: string; caFile?: string; namespace: string; prefix: string; count: number; timing: SlotTimings },
+    ) {
+        this.childLog = path.join(dir, `${o.prefix}children.log`);
+        this.child = path.join(dir, "child.sh");
+        if (!fs.existsSync(this.child)) fs.writeFileSync(this.child, CHILD, { mode: 0o755 });
+    }
+
+    start(id: string, opts: AgentOptions = {}): SlotAgent {
+        const t = { ...this.o.timing, ...opts.timing };
+        const prefsFile = path.join(this.dir, `${this.o.prefix}${id}.prefs.json`);
+        if (opts.preferences) fs.writeFileSync(prefsFile, JSON.stringify(opts.preferences));
+        const statusFile = path.join(this.dir, `${this.o.prefix}${id}.status`);
+        const logFile = path.join(this.dir, `${this.o.prefix}${id}.log`);
+        const env: NodeJS.ProcessEnv = {
+            PATH: process.env.PATH,
+            CHILD_LOG: this.childLog,
+            [SLOT_AGENT_ENV.apiUrl]: this.o.url(id),
+            [SLOT_AGENT_ENV.tokenFile]: this.o.tokenFile,
+            ...(this.o.caFile ? { [SLOT_AGENT_ENV.caFile]: this.o.caFile } : {}),
+            [SLOT_AGENT_ENV.namespace]: this.o.namespace,
+            [SLOT_AGENT_ENV.leasePrefix]: this.o.prefix,
+            [SLOT_AGENT_ENV.count]: String(this.o.count),
+            [SLOT_AGENT_ENV.identity]: id,
+            [SLOT_AGENT_ENV.node]: opts.node ?? `node-${id}`,
+            [SLOT_AGENT_ENV.preferencesFile]: opts.preferences ? prefsFile : "",
+            [SLOT_AGENT_ENV.leaseLabels]: `test=${this.o.prefix.replace(/-$/, "")}`,
+            [SLOT_AGENT_ENV.statusFile]: statusFile,
+            [SLOT_AGENT_ENV.leaseDuration]: String(t.leaseDuration),
+            [SLOT_AGENT_ENV.renewDeadline]: String(t.renewDeadline),
+            [SLOT_AGENT_ENV.retryPeriod]: String(t.retryPeriod),
+            [SLOT_AGENT_ENV.claimMargin]: String(t.claimMargin),
+            [SLOT_AGENT_ENV.stopGrace]: String(t.stopGrace),
+        };
+        const d = new Daemon(PYTHON, [AGENT_SCRIPT, "bash", this.child], logFile, env);
+        const a = new SlotAgent(id, d, logFile, statusFile, prefsFile);
+        this.agents.set(id, a);
+        return a;
+    }
+
+    agent(id: string): SlotAgent {
+        const a = this.agents.get(id);
+        if (!a) throw new Error(`no agent ${id}`);
+        return a;
+    }
+
+    /** SIGKILL an agent with its whole process group (its children too), as a container's death does; the children's runs end now. */
+    killGroup(id: string): void {
+        const a = this.agent(id);
+        const t = Date.now() / 1000;
+        try {
+            process.kill(-a.pid, "SIGKILL");
+        } catch {
+            /* gone */
+        }
+        for (const r of this.runs()) if (r.id === id && r.to === Infinity) this.killed.push({ kind: "killed", slot: r.slot, id, t, pid: r.pid });
+    }
+
+    events(): ChildEvent[] {
+        const text = fs.existsSync(this.childLog) ? fs.readFileSync(this.childLog, "utf8") : "";
+        const own = text
+            .split("\n")
+            .filter(Boolean)
+            .map((l) => {
+                const [kind, slot, id, t, pid] = l.split(" ");
+                return { kind: kind as ChildEvent["kind"], slot: Number(slot), id, t: Number(t), pid: Number(pid) };
+            });
+        return [...own, ...this.killed];
+    }
+
+    /** Each child's run: from its start record to its stop (or the kill of its group), Infinity while it runs; a child stopped before its start record ran for no time at its stop. */
+    runs(): Run[] {
+        const out = new Map<number, Run>();
+        const evs = this.events().sort((a, b) => a.t - b.t);
+        for (const e of evs) if (e.kind === "start") out.set(e.pid, { slot: e.slot, id: e.id, pid: e.pid, from: e.t, to: Infinity });
+        // Stopped before it wrote its start (a TERM at once): it ran, for no time.
+        for (const e of evs) if (e.kind === "stop" && !out.has(e.pid)) out.set(e.pid, { slot: e.slot, id: e.id, pid: e.pid, from: e.t, to: e.t });
+        for (const e of evs) {
+            const r = out.get(e.pid);
+            if (e.kind !== "start" && r && r.to === Infinity && e.t >= r.from) r.to = e.t;
+        }
+        return [...out.values()].sort((a, b) => a.from - b.from);
+    }
+
+    /** The runs of `slot` that are still going. */
+    running(slot?: number): Run[] {
+        return this.runs().filter((r) => r.to === Infinity && (slot === undefined || r.slot === slot));
+    }
+
+    /** No two children ever ran for one slot at the same time, by their own records. */
+    assertNeverTwo(context = ""): void {
+        const bySlot = new Map<number, Run[]>();
+        for (const r of this.runs()) bySlot.set(r.slot, [...(bySlot.get(r.slot) ?? []), r]);
+        for (const [slot, runs] of bySlot) {
+            for (let i = 1; i < runs.length; i++) {
+                for (let j = 0; j < i; j++) {
+                    assert.ok(runs[i].from >= runs[j].to, `${context}slot ${slot}: ${runs[i].id} (pid ${runs[i].pid}) started at ${runs[i].from.toFixed(3)} while ${runs[j].id} (pid ${runs[j].pid}) ran until ${runs[j].to === Infinity ? "now" : runs[j].to.toFixed(3)} (${runs[j].to === Infinity ? "still running" : `${(runs[j].to - runs[i].from).toFixed(3)} s of overlap`})`);
+                }
+            }
+        }
+    }
+
+    /** The first child of `slot` started at or after `t` (by anyone but `except`). */
+    firstStart(slot: number, t: number, except?: string): Run | undefined {
+        return this.runs().find((r) => r.slot === slot && r.from >= t && r.id !== except);
+    }
+
+    /** Every agent's log, for a failed test. */
+    dump(): string {
+        const parts = [...this.agents.values()].map((a) => `---- ${a.id} (${a.running ? "running" : `exited ${a.daemon.proc.exitCode ?? a.daemon.proc.signalCode}`}) ----\n${a.log().slice(-4000)}`);
+        const children = fs.existsSync(this.childLog) ? fs.readFileSync(this.childLog, "utf8") : "";
+        return `${parts.join("\n")}\n---- children ----\n${children}${this.killed.map((k) => `killed ${k.slot} ${k.id} ${k.t} ${k.pid}`).join("\n")}`;
+    }
+
+    /** SIGKILL every agent's process group (its fence and children with it) and every child that outlived its agent. */
+    cleanup(): void {
+        for (const a of this.agents.values()) {
+            try {
+                process.kill(-a.pid, "SIGCONT");
+                process.kill(-a.pid, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }
+        for (const r of this.runs()) {
+            if (r.to !== Infinity) continue;
+            try {
+                process.kill(r.pid, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }
+    }
+}
+
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function waitFor<T>(what: string, probe: () => T | undefined | false | null, timeoutMs: number, everyMs = 20): Promise<T> {
+    const end = Date.now() + timeoutMs;
+    for (;;) {
+        const v = probe();
+        if (v) return v;
+        if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+        await sleep(everyMs);
+    }
+}
