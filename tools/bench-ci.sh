@@ -25,7 +25,9 @@ if [[ -z "$warm" ]]; then
   mkdir -p "$work/toolchain-cache"
   env_args+=("METAL3_TOOLCHAIN_CACHE=$work/toolchain-cache")
 fi
-echo "bench-ci: $(git -C "$work/clone" rev-parse --short HEAD), ${warm:+warm}${warm:-empty} toolchain cache, log $work/ci.log; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
+cache_desc="an empty"
+[[ -n "$warm" ]] && cache_desc="the warm"
+echo "bench-ci: $(git -C "$work/clone" rev-parse --short HEAD), $cache_desc toolchain cache, log $work/ci.log; load $(cut -d' ' -f1-3 /proc/loadavg)" >&2
 start=$SECONDS
 (cd "$work/clone" && env "${env_args[@]}" bash .ci/run </dev/null >"$work/ci.log" 2>&1)
 rc=$?
