@@ -9,6 +9,8 @@
 #
 #   tools/bench-ci.sh [--warm] [--keep]     --keep leaves the clone, the cache and the logs
 set -uo pipefail
+# All in one function, read whole before it runs: editing this file during a run cannot change it.
+main() {
 warm="" keep=""
 for a in "$@"; do
   case "$a" in
@@ -35,3 +37,5 @@ echo "bench-ci: .ci/run exited $rc after $((SECONDS - start)) s; load $(cut -d' 
 sed -n '/^== breakdown/,$p' "$work/ci.log"
 if [[ -z "$keep" ]]; then rm -rf "$work"; else echo "kept: $work" >&2; fi
 exit "$rc"
+}
+main "$@"
