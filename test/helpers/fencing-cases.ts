@@ -225,6 +225,31 @@ export const FENCING_CASES: FencingCase[] = [
         },
     },
     {
+        name: "metadata churn: a dead holder's Lease touched (annotations) all the time is still taken over within the bound",
+        async run(c) {
+            const [, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            c.lab.killGroup("a");
+            const killed = Date.now() / 1000;
+            const last = lastWrite(c, "a", lease(c));
+            let churning = true;
+            const churn = (async () => {
+                while (churning) {
+                    await c.backend.touchLease(lease(c)).catch(() => undefined);
+                    await sleep(((t.leaseDuration + t.claimMargin) * 1000) / 4);
+                }
+            })();
+            try {
+                const { took } = await takenWithin(c, B.id, 0, killed, last, "metadata churn");
+                console.log(`      touched every ${((t.leaseDuration + t.claimMargin) / 4).toFixed(2)} s: slot taken ${took.toFixed(2)} s after the dead holder's last renewal`);
+            } finally {
+                churning = false;
+                await churn;
+            }
+            c.lab.assertNeverTwo();
+        },
+    },
+    {
         name: "two waiters racing for a dead holder's slot: one takes it, within the bound; never two children",
         async run(c) {
             const [, B] = await holderAndWaiter(c);
