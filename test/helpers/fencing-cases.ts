@@ -1,6 +1,6 @@
 /**
- * The fencing cases of the DHCP slot agent, for any Lease API whose answers can be faulted (the
- * fast fake: test/integration/slot-fencing.test.ts):
+ * The fencing cases of the DHCP slot agent, run by the fast fake (test/integration/slot-fencing.test.ts)
+ * and, through a TLS proxy, by the real kube-apiserver of the local cluster (test/e2e/slot-leases.test.ts):
  * a holder whose answers trickle, are late, lost or torn, an agent SIGKILLed alone or stopped, a
  * Lease deleted while held or touched all the time, two waiters racing. Each case asserts, from
  * the children's own records, that no two children ever ran for one slot, and that the slot was

@@ -128,7 +128,7 @@ export class SlotAgentLab {
         readonly o: { url: (id: string) => string; tokenFile: string; caFile?: string; namespace: string; prefix: string; count: number; timing: SlotTimings },
     ) {
         this.childLog = path.join(dir, `${o.prefix}children.log`);
-        this.child = path.join(dir, "child.sh");
+        this.child = path.join(dir, "slot-child.sh");
         if (!fs.existsSync(this.child)) fs.writeFileSync(this.child, CHILD, { mode: 0o755 });
     }
 

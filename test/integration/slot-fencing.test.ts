@@ -1,8 +1,8 @@
 /**
  * The DHCP slot agent's fencing under faults, on the fast fake Lease API (test/helpers/lease-fake.ts):
  * the real agent (assets/dhcp-slot-agent.py, Python) supervising a dnsmasq stand-in that records
- * its own start and stop. The shared cases (test/helpers/fencing-cases.ts) take any Lease API
- * that can fault answers; the ones here need the fake's control: a pin removed while waiting, a
+ * its own start and stop. The shared cases (test/helpers/fencing-cases.ts) also run against the
+ * real kube-apiserver in test/e2e/slot-leases.test.ts; the ones here need the fake's control: a pin removed while waiting, a
  * slot refused for good, a claim answered slowly while the agent is asked to stop, the exact moment
  * a waiter saw a dead holder's last renewal, and every request the agents made (their verbs).
  *
