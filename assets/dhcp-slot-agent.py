@@ -10,7 +10,11 @@
 # Leases adopts the slices of a stack that had none); else a free one: never used before released
 # by another node (that node may come back for it), slots remembered for other nodes last, lowest
 # first. A slot pinned for another node is never taken, and a holder yields its slot when the
-# config pins it for another node (or pins this node elsewhere).
+# config pins it for another node (or pins this node elsewhere). The preferences are re-read while
+# waiting too (a pin removed or moved). An API error on a slot that may be this node's own (held
+# last, remembered for it, naming it, or never read) is asked about again before any later slot,
+# for as long as a Lease takes to expire (a passing error must not move the node's slice); an
+# error on a slot known to be another's only skips it.
 #
 # Protocol (the API server is the only arbiter; no other store):
 # - Slot k is the Lease "<prefix><k>". A claim is a create (atomic by name) or an update carrying
@@ -25,16 +29,17 @@
 #   (blocked in a request, starved, stopped); the agent only moves that deadline later. The fence
 #   also stops it at once when the agent is gone (its pipe closes), and the start wrapper stops
 #   whatever is left in the agent's process group when the agent exits.
-# - A claimer treats a Lease as expired only after it has seen the same resourceVersion, unchanged,
-#   for leaseDurationSeconds + CLAIM_MARGIN on its own monotonic clock, counted from the first
-#   answer that showed it; a released Lease (no holder) is free at once, its last holder having
-#   stopped its command first.
+# - Expiry, decided as client-go decides it: a claimer takes over a held Lease only after it has
+#   seen the same holder and renewTime for leaseDurationSeconds + CLAIM_MARGIN on its own monotonic
+#   clock, counted from the first answer that showed them. Writes that change neither (labels,
+#   annotations) do not restart the count; a released Lease (no holder) is free at once, its last
+#   holder having stopped its command first.
 # - A Lease this agent creates did not exist: one deleted while held (by hand) leaves no holder to
 #   wait for. The command then starts RENEW_DEADLINE + STOP_GRACE + CLAIM_MARGIN after the create's
 #   answer (the Lease renewed meanwhile): any holder of the deleted Lease has been fenced by then.
-# Timing argument. A claimer's update succeeds only while the version it saw unchanged (first seen
-# at tc) is still current, so every confirmed write of the old holder landed no later than that
-# version, before tc, and was sent before it landed: its last one at t0 < tc. Its fence stops the
+# Timing argument. A claimer's update succeeds only while the record it saw unchanged (first seen
+# at tc) is still the record, so every confirmed write of the old holder landed no later than that
+# record, before tc, and was sent before it landed: its last one at t0 < tc. Its fence stops the
 # command by t0 + RENEW_DEADLINE + STOP_GRACE; the claimer starts its own at >= tc + LEASE_DURATION
 # + MARGIN. After a create: the deleted Lease's holder confirmed its last write before the delete,
 # which came before the create landed and so before its answer. Each interval is measured on one
@@ -44,7 +49,12 @@
 #   (RENEW_DEADLINE + STOP_GRACE) * (1 + r) < (RENEW_DEADLINE + STOP_GRACE + MARGIN) * (1 - r)
 # With the defaults (10 + 2) * 1.001 < (15 + 2) * 0.999 and < (10 + 2 + 2) * 0.999 hold for any r
 # below 7 %; real clocks drift well under 0.01 %. renewTime in the Lease is informational
-# (kubectl, the slot table) and names a holder's write; no clock is compared with it.
+# (kubectl, the slot table) and the record's identity; no clock is compared with it.
+# Takeover: a waiter sees a dead holder's last renewal within RETRY_PERIOD of its landing and takes
+# the slot LEASE_DURATION + MARGIN after that (it looks again exactly then); a deleted Lease is
+# seen within RETRY_PERIOD and served RENEW_DEADLINE + STOP_GRACE + MARGIN later. So a slot waits
+# at most RETRY_PERIOD + max(LEASE_DURATION, RENEW_DEADLINE + STOP_GRACE) + MARGIN (19 s with the
+# defaults) plus the answer times of one claim round, a read and the claim.
 #
 # Only what the fence needs is imported at the top: it shares the container's memory with dnsmasq.
 import os
@@ -321,9 +331,14 @@ def labels():
     return out
 
 
+def record(spec):
+    """What says a holder is alive: its identity and its last renewTime (client-go's record)."""
+    return spec.get("holderIdentity") or "", spec.get("renewTime") or ""
+
+
 def duration_of(spec):
     try:
-        return int(spec.get("leaseDurationSeconds") or LEASE_DURATION)
+        return max(int(spec.get("leaseDurationSeconds") or 0), LEASE_DURATION)
     except (TypeError, ValueError):
         return LEASE_DURATION
 
@@ -388,10 +403,12 @@ class Agent:
         self.command = command
         self.fence = None
         self.stopping = False
-        self.seen = {}  # slot -> (resourceVersion, monotonic time of the first answer showing it, its duration)
+        self.seen = {}  # slot -> (record, monotonic time of the first answer showing it, its duration)
         self.history = {}  # slot -> the node its Lease names (held or released), as last surveyed
         self.sent = {}  # renewTime this agent wrote -> monotonic time that write was sent
         self.last_time = ""
+        self.watching = set()  # slots held by others, seen this round, not yet expired
+        self.read = set()  # slots whose Lease (or its absence) this agent has read
         self.stamp = preferences_stamp()
         self.pinned, self.preferred, self.others, self.pinned_others = preferences()
 
@@ -422,11 +439,14 @@ class Agent:
             except ApiError as e:
                 if e.status != 404:
                     log("slot %d: API error while reading its Lease: %s" % (slot, e))
+                else:
+                    self.read.add(slot)
                 self.history.pop(slot, None)
                 continue
             except TransportError as e:
                 log("slot %d: API error while reading its Lease: %s" % (slot, e))
                 continue
+            self.read.add(slot)
             node = ((lease.get("metadata") or {}).get("annotations") or {}).get(NODE_ANNOTATION)
             if node:
                 self.history[slot] = node
@@ -481,6 +501,8 @@ class Agent:
         except ApiError as e:
             if e.status != 404:
                 raise
+            self.read.add(slot)
+            self.history.pop(slot, None)
             body = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
                     "metadata": {"name": "%s%d" % (PREFIX, slot), "namespace": NAMESPACE, "labels": labels(),
                                  "annotations": {NODE_ANNOTATION: NODE}},
@@ -493,18 +515,21 @@ class Agent:
                     log("slot %d: created by another agent first" % slot)
                     return None
                 raise
+        self.read.add(slot)
+        node = (lease["metadata"].get("annotations") or {}).get(NODE_ANNOTATION)
+        if node:
+            self.history[slot] = node
         spec = lease["spec"]
         holder = spec.get("holderIdentity")
         if holder and holder != IDENTITY:
-            rv = lease["metadata"]["resourceVersion"]
             seen_at = now()
             seen = self.seen.get(slot)
-            if seen is None or seen[0] != rv:
-                self.seen[slot] = (rv, seen_at, duration_of(spec))
-                return None
+            if seen is None or seen[0] != record(spec):
+                self.seen[slot] = seen = (record(spec), seen_at, duration_of(spec))
             if seen_at - seen[1] < seen[2] + CLAIM_MARGIN:
+                self.watching.add(slot)
                 return None
-            log("slot %d: Lease of %s unchanged for %.1fs (duration %ss + margin %ss): taking it over"
+            log("slot %d: Lease of %s not renewed for %.1fs (duration %ss + margin %ss): taking it over"
                 % (slot, holder, seen_at - seen[1], seen[2], CLAIM_MARGIN))
         lease["spec"] = self.held_spec(spec)
         lease["metadata"].setdefault("annotations", {})[NODE_ANNOTATION] = NODE
@@ -529,29 +554,49 @@ class Agent:
             patient = bool(holder) and holder != IDENTITY and last not in self.pinned_others
         start = now()
         wait = duration + CLAIM_MARGIN + 2 * RETRY_PERIOD
+        failing = {}  # slot -> when it started failing (API errors in a row)
         while not self.stopping:
+            if self.preferences_changed():
+                log("preferences changed: pinned %s, remembered %s" % (self.pinned, self.preferred))
             if patient:
                 seen = self.seen.get(last)
                 until = max(start, seen[1] if seen else start) + wait
                 patient = now() < min(until, start + 3 * wait)
             order = [last] if patient else self.order(last)
+            errors = False
+            self.watching.clear()
             for slot in order:
                 if self.stopping:
                     return None
                 try:
                     got = self.try_claim(slot)
                 except (ApiError, TransportError) as e:
-                    # Not an answer about this slot: trying the next one now would move this node's
-                    # slice (and leave its own Lease held) on a passing API error. Ask again next round.
-                    log("slot %d: API error while claiming: %s; asking again in %ss before any other slot" % (slot, e, RETRY_PERIOD))
-                    break
+                    errors = True
+                    since = failing.setdefault(slot, now())
+                    # Not an answer about this slot. On a slot that may be this node's own (the one it
+                    # held last, the one remembered for it, one naming it, one never read), trying the
+                    # next one now would move its slice (and leave its own Lease held) on a passing
+                    # error: ask again next round, for as long as a Lease takes to expire. A slot
+                    # known to be another's is only skipped.
+                    own = slot in (last, self.preferred) or self.history.get(slot) == NODE or slot not in self.read
+                    if own and slot != order[-1] and now() - since < LEASE_DURATION + CLAIM_MARGIN + 2 * RETRY_PERIOD:
+                        log("slot %d: API error while claiming: %s; asking again in %ss before any other slot" % (slot, e, RETRY_PERIOD))
+                        break
+                    log("slot %d: API error while claiming: %s; trying the next slot" % (slot, e))
+                    continue
+                failing.pop(slot, None)
                 if got is not None:
                     return (slot,) + got
             if not waited:
                 log("no free slot among %s yet; retrying every %ss" % (order, RETRY_PERIOD))
                 write_status("waiting")
                 waited = True
-            self.sleep(RETRY_PERIOD)
+            # Look again after a retry period, or exactly when a Lease seen may be taken over.
+            pause = RETRY_PERIOD
+            if not errors:
+                for s in self.watching:
+                    pause = min(pause, self.seen[s][1] + self.seen[s][2] + CLAIM_MARGIN - now())
+            self.sleep(max(0.0, pause))
         return None
 
     def sleep(self, seconds):

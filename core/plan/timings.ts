@@ -54,12 +54,15 @@ export const SCHEMA_JOB_TIMINGS = {
 
 /**
  * The DHCP slot agent (assets/dhcp-slot-agent.py; the fencing argument is in its header), in
- * seconds: a holder renews every `retryPeriod`, stops dnsmasq when its last renewal is
- * `renewDeadline` old (killed `stopGrace` later), and a claimer takes a slot over only after its
- * Lease stayed unchanged for `leaseDuration` + `claimMargin`. Safe while
- * renewDeadline + stopGrace < leaseDuration + claimMargin (12 < 17: any clock-rate drift below 17 %).
- * Slot takeover does not bound failover: a dead conductor's hosts are answered by their new owners
- * from the new owners' own slices (FAILOVER_SETTINGS); only a new conductor waits for a free slot.
+ * seconds: a holder renews every `retryPeriod`; its fence stops dnsmasq `renewDeadline` after its
+ * last confirmed renewal was sent (killed `stopGrace` later), whatever the agent does; a claimer
+ * takes a slot over only after it saw the same holder and renewTime for `leaseDuration` +
+ * `claimMargin`, and serves a Lease it had to create only `renewDeadline` + `stopGrace` +
+ * `claimMargin` after the create (a Lease deleted while held). Safe while renewDeadline + stopGrace
+ * < leaseDuration + claimMargin, and with the margin for clock rates (12 < 17 and 12 < 14: any
+ * drift below 7 %). Slot takeover does not bound failover: a dead conductor's hosts are answered by
+ * their new owners from the new owners' own slices (FAILOVER_SETTINGS); only a new conductor waits
+ * for a free slot.
  */
 export const SLOT_TIMINGS = {
     leaseDuration: 15,
@@ -68,3 +71,21 @@ export const SLOT_TIMINGS = {
     claimMargin: 2,
     stopGrace: 2,
 } as const;
+
+export type SlotTimings = { [K in keyof typeof SLOT_TIMINGS]: number };
+
+/** How long after its create's answer the agent starts dnsmasq for a Lease it created (14 s with SLOT_TIMINGS). */
+export function slotCreateDelay(t: SlotTimings = SLOT_TIMINGS): number {
+    return t.renewDeadline + t.stopGrace + t.claimMargin;
+}
+
+/**
+ * The longest a slot waits for a waiting agent once its holder is gone, the API's answer times
+ * aside (docs/topologies.md states it): a waiter sees the holder's last renewal within a retry
+ * period of its landing, and takes the slot the Lease's duration plus the margin after that (it
+ * looks again exactly then); a Lease deleted while held is seen within a retry period and served
+ * a create delay later. 19 s with SLOT_TIMINGS.
+ */
+export function slotTakeoverBound(t: SlotTimings = SLOT_TIMINGS): number {
+    return t.retryPeriod + Math.max(t.leaseDuration + t.claimMargin, slotCreateDelay(t));
+}

@@ -3,17 +3,23 @@
  * cluster, authenticated as the ServiceAccount our rendered Role binds: racing agents never make
  * two holders of a slot, a killed holder's slot moves only after its Lease expired, a holder cut
  * off from the API stops its command before anyone may take its slot, and a clean stop releases
- * at once. The command each agent supervises stands in for dnsmasq and logs when it runs. On the
- * cluster the suites that deploy no stack share (shared-cluster.ts): namespaces of its own.
+ * at once. The command each agent supervises stands in for dnsmasq and logs when it runs. The
+ * fencing cases of test/helpers/fencing-cases.ts (answers dribbled, slow, lost or torn, an agent
+ * killed alone or stopped, a Lease deleted while held or touched all the time, two waiters) run
+ * here too, through a proxy that faults the agents' requests on their way to this API server. On
+ * the cluster the suites that deploy no stack share (shared-cluster.ts): namespaces of its own.
  */
 import { strict as assert } from "assert";
+import { execFile } from "child_process";
 import * as fs from "fs";
-import * as https from "https";
 import * as net from "net";
 import * as path from "path";
 
 import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
+import { FENCING_CASES, FencingBackend } from "../helpers/fencing-cases";
+import { LeaseProxy } from "../helpers/lease-proxy";
+import { SlotAgentLab } from "../helpers/slot-agents";
 import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from "../helpers/sys";
 import { Cluster, ROOT } from "./harness";
 import { sharedCluster } from "./shared-cluster";
@@ -78,48 +84,6 @@ class CuttableProxy {
 
     async close(): Promise<void> {
         for (const s of this.sockets) s.destroy();
-        await new Promise<void>((r) => this.server.close(() => r()));
-    }
-}
-
-/**
- * A TLS proxy in front of the API server (its own certificate for 127.0.0.1) that can drop the
- * requests for chosen paths: the connection is closed without an answer, as a failing network
- * does, while every other request goes through with the agent's own credentials.
- */
-class FaultyApiProxy {
-    private readonly server: https.Server;
-    readonly caFile: string;
-    failing: RegExp | undefined;
-    dropped = 0;
-    port = 0;
-
-    constructor(dir: string, target: URL, targetCa: string) {
-        const key = path.join(dir, "proxy.key");
-        this.caFile = path.join(dir, "proxy.crt");
-        run("openssl", ["req", "-x509", "-new", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", this.caFile, "-subj", "/CN=api proxy", "-days", "2", "-addext", "subjectAltName=IP:127.0.0.1", "-addext", "basicConstraints=critical,CA:TRUE"]);
-        this.server = https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(this.caFile) }, (req, res) => {
-            if (this.failing?.test(req.url ?? "")) {
-                this.dropped++;
-                req.socket.destroy();
-                return;
-            }
-            const up = https.request({ host: target.hostname, port: Number(target.port || 443), method: req.method, path: req.url, headers: req.headers, ca: fs.readFileSync(targetCa) }, (r) => {
-                res.writeHead(r.statusCode ?? 502, r.headers);
-                r.pipe(res);
-            });
-            up.on("error", () => req.socket.destroy());
-            req.pipe(up);
-        });
-    }
-
-    async listen(): Promise<void> {
-        await new Promise<void>((r) => this.server.listen(0, "127.0.0.1", () => r()));
-        this.port = (this.server.address() as net.AddressInfo).port;
-    }
-
-    async close(): Promise<void> {
-        this.server.closeAllConnections();
         await new Promise<void>((r) => this.server.close(() => r()));
     }
 }
@@ -249,7 +213,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         cluster.kubectl(["create", "namespace", NS]);
         cluster.kubectl(["create", "namespace", `${NS}-other`]);
         // The agents run as the ServiceAccount of the rendered least-privilege Role, for every prefix used below.
-        const leaseNames = [...["race-", "kill-", "cut-", "stop-", "pin-", "err-"].flatMap((p) => slotLeaseNames(p, 3)), ...slotLeaseNames("last-", 4)];
+        const leaseNames = [...["race-", "kill-", "cut-", "stop-", "pin-", "err-"].flatMap((p) => slotLeaseNames(p, 3)), ...slotLeaseNames("last-", 4), ...FENCING_CASES.flatMap((_, i) => slotLeaseNames(`fc${i}-`, 1))];
         const objects = slotLeaseRbac({ namespace: NS, name: SA, leaseNames, labels: { "app.kubernetes.io/name": "ironic" } });
         cluster.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objects }) });
         token = cluster.kubectl(["create", "token", SA, "-n", NS, "--duration", "2h"]).stdout.trim();
@@ -363,7 +327,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
     });
 
     it("an API error while claiming its own slot does not move the node: the agent asks for that slot again rather than taking the next free one", async function () {
-        const proxy = new FaultyApiProxy(dir, api, path.join(cluster.dir, "pki", "ca.crt"));
+        const proxy = new LeaseProxy(dir, api, path.join(cluster.dir, "pki", "ca.crt"));
         await proxy.listen();
         try {
             const through = { apiUrl: `https://127.0.0.1:${proxy.port}`, caFile: proxy.caFile, node: "ne" };
@@ -373,11 +337,11 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             await first.stop();
             await waitFor("slot 0 released", () => !(0 in holders("err-")), 10000);
             // Its next pod starts while requests for its own Lease fail (the network drops them).
-            proxy.failing = /\/leases\/err-0\b/;
+            proxy.policy = (r) => (r.name === "err-0" ? { kind: "drop" } : undefined);
             const again = startAgent("err-", "e1", 3, through);
             await waitFor("requests for slot 0 dropped", () => proxy.dropped >= 2, 20000);
             assert.deepEqual(holders("err-"), {}, "no other slot taken while its own could not be asked for");
-            proxy.failing = undefined;
+            proxy.policy = () => undefined;
             await waitFor("e1 to hold slot 0", () => status("err-", "e1") === "slot 0", 20000);
             assert.deepEqual(holders("err-"), { 0: "e1" });
             assert.match(fs.readFileSync(path.join(dir, "err-e1.log"), "utf8"), /slot 0: API error while claiming: .*asking again in 0\.5s before any other slot/);
@@ -385,6 +349,50 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         } finally {
             await proxy.close();
         }
+    });
+
+    describe("the fencing cases, through a proxy that faults the agents' requests", function () {
+        let proxy: LeaseProxy;
+        let lab: SlotAgentLab | undefined;
+        const kubectl = (args: string[]) =>
+            new Promise<string>((res, rej) => execFile("kubectl", args, { env: cluster.env }, (e, out, err) => (e ? rej(new Error(`kubectl ${args.join(" ")}: ${err}`)) : res(out))));
+        let touches = 0;
+
+        before(async function () {
+            proxy = new LeaseProxy(dir, api, path.join(cluster.dir, "pki", "ca.crt"));
+            await proxy.listen();
+        });
+        afterEach(function () {
+            if (this.currentTest?.state === "failed" && lab) console.log(lab.dump());
+            lab?.cleanup();
+            proxy.policy = () => undefined;
+            proxy.heal();
+        });
+        after(async function () {
+            await proxy?.close();
+        });
+
+        FENCING_CASES.forEach((c, i) => {
+            it(c.name, async function () {
+                const prefix = `fc${i}-`;
+                const backend: FencingBackend = {
+                    namespace: NS,
+                    tokenFile: path.join(dir, "token"),
+                    caFile: proxy.caFile,
+                    // kubectl's own start-up (a delete, an annotation) and the API server's answers.
+                    slack: 1.0,
+                    url: (id) => proxy.url(id),
+                    setPolicy: (p) => (proxy.policy = p),
+                    writes: () => proxy.log.filter((r) => r.name.startsWith(prefix) && r.method !== "GET" && r.status >= 200 && r.status < 300).map((r) => ({ t: r.t, agent: r.agent, kind: r.kind, name: r.name })),
+                    deleteLease: async (n) => void (await kubectl(["delete", "lease", n, "-n", NS, "--ignore-not-found"])),
+                    touchLease: async (n) => void (await kubectl(["annotate", "--overwrite", "lease", n, "-n", NS, `test/touched=${++touches}`])),
+                    holder: async (n) => (await kubectl(["get", "lease", n, "-n", NS, "--ignore-not-found", "-o", "jsonpath={.spec.holderIdentity}"])).trim(),
+                    heal: () => proxy.heal(),
+                };
+                lab = new SlotAgentLab(dir, { url: backend.url, tokenFile: backend.tokenFile, caFile: backend.caFile, namespace: NS, prefix, count: 1, timing: TIMING });
+                await c.run({ backend, lab, timing: TIMING, prefix });
+            });
+        });
     });
 
     it("a clean stop releases the slot at once; pins and remembered slots are honoured", async function () {

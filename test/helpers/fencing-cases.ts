@@ -1,6 +1,6 @@
 /**
- * The fencing cases of the DHCP slot agent, for any Lease API whose answers can be faulted (the
- * fast fake: test/integration/slot-fencing.test.ts):
+ * The fencing cases of the DHCP slot agent, run by the fast fake (test/integration/slot-fencing.test.ts)
+ * and, through a TLS proxy, by the real kube-apiserver of the local cluster (test/e2e/slot-leases.test.ts):
  * a holder whose answers trickle, are late, lost or torn, an agent SIGKILLed alone or stopped, a
  * Lease deleted while held or touched all the time, two waiters racing. Each case asserts, from
  * the children's own records, that no two children ever ran for one slot, and that the slot was
@@ -222,6 +222,31 @@ export const FENCING_CASES: FencingCase[] = [
             const { took } = await takenWithin(c, B.id, 0, deleted, deleted, "deleted Lease");
             c.lab.assertNeverTwo();
             console.log(`      deleted while held: slot taken ${took.toFixed(2)} s after the delete`);
+        },
+    },
+    {
+        name: "metadata churn: a dead holder's Lease touched (annotations) all the time is still taken over within the bound",
+        async run(c) {
+            const [, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            c.lab.killGroup("a");
+            const killed = Date.now() / 1000;
+            const last = lastWrite(c, "a", lease(c));
+            let churning = true;
+            const churn = (async () => {
+                while (churning) {
+                    await c.backend.touchLease(lease(c)).catch(() => undefined);
+                    await sleep(((t.leaseDuration + t.claimMargin) * 1000) / 4);
+                }
+            })();
+            try {
+                const { took } = await takenWithin(c, B.id, 0, killed, last, "metadata churn");
+                console.log(`      touched every ${((t.leaseDuration + t.claimMargin) / 4).toFixed(2)} s: slot taken ${took.toFixed(2)} s after the dead holder's last renewal`);
+            } finally {
+                churning = false;
+                await churn;
+            }
+            c.lab.assertNeverTwo();
         },
     },
     {

@@ -7,7 +7,7 @@
  * applied, so a test can tell when a holder's last renewal landed.
  *
  * The fake is what many runs of the real agent need: answers in well under a millisecond, no
- * cluster to start.
+ * cluster to start. The same cases run against the real kube-apiserver through lease-proxy.ts.
  */
 import * as http from "http";
 import type * as net from "net";

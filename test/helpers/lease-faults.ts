@@ -1,7 +1,8 @@
 /**
- * Faults a network (or a broken proxy) can do to the DHCP slot agent's API requests, for a server
- * that answers them (the fast fake Lease API, lease-fake.ts): the answer is written on the raw
- * connection, so it can be late, lost, cut in the middle or dribbled in a byte at a time.
+ * Faults a network (or a broken proxy) can do to the DHCP slot agent's API requests, shared by the
+ * fast fake Lease API (lease-fake.ts) and the TLS proxy in front of the real kube-apiserver
+ * (lease-proxy.ts): the answer is written on the raw connection, so it can be late, lost, cut in
+ * the middle or dribbled in a byte at a time.
  *
  * The agent under test is named by the first path segments of its API URL (`/agents/<id>`), so a
  * fault can hit one agent and spare the others; what a request does is told from its method and

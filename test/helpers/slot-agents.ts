@@ -12,6 +12,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
+import { slotTakeoverBound, SlotTimings } from "../../core/plan/timings";
 import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { Daemon } from "./sys";
 
@@ -19,24 +20,13 @@ export const AGENT_SCRIPT = process.env.SLOT_AGENT_UNDER_TEST || path.join(__dir
 /** Debian's python3, not a version manager's shim (which costs 100 ms a start). */
 export const PYTHON = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 
-export interface SlotTimings {
-    leaseDuration: number;
-    renewDeadline: number;
-    retryPeriod: number;
-    claimMargin: number;
-    stopGrace: number;
-}
+export type { SlotTimings };
 
 /** Short timings for the fake (a Lease of 1 s) with the production ones' proportions; each case takes seconds. */
 export const FAST: SlotTimings = { leaseDuration: 1, renewDeadline: 0.5, retryPeriod: 0.1, claimMargin: 0.5, stopGrace: 0.25 };
 
-/**
- * The longest a slot waits for a waiting agent once its holder is gone, answer times aside: from
- * the holder's last renewal landing, a retry period to see it, then the Lease's duration and the
- * margin, seen at the next look (every retry period); from a Lease's deletion, a retry period to
- * see it, then the create delay (renew deadline, stop grace, margin).
- */
-export const takeoverBound = (t: SlotTimings): number => t.retryPeriod + Math.max(t.leaseDuration + t.claimMargin + t.retryPeriod, t.renewDeadline + t.stopGrace + t.claimMargin);
+/** From the holder's last renewal landing (or its Lease's deletion): core/plan/timings.ts. */
+export const takeoverBound = slotTakeoverBound;
 
 /**
  * The dnsmasq stand-in: records its start and, on TERM, its stop (the trap is set before the start
@@ -138,7 +128,7 @@ export class SlotAgentLab {
         readonly o: { url: (id: string) => string; tokenFile: string; caFile?: string; namespace: string; prefix: string; count: number; timing: SlotTimings },
     ) {
         this.childLog = path.join(dir, `${o.prefix}children.log`);
-        this.child = path.join(dir, "child.sh");
+        this.child = path.join(dir, "slot-child.sh");
         if (!fs.existsSync(this.child)) fs.writeFileSync(this.child, CHILD, { mode: 0o755 });
     }
 
