@@ -31,6 +31,12 @@ const ROOT = path.join(__dirname, "..");
 const MOCHA = require.resolve("mocha/bin/mocha.js");
 /** How long a unit waits for the toolchain build before it fails. */
 const TOOLCHAIN_WAIT_MAX_S = 60 * 60;
+/**
+ * How long a mocha process may take to exit once its tests are over (the reporter's end marker):
+ * longer means something a test started still holds it (a process, a server, a timer) and it would
+ * hold the lane until CI's own limit. It is stopped then, and counted as one failure naming that.
+ */
+const EXIT_AFTER_END_MAX_S = Number(process.env.TEST_EXIT_AFTER_END_MAX_S || 60);
 
 /** Every test file, relative to the checkout, sorted. */
 export function testFiles(root = ROOT): string[] {
@@ -117,13 +123,36 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
         // A process group of its own, so an interrupted run stops it and what it started.
         const child = spawn(process.execPath, [MOCHA, ...run.mochaArgs, ...u.files], {
             cwd: ROOT,
-            env: { ...process.env, TEST_RESULTS_FILE: run.resultsFile },
+            env: { ...process.env, TEST_RESULTS_FILE: run.resultsFile, TEST_END_DIR: run.logDir },
             stdio: ["ignore", out, out],
             detached: true,
         });
         run.children.add(child.pid!);
         if (!inherit) console.log(`[lane ${lane}] ${u.name}: started (${u.files.length} files; output in ${log})`);
+        const endMarker = path.join(run.logDir, `mocha-${child.pid}.end`);
+        let hung = false;
+        const watchdog = setInterval(() => {
+            let ended: number;
+            try {
+                ended = fs.statSync(endMarker).mtimeMs;
+            } catch {
+                return; // still testing
+            }
+            if (Date.now() - ended < EXIT_AFTER_END_MAX_S * 1000) return;
+            clearInterval(watchdog);
+            hung = true;
+            run.extraFailures.push(
+                `${u.name}: its tests ended but mocha had not exited ${EXIT_AFTER_END_MAX_S} s later: something a test started (a process, a server, a timer) is still running; stopped (its output: ${log})`,
+            );
+            try {
+                process.kill(-child.pid!, "SIGKILL");
+            } catch {
+                /* gone */
+            }
+        }, 2000);
         child.on("exit", (code, signal) => {
+            clearInterval(watchdog);
+            fs.rmSync(endMarker, { force: true });
             run.children.delete(child.pid!);
             if (typeof out === "number") {
                 fs.closeSync(out);
@@ -131,7 +160,8 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
                 process.stdout.write(fs.readFileSync(log, "utf8"));
                 console.log(`===== end of ${u.name} =====\n`);
             }
-            resolve(code ?? 1);
+            // A hung unit is already counted as one failure, not again as a non-zero exit.
+            resolve(hung ? 0 : (code ?? 1));
         });
     });
 }

@@ -14,7 +14,9 @@
  * its before/after hooks (clusters, labs, VM boots) are counted, and failed counts as mocha's own
  * "failing" does (a failed hook once). Only test files (reporter option `testFilePattern`, default
  * `\.test\.ts$`) are recorded. tools/run-tests.ts reads these lines for the per-tier and
- * slowest-file breakdown that `npm test` and .ci/run print.
+ * slowest-file breakdown that `npm test` and .ci/run print. With $TEST_END_DIR set, it writes
+ * `mocha-<pid>.end` there when the run ends, so that the runner can tell a mocha process that
+ * finished its tests but does not exit (a leaked process or handle) from one still testing.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -74,6 +76,11 @@ export default class E2eTallyReporter extends Mocha.reporters.Spec {
         super(runner, options);
         const opts = (options as { reporterOptions?: Record<string, string> }).reporterOptions ?? {};
         if (process.env.TEST_RESULTS_FILE) recordFileTimes(runner, process.env.TEST_RESULTS_FILE, new RegExp(opts.testFilePattern ?? "\\.test\\.ts$"));
+        // tools/run-tests.ts: the run's tests are over; if this process does not exit soon after,
+        // something a test started is still holding it (named by the process id: fixture suites
+        // run by tests are other processes and inherit the variable).
+        const endDir = process.env.TEST_END_DIR;
+        if (endDir) runner.on(EVENT_RUN_END, () => fs.writeFileSync(path.join(endDir, `mocha-${process.pid}.end`), ""));
         const file = process.env.E2E_TALLY_FILE;
         if (!file) return;
         const dir = path.resolve(opts.e2eDir ?? DEFAULT_E2E_DIR);

@@ -84,6 +84,28 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
     });
 
+    it("a mocha process whose tests ended but that does not exit (a leaked process or timer) is stopped and counted as a failure naming it, not left to hold its lane", function () {
+        const dir = tmpDir("run-tests");
+        const fixture = path.join(ROOT, "test", "fixtures", "hang", "leaks-a-timer.ts");
+        const t0 = Date.now();
+        const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "run-tests.ts"), "--tier", "unit", "--lanes", "1", "--log-dir", path.join(dir, "logs"), "--grep", "leaves a timer running", fixture], {
+            cwd: ROOT,
+            env: { ...process.env, TEST_EXIT_AFTER_END_MAX_S: "3" },
+            encoding: "utf8",
+            timeout: 100000,
+        });
+        const seconds = (Date.now() - t0) / 1000;
+        const left = fs.readdirSync(path.join(dir, "logs")).filter((f) => f.endsWith(".end"));
+        fs.rmSync(dir, { recursive: true, force: true });
+        assert.equal(r.status, 1, r.stdout + r.stderr);
+        assert.match(r.stdout, /leaves a timer running/);
+        assert.match(r.stdout, /unit\+program: its tests ended but mocha had not exited 3 s later: something a test started .* is still running; stopped/);
+        // The fixture is no test file, so its pass is not counted; the hang is.
+        assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
+        assert.ok(seconds < 90, `took ${seconds} s`);
+        assert.deepEqual(left, [], "the end marker is removed");
+    });
+
     it("refuses a bad --tier or --lanes, naming the option and the choices", function () {
         const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "run-tests.ts"), "--tier", "unit,e2f", "--lanes", "0"], { cwd: ROOT, encoding: "utf8", timeout: 60000 });
         assert.equal(r.status, 2);
