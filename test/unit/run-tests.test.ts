@@ -82,8 +82,10 @@ describe("npm test (tools/run-tests.ts)", function () {
         });
         fs.rmSync(dir, { recursive: true, force: true });
         assert.equal(r.status, 1, r.stdout + r.stderr);
-        assert.match(r.stdout, /e2e \(test\/e2e\/.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
-        assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
+        // Both e2e units (the example stacks, the other suites), each named with the target.
+        assert.match(r.stdout, /e2e-examples \(test\/e2e\/examples\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /e2e \(test\/e2e\/consumer\.test\.ts, .*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /^npm test: 0 passed, 2 failed/m);
     });
 
     it("a mocha process whose tests ended but that does not exit (a leaked process or timer) is stopped and counted as a failure naming it, not left to hold its lane", function () {
