@@ -7,6 +7,8 @@ import * as fs from "fs";
 
 export const TIERS = ["unit", "program", "integration", "e2e"];
 const SLOWEST = 15;
+/** The e2e file that deploys every example stack: a unit of its own (planUnits). */
+export const EXAMPLES_FILE = "test/e2e/examples.test.ts";
 
 /** The tier of a test file (path relative to the checkout): test/components/ is the program tier. */
 export function tierOf(rel: string): string {
@@ -24,16 +26,21 @@ export interface Unit {
  * The units, longest first: a free lane takes the first one it can run now (see nextUnit), so the
  * long ones start early and the short unit + program fills the gaps. While the toolchain builds,
  * that is the integration files that need none (two halves, every other file, so that both lanes
- * have some) and unit + program; the e2e tier and the integration files that need the toolchain go
- * to the lanes that free up once it is there.
+ * have some) and unit + program; the example stacks, the integration files that need the toolchain
+ * and the other e2e suites go to the lanes that free up once it is there, in that order.
  */
 export function planUnits(files: string[], tc: (f: string) => boolean): Unit[] {
+    const isExamples = (f: string) => f === EXAMPLES_FILE;
     const of = (tiers: string[], withTc: boolean) => files.filter((f) => tiers.includes(tierOf(f)) && tc(f) === withTc);
     const units: Unit[] = [
-        { name: "e2e", files: of(["e2e"], true).concat(of(["e2e"], false)), needsToolchain: true },
+        // The example stacks (about half the e2e tier's time: each deploys on a cluster of its
+        // own) apart from the other e2e suites, so that once the toolchain is there both lanes
+        // deploy: the e2e tier is the critical path on an empty cache.
+        { name: "e2e-examples", files: of(["e2e"], true).filter(isExamples), needsToolchain: true },
         { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: false },
         { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: false },
         { name: "integration+toolchain", files: of(["integration"], true), needsToolchain: true },
+        { name: "e2e", files: of(["e2e"], true).filter((f) => !isExamples(f)).concat(of(["e2e"], false)), needsToolchain: true },
         { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: true },
         { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: false },
     ];

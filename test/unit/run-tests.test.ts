@@ -17,28 +17,30 @@ describe("npm test (tools/run-tests.ts)", function () {
     this.timeout(120000);
 
     it("groups the files into units, longest first; a free lane takes the first it can run now, and waits for the toolchain only when nothing else is left", function () {
-        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/unit/d.test.ts"];
+        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/e2e/examples.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/unit/d.test.ts"];
         const tc = (f: string) => f.includes("/e2e/") || f.endsWith("pods.test.ts");
         const units = planUnits(files, tc);
         assert.deepEqual(
             units.map((u) => [u.name, u.files, u.needsToolchain]),
             [
-                ["e2e", ["test/e2e/b.test.ts"], true],
+                ["e2e-examples", ["test/e2e/examples.test.ts"], true],
                 ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], false],
                 ["integration-2", ["test/integration/c2.test.ts"], false],
                 ["integration+toolchain", ["test/integration/pods.test.ts"], true],
+                ["e2e", ["test/e2e/b.test.ts"], true],
                 ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], false],
             ],
         );
         assert.equal(tierOf("test/components/a.test.ts"), "program");
-        // Two lanes while the toolchain builds: both integration halves, then unit+program; the next free lane waits for e2e.
+        // Two lanes while the toolchain builds: both integration halves, then unit+program; then
+        // the example stacks and, beside them, the integration files that need the toolchain and the other e2e suites.
         const queue = [...units];
         const take = (ready: boolean) => queue.splice(nextUnit(queue, ready), 1)[0].name;
-        assert.deepEqual([take(false), take(false), take(false), take(false), take(true)], ["integration-1", "integration-2", "unit+program", "e2e", "integration+toolchain"]);
+        assert.deepEqual([take(false), take(false), take(false), take(false), take(true), take(true)], ["integration-1", "integration-2", "unit+program", "e2e-examples", "integration+toolchain", "e2e"]);
         assert.equal(nextUnit(queue, true), -1);
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, true), 1)[0].name), ["e2e", "integration-1", "integration-2", "integration+toolchain", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, true), 1)[0].name), ["e2e-examples", "integration-1", "integration-2", "integration+toolchain", "e2e", "unit+program"]);
     });
 
     it("finds every test file of the checkout, and the ones that need the toolchain from their source", function () {
