@@ -100,8 +100,9 @@ export function prepareImages(work: string): Record<string, StandinImage> {
     const ironic = layer(work, "ironic", [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
     fileCapable("/usr/sbin/dnsmasq", path.join(ironic, "usr", "sbin", "dnsmasq"), "cap_net_admin,cap_net_bind_service,cap_net_raw+ep");
     // The image's python3.12 (hard-coded by its scripts) is the one Ironic is installed for: here
-    // the image's Python environment's interpreter.
-    fs.symlinkSync(path.join(IMAGE_VENV, "bin", "python"), path.join(ironic, "usr", "bin", "python3.12"));
+    // the image's Python environment's interpreter, run by its path (a symlink would not do: Python
+    // finds its venv beside the path it was started by, so /usr/bin/python3.12 would be the system's).
+    fs.writeFileSync(path.join(ironic, "usr", "bin", "python3.12"), `#!/bin/sh\nexec ${path.join(IMAGE_VENV, "bin", "python")} "$@"\n`, { mode: 0o755 });
     fs.mkdirSync(path.join(ironic, "tftpboot"), { recursive: true });
     // The image's iPXE builds: Debian's (package ipxe) where this machine has them, so real
     // firmware can load and run them (test/integration/pods.test.ts boots VMs); arm64 stays a stand-in.
