@@ -766,7 +766,12 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         const r = pod.exec("ironic", ["/bin/bash", "-c", 'for f in "$OS_REDFISH__VERIFY_CA" "$OS_DEFAULT__WEBSERVER_VERIFY_CA"; do grep -c -e "-----BEGIN CERTIFICATE-----" "$f"; done']);
         assert.equal(r.status, 0, r.stderr);
         const [bmc, trusted] = r.stdout.trim().split("\n").map(Number);
-        const system = (fs.readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8").match(/-----BEGIN CERTIFICATE-----/g) ?? []).length;
+        // The image's default bundle: what its Python's requests uses (PyPI's certifi in the image,
+        // as in the image's Python environment here), read in the container.
+        const where = pod.exec("ironic", ["python3.12", "-c", "import requests.certs; print(requests.certs.where())"]);
+        assert.equal(where.status, 0, where.stderr);
+        const system = (pod.exec("ironic", ["/bin/cat", where.stdout.trim()]).stdout.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length;
+        assert.ok(system > 50, `the default bundle ${where.stdout.trim()} holds ${system} certificates`);
         assert.equal(bmc, system + 1);
         assert.equal(trusted, system + 2);
         assert.ok(pod.isRunning("ca-bundles-watch"));
