@@ -15,12 +15,33 @@ AUTH_DIR = os.environ.get("PRUNER_AUTH_DIR") or None
 HOSTSDIR = os.environ["PRUNER_HOSTSDIR"]
 OPTSDIR = os.environ["PRUNER_OPTSDIR"]
 INTERVAL = float(os.environ.get("PRUNER_INTERVAL", "2"))
+# This conductor as the API names it (conductor_name below: an IPv6 host without brackets).
 ME = os.environ["IRONIC_CONDUCTOR_HOST"]
 ONCE = os.environ.get("PRUNER_ONCE") == "1"
 GRACE = float(os.environ.get("PRUNER_GRACE", "15"))
 REBALANCE_DELAY = float(os.environ.get("PRUNER_REBALANCE_DELAY", "20"))
 HEARTBEAT = os.environ.get("PRUNER_HEARTBEAT_FILE") or None
 HEADERS = {"X-OpenStack-Ironic-API-Version": "1.82", "Accept": "application/json"}
+
+
+def conductor_name(registered):
+    """The [DEFAULT]host a conductor was configured with, from the name it registered under.
+
+    Ironic (the image's 38, and every release since RPC API 1.58) registers a conductor whose
+    [json_rpc]port is not 8089 as "<host>:<port>", an IPv6 address bracketed ("[fd00::2]:6189");
+    older releases, and port 8089, register the host alone. A host name or IPv4 address has no
+    colon and a bare IPv6 address no brackets, so either form reads back unambiguously. An IPv6
+    host is returned without brackets, however it was configured ("[fd00::2]" or "fd00::2").
+    """
+    name = str(registered or "")
+    if name.startswith("["):
+        host, sep, rest = name[1:].partition("]")
+        return host if sep and (rest == "" or (rest.startswith(":") and rest[1:].isdigit())) else name
+    host, sep, port = name.rpartition(":")
+    return host if sep and port.isdigit() and ":" not in host else name
+
+
+ME = conductor_name(ME)
 
 
 def log(msg):
@@ -98,7 +119,7 @@ def prune_once(unattributed, previous):
     """One pass; returns the (path -> other owner) view that the next pass confirms against."""
     nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
     ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
-    me_alive = any(c.get("hostname") == ME and c.get("alive") for c in get_all("/v1/conductors?limit=1000", "conductors"))
+    me_alive = any(conductor_name(c.get("hostname")) == ME and c.get("alive") for c in get_all("/v1/conductors?limit=1000", "conductors"))
     current = {}
     for name in sorted(os.listdir(HOSTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
@@ -114,7 +135,7 @@ def prune_once(unattributed, previous):
             continue
         mac = fields[0].lower()
         node = nodes.get(ports.get(mac, ""))
-        owner = node and node.get("conductor")
+        owner = node and conductor_name(node.get("conductor"))
         if not owner:
             if path not in unattributed:
                 unattributed.add(path)
@@ -138,7 +159,7 @@ def prune_once(unattributed, previous):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
         node = nodes.get(name[len("ironic-"):-len(".conf")])
-        owner = node and node.get("conductor")
+        owner = node and conductor_name(node.get("conductor"))
         path = os.path.join(OPTSDIR, name)
         if owner and owner != ME and settled(path, owner, previous, current, me_alive):
             try:

@@ -7,7 +7,8 @@ verified with the stack CA, with the generated API credentials. components/readi
 through @pulumi/command (`python3 -`, this file on stdin); core/plan/readiness.ts declares the
 environment it reads (READINESS_ENV) and why; the README ("Live readiness") says what users see.
 
-stdout: the hostnames of the alive conductors, sorted, one per line, and nothing else.
+stdout: the hostnames of the alive conductors ([DEFAULT]host, without the JSON-RPC port Ironic
+appends when it registers them), sorted, one per line, and nothing else.
 stderr: progress, and on failure which conductors never came alive and what was seen last.
 Exit status: 0 ready; 1 not ready within the timeout; 2 unusable environment.
 Needs Python 3.8+ (standard library only) and, for port-forward, kubectl on PATH.
@@ -218,9 +219,26 @@ def parse(status, body):
         raise NotYet("GET /v1/conductors: HTTP %d: %s" % (status, text))
     try:
         items = json.loads(body)["conductors"]
-        return [(str(c["hostname"]), c.get("alive") is True) for c in items]
+        return [(conductor_name(c["hostname"]), c.get("alive") is True) for c in items]
     except (ValueError, KeyError, TypeError):
         raise NotYet("GET /v1/conductors: not the expected JSON: %s" % text) from None
+
+
+def conductor_name(registered):
+    """The [DEFAULT]host a conductor was configured with, from the name it registered under.
+
+    Ironic (the image's 38, and every release since RPC API 1.58) registers a conductor whose
+    [json_rpc]port is not 8089 as "<host>:<port>", an IPv6 address bracketed ("[fd00::2]:6189");
+    older releases, and port 8089, register the host alone. A host name or IPv4 address has no
+    colon and a bare IPv6 address no brackets, so either form reads back unambiguously. An IPv6
+    host is returned without brackets, however it was configured ("[fd00::2]" or "fd00::2").
+    """
+    name = str(registered or "")
+    if name.startswith("["):
+        host, sep, rest = name[1:].partition("]")
+        return host if sep and (rest == "" or (rest.startswith(":") and rest[1:].isdigit())) else name
+    host, sep, port = name.rpartition(":")
+    return host if sep and port.isdigit() and ":" not in host else name
 
 
 def describe(seen):
@@ -271,7 +289,7 @@ def main():
     try:
         timeout = number("READINESS_TIMEOUT", os.environ.get("READINESS_TIMEOUT", ""), "600")
         interval = number("READINESS_INTERVAL", os.environ.get("READINESS_INTERVAL", ""), "5")
-        expected = sorted({h for h in re.split(r"[,\s]+", os.environ.get("READINESS_CONDUCTORS", "")) if h})
+        expected = sorted({conductor_name(h) for h in re.split(r"[,\s]+", os.environ.get("READINESS_CONDUCTORS", "")) if h})
         api = Api()
         return wait(api, expected, timeout, interval)
     except Fatal as e:

@@ -12,6 +12,7 @@ import { PATHS } from "../../core/contract";
 import { containsSecret, unwrapSecrets, valueOf } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 import { requireOrSkip, run, tmpDir } from "../helpers/sys";
+import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import * as fs from "fs";
 
 const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml"));
@@ -213,13 +214,15 @@ describe("resource graph (pulumi mocks)", function () {
     });
 
     it("the htpasswd is accepted by Ironic's own basic-auth code with the password, and refuses a wrong one", function () {
-        requireOrSkip(this, run("/usr/bin/python3", ["-c", "import ironic_lib.auth_basic"], { allowFail: true }).status === 0, "Debian's python3-ironic-lib");
+        // Ironic 38's own code (ironic-lib is merged into Ironic since 2025: ironic.common.auth_basic).
+        const py = path.join(IMAGE_VENV, "bin", "python");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         const s = r.resources.find((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs.metadata.name === "ironic-credentials")!;
         const dir = tmpDir("htpasswd");
         const file = path.join(dir, "htpasswd");
         fs.writeFileSync(file, unwrapSecrets(s.rawInputs.stringData).htpasswd);
         const check = (user: string, pw: string) =>
-            run("/usr/bin/python3", ["-c", "import sys, ironic_lib.auth_basic as a; a.authenticate(sys.argv[1], sys.argv[2], sys.argv[3].encode()); print('ok')", file, user, pw], { allowFail: true });
+            run(py, ["-c", "import sys, ironic.common.auth_basic as a; a.authenticate(sys.argv[1], sys.argv[2], sys.argv[3].encode()); print('ok')", file, user, pw], { allowFail: true });
         try {
             assert.equal(check("metal3", FIXED_PASSWORD).stdout.trim(), "ok");
             const bad = check("metal3", "wrong");

@@ -23,7 +23,7 @@ import type { Rendered } from "../../tools/render";
 import { Cluster } from "../e2e/harness";
 import { unhandledChanges } from "./conductor-dnsmasq";
 import { ImageCacheLab } from "./image-cache";
-import { until } from "./ironic-lab";
+import { conductorName, until } from "./ironic-lab";
 import { ClusterData, PodRunner, PodRunnerOptions, StandinImage, tail } from "./pod-runner";
 import { prepareImages } from "./standins";
 import { ApiBridge, NetnsLab, run, tmpDir } from "./sys";
@@ -271,7 +271,7 @@ export class HaPodLab<N extends LabNode> {
             () => {
                 const r = this.api(this.o.nodes[0].ip, "/v1/conductors");
                 last = `${r.code} ${r.body}`;
-                alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort() : [];
+                alive = r.code === 200 ? JSON.parse(r.body).conductors.filter((c: any) => c.alive).map((c: any) => conductorName(c.hostname)).sort() : [];
                 return alive.length === this.o.nodes.length;
             },
             120000,

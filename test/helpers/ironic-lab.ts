@@ -1,6 +1,7 @@
 /**
- * Real multi-conductor Ironic from Debian's packages for integration tests (facts:
- * docs/development.md, "Real Ironic in the tests"): MariaDB on loopback, an API and N conductors on
+ * Real multi-conductor Ironic for integration tests: the image's release, Ironic 38 from PyPI
+ * (IMAGE_VENV: ironic-api, ironic-conductor and ironic-dbsync from the venv .ci/run creates; facts:
+ * docs/development.md, "Real Ironic in the tests"), and Debian's MariaDB on loopback, an API and N conductors on
  * loopback aliases with one JSON-RPC port, every process started with setsid and stopped by PID.
  *
  * Several runs may share the machine (two `npm test` at once): every TCP port is reserved per
@@ -17,6 +18,7 @@ import * as path from "path";
 import * as tls from "tls";
 
 import { htpasswdLine } from "../../core/render/htpasswd";
+import { IMAGE_VENV } from "./standins";
 import { Daemon, run } from "./sys";
 
 /** TLS material of one process, as the ironic image mounts it (server certificate, CA for its clients). */
@@ -52,6 +54,22 @@ export interface LabOptions {
     /** [database]connection of a database the test runs itself (then startDatabase is not called). */
     database?: string;
 }
+
+/**
+ * The [DEFAULT]host a conductor was configured with, from the name the API reports: Ironic 38
+ * registers a conductor whose JSON-RPC port is not 8089 as `<host>:<port>` (`[v6]:<port>`), as the
+ * program's pruner and readiness check read it (assets/dhcp-pruner.py conductor_name).
+ */
+export function conductorName(registered: string | null | undefined): string {
+    const name = String(registered ?? "");
+    const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(name);
+    if (v6) return v6[1];
+    const m = /^([^:]+):\d+$/.exec(name);
+    return m ? m[1] : name;
+}
+
+/** A program of the image's Ironic (ironic-api, ironic-conductor, ironic-dbsync). */
+export const IRONIC_BIN = (name: string): string => path.join(IMAGE_VENV, "bin", name);
 
 /** The API listens here; the conductors on their own loopback aliases. */
 const API_HOST = "127.0.0.1";
@@ -189,7 +207,9 @@ export class IronicLab {
                     default_network_interface: "noop",
                 },
                 database: { connection: this.o.database ?? `mysql+pymysql://ironic:ironicpw@127.0.0.1:${this.dbPort}/ironic?charset=utf8` },
-                api: { host_ip: API_HOST, port: String(this.apiPort) },
+                // One API worker: Ironic 38's threading service starts api_workers processes (default:
+                // one per CPU), each binding the port itself, so the second fails to bind and restarts.
+                api: { host_ip: API_HOST, port: String(this.apiPort), api_workers: "1" },
                 conductor: { automated_clean: "false", file_url_allowed_paths: images },
                 service_catalog: { endpoint_override: this.apiUrl },
                 json_rpc: {
@@ -262,13 +282,13 @@ export class IronicLab {
 
     dbsync(): void {
         const conf = ["--config-file", path.join(this.etc, "common.conf")];
-        run("ironic-dbsync", [...conf, "upgrade"], { env: cleanEnv({}), timeout: 300000 });
-        run("ironic-dbsync", [...conf, "online_data_migrations"], { env: cleanEnv({}), timeout: 300000 });
+        run(IRONIC_BIN("ironic-dbsync"), [...conf, "upgrade"], { env: cleanEnv({}), timeout: 300000 });
+        run(IRONIC_BIN("ironic-dbsync"), [...conf, "online_data_migrations"], { env: cleanEnv({}), timeout: 300000 });
     }
 
     startApi(): void {
         this.apiDaemon = new Daemon(
-            "ironic-api",
+            IRONIC_BIN("ironic-api"),
             ["--config-file", path.join(this.etc, "common.conf"), "--config-file", path.join(this.etc, "api.conf")],
             path.join(this.logs, "api.out"),
             cleanEnv(this.o.apiEnv),
@@ -277,7 +297,7 @@ export class IronicLab {
 
     startConductor(c: LabConductor): void {
         c.daemon = new Daemon(
-            "ironic-conductor",
+            IRONIC_BIN("ironic-conductor"),
             ["--config-file", path.join(this.etc, "common.conf"), "--config-file", path.join(c.dir, "conductor.conf")],
             path.join(this.logs, `conductor-${c.host}.out`),
             cleanEnv(c.env),
@@ -315,7 +335,7 @@ export class IronicLab {
 
     async aliveConductors(): Promise<string[]> {
         const r = await this.api("GET", "/v1/conductors");
-        return r.conductors.filter((c: any) => c.alive).map((c: any) => c.hostname).sort();
+        return r.conductors.filter((c: any) => c.alive).map((c: any) => conductorName(c.hostname)).sort();
     }
 
     async nodes(): Promise<any[]> {
@@ -368,8 +388,9 @@ export function printLogTails(title: string, files: string[], lines = 30): void 
 }
 
 /** Only PATH and the given variables: a stray OS_* in the runner's environment would beat the files. */
+/** Only what a process is given: Ironic's programs from the image's Python environment first on PATH. */
 export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-    return { PATH: "/usr/sbin:/usr/bin:/sbin:/bin", ...extra };
+    return { PATH: `${path.join(IMAGE_VENV, "bin")}:/usr/sbin:/usr/bin:/sbin:/bin`, ...extra };
 }
 
 export async function until(check: () => boolean | Promise<boolean>, timeoutMs: number, what: string, intervalMs = 250, abort?: () => void): Promise<number> {

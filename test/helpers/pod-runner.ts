@@ -665,6 +665,8 @@ export function publishVirtualMedia(pod: PodRunner, content: string): string {
     const script = [
         "import sys, uuid",
         "from ironic.conf import CONF",
+        // In the order the conductor loads them: image_utils imported first is a circular import in Ironic 38.
+        "from ironic.conductor import utils as _conductor_utils  # noqa: F401",
         "from ironic.drivers.modules import image_utils",
         "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
         "name = 'boot-%s.iso' % uuid.uuid4()",

@@ -6,9 +6,10 @@
  * image: they come from the rendered ConfigMaps and run for real. What an image contributes is
  * stood in for here, from its documented contract (docs/ironic-image-contract.md):
  *  - ironic image: the entrypoints under test/standins/ironic/usr/bin (they check the contract and
- *    start the real Debian program where one exists); /usr/sbin/dnsmasq = Debian's dnsmasq with
+ *    start the real program: Ironic 38, the image's release, and the exporter from the image's
+ *    Python environment, IMAGE_VENV, mounted read-only; the httpd stand-in); /usr/sbin/dnsmasq = Debian's dnsmasq with
  *    the file capabilities the image gives it (setcap NET_ADMIN, NET_BIND_SERVICE, NET_RAW);
- *    python3.12 (hard-coded by the image) = Debian's python3; the iPXE binaries in /tftpboot;
+ *    python3.12 (hard-coded by the image) = IMAGE_VENV's interpreter; the iPXE binaries in /tftpboot;
  *    the `ironic` user 997/994;
  *  - ipa-downloader: get-resource.sh downloading with curl as the real one does (its contract);
  *  - keepalived: holds the VIP with `ip` made capable through a file-capable setpriv (what
@@ -25,8 +26,34 @@ import type { StandinImage } from "./pod-runner";
 
 const SRC = path.join(__dirname, "..", "standins");
 
-/** PyPI's Ironic 38 with ironic-prometheus-exporter and gunicorn (.ci/run's pinned venv). */
-export const EXPORTER_VENV = "/var/cache/metal3-ironic-pypi/ironic-38-exporter";
+/**
+ * The image's Python environment: PyPI's Ironic 38.0.0 (the image's release) with sushy, PyMySQL,
+ * ironic-prometheus-exporter and gunicorn (.ci/run's pinned venv; the image installs the same under
+ * /usr). The pod runner mounts it into the ironic image's containers at the same path, read-only.
+ */
+export const IMAGE_VENV = "/var/cache/metal3-ironic-pypi/ironic-38-exporter";
+/** The Ironic release of IMAGE_VENV, as tests name it. */
+export const IMAGE_IRONIC = "Ironic 38.0.0 from PyPI (the image's release)";
+
+/** Whether IMAGE_VENV holds Ironic 38 and the exporter (what .ci/run installs). */
+let venvReady: boolean | undefined;
+export function imageVenvReady(): boolean {
+    venvReady ??= probeImageVenv();
+    return venvReady;
+}
+function probeImageVenv(): boolean {
+    const py = path.join(IMAGE_VENV, "bin", "python");
+    if (!fs.existsSync(py)) return false;
+    try {
+        const v = execFileSync(py, ["-c", "import importlib.metadata as m, ironic_prometheus_exporter, gunicorn; print(m.version('ironic'))"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 60000 }).trim();
+        return v === "38.0.0";
+    } catch {
+        return false;
+    }
+}
+
+/** What a test that runs the image's Ironic names when the environment is missing. */
+export const IMAGE_VENV_NEEDED = `${IMAGE_IRONIC} with ironic-prometheus-exporter and gunicorn in ${IMAGE_VENV} (bash .ci/run creates the pinned venv)`;
 
 function users(extra: { name: string; uid: number; gid: number }[]): { passwd: string; group: string } {
     const taken = (line: string) => {
@@ -72,7 +99,10 @@ const DEBIAN_IPXE: Record<string, string> = { [IPXE_FILES.bios]: "/usr/lib/ipxe/
 export function prepareImages(work: string): Record<string, StandinImage> {
     const ironic = layer(work, "ironic", [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
     fileCapable("/usr/sbin/dnsmasq", path.join(ironic, "usr", "sbin", "dnsmasq"), "cap_net_admin,cap_net_bind_service,cap_net_raw+ep");
-    fs.symlinkSync("python3", path.join(ironic, "usr", "bin", "python3.12"));
+    // The image's python3.12 (hard-coded by its scripts) is the one Ironic is installed for: here
+    // the image's Python environment's interpreter, run by its path (a symlink would not do: Python
+    // finds its venv beside the path it was started by, so /usr/bin/python3.12 would be the system's).
+    fs.writeFileSync(path.join(ironic, "usr", "bin", "python3.12"), `#!/bin/sh\nexec ${path.join(IMAGE_VENV, "bin", "python")} "$@"\n`, { mode: 0o755 });
     fs.mkdirSync(path.join(ironic, "tftpboot"), { recursive: true });
     // The image's iPXE builds: Debian's (package ipxe) where this machine has them, so real
     // firmware can load and run them (test/integration/pods.test.ts boots VMs); arm64 stays a stand-in.
@@ -92,8 +122,8 @@ export function prepareImages(work: string): Record<string, StandinImage> {
     const mariadb = layer(work, "mariadb", [{ name: "mysql", uid: 999, gid: 999 }]);
 
     return {
-        // The image's Python with ironic-prometheus-exporter: PyPI's, in the venv .ci/run creates (absent: the exporter stand-in fails naming it).
-        [DEFAULT_IMAGES.ironic]: { layer: ironic, hostDirs: fs.existsSync(EXPORTER_VENV) ? [EXPORTER_VENV] : [] },
+        // The image's Python environment (absent: every entrypoint fails naming it).
+        [DEFAULT_IMAGES.ironic]: { layer: ironic, hostDirs: fs.existsSync(IMAGE_VENV) ? [IMAGE_VENV] : [] },
         [DEFAULT_IMAGES.ipaDownloader]: { layer: ipa, entrypoint: ["/usr/local/bin/get-resource.sh"] },
         [DEFAULT_IMAGES.keepalived]: { layer: keepalived, entrypoint: ["/usr/local/bin/keepalived-standin"] },
         [DEFAULT_IMAGES.mariadb]: { layer: mariadb, entrypoint: ["/usr/local/bin/docker-entrypoint.sh"], cmd: ["mariadbd"] },

@@ -20,6 +20,7 @@ import * as path from "path";
 import { GaleraLab } from "../helpers/galera-lab";
 import { IronicLab, printLogTails, until } from "../helpers/ironic-lab";
 import { requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 
 /** The bound asserted on "API requests succeed again" after the writer is killed (docs/database.md states it and what was measured). */
 export const FAILOVER_BOUND_MS = 30000;
@@ -38,7 +39,7 @@ describe("Galera failover under real Ironic: the writer killed, the API back wit
         requireOrSkip(this, !!which("mariadbd") && !!which("mariadb-install-db") && fs.existsSync("/usr/lib/galera/libgalera_smm.so"), "Debian's mariadb-server and galera-4");
         requireOrSkip(this, !!which("haproxy"), "Debian's haproxy");
         requireOrSkip(this, !!which("rsync"), "rsync (Galera's state transfer)");
-        requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         requireOrSkip(this, process.getuid?.() === 0, "root (mariadbd runs as the mysql user)");
         work = tmpDir("galera");
         // mariadbd runs as the mysql user: it must reach its directories.

@@ -1,6 +1,7 @@
 /**
- * The OS_<GROUP>__<OPTION> settings the program puts into the ironic container, read back by
- * Debian's Ironic configuration loader (oslo.config with Ironic's registered options).
+ * The OS_<GROUP>__<OPTION> settings the program puts into the ironic container, read back by the
+ * configuration loader of the image's Ironic, 38.0.0 from PyPI (oslo.config with Ironic's
+ * registered options; test/helpers/standins.ts IMAGE_VENV).
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -8,14 +9,11 @@ import * as path from "path";
 import { RawConfig } from "../../core/config";
 import { IPXE_FILES } from "../../core/contract";
 import { renderOffline, readStackConfig } from "../../tools/render";
+import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { requireOrSkip, run } from "../helpers/sys";
 
 const PROBE = path.join(__dirname, "..", "helpers", "ironic_conf_probe.py");
-const PYTHON = "/usr/bin/python3";
-
-function ironicAvailable(): boolean {
-    return run(PYTHON, ["-c", "import ironic.conf"], { allowFail: true }).status === 0;
-}
+const PYTHON = path.join(IMAGE_VENV, "bin", "python");
 
 /** The environment of the rendered ironic container. */
 async function ironicContainerEnv(raw: RawConfig): Promise<Record<string, string>> {
@@ -41,13 +39,13 @@ function osloOptions(env: Record<string, string>): [string, string][] {
         });
 }
 
-describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
+describe("Ironic OS_* settings (the config loader of Ironic 38, the image's release)", function () {
     // Each check starts Python and imports Ironic: allow for a second suite on the same cores.
     this.timeout(180000);
     const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml"));
 
     before(function () {
-        requireOrSkip(this, ironicAvailable(), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
     });
 
     it("reads back every OS_* setting of the dev stack with its type and value", async function () {
@@ -77,11 +75,9 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
         const url = (a: string, k: string) => `https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_${a}.${k}`;
         assert.deepEqual(got["conductor.deploy_kernel"], { value: url("x86_64", "kernel") });
         assert.deepEqual(got["conductor.deploy_ramdisk"], { value: url("x86_64", "initramfs") });
-        // Debian's Ironic 21.4 predates [conductor]deploy_*_by_arch (a DictOpt in the image's Ironic 38): parse with the type itself.
-        assert.match(got["conductor.deploy_kernel_by_arch"].error ?? "", /NoSuchOptError/);
-        const parse = (v: string) => JSON.parse(run(PYTHON, ["-c", "import json, sys; from oslo_config import types; print(json.dumps(types.Dict()(sys.argv[1])))", v]).stdout);
-        assert.deepEqual(parse(env.OS_CONDUCTOR__DEPLOY_KERNEL_BY_ARCH), { x86_64: url("x86_64", "kernel"), aarch64: url("aarch64", "kernel") });
-        assert.deepEqual(parse(env.OS_CONDUCTOR__DEPLOY_RAMDISK_BY_ARCH), { x86_64: url("x86_64", "initramfs"), aarch64: url("aarch64", "initramfs") });
+        // [conductor]deploy_*_by_arch: DictOpts of Ironic 38, read as Ironic reads them.
+        assert.deepEqual(got["conductor.deploy_kernel_by_arch"], { value: { x86_64: url("x86_64", "kernel"), aarch64: url("aarch64", "kernel") } });
+        assert.deepEqual(got["conductor.deploy_ramdisk_by_arch"], { value: { x86_64: url("x86_64", "initramfs"), aarch64: url("aarch64", "initramfs") } });
     });
 
     it("booleans and strings of ironic.config arrive typed (True/False, not 'true')", async function () {
@@ -105,10 +101,9 @@ describe("Ironic OS_* settings (Debian's Ironic config loader)", function () {
         assert.deepEqual(got, {
             "conductor.deploy_callback_timeout": { value: 3600 },
             "conductor.deploy_kernel": { value: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.kernel" },
-            // Unknown to Debian's Ironic 21.4 (see the test above).
-            "conductor.deploy_kernel_by_arch": { error: "NoSuchOptError: no such option deploy_kernel_by_arch in group [conductor]" },
+            "conductor.deploy_kernel_by_arch": { value: { x86_64: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.kernel" } },
             "conductor.deploy_ramdisk": { value: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.initramfs" },
-            "conductor.deploy_ramdisk_by_arch": { error: "NoSuchOptError: no such option deploy_ramdisk_by_arch in group [conductor]" },
+            "conductor.deploy_ramdisk_by_arch": { value: { x86_64: "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-agent_x86_64.initramfs" } },
             "default.webserver_verify_ca": { value: "/certs/ipa-cache/ca-bundle.crt" },
             "conductor.heartbeat_interval": { value: 2 },
             "conductor.heartbeat_timeout": { value: 10 },

@@ -25,8 +25,9 @@ import { slotConfKey } from "../../core/plan/names";
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
 import { renderOffline, readStackConfig } from "../../tools/render";
-import { IronicLab, LabConductor, LabTls, peerSans, printLogTails, request, TestCa, until } from "../helpers/ironic-lab";
+import { conductorName, IronicLab, LabConductor, LabTls, peerSans, printLogTails, request, TestCa, until } from "../helpers/ironic-lab";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
@@ -58,6 +59,34 @@ interface Member {
     log: string;
     /** Stopped for good (a replaced node): its conductor, dnsmasq and pruner are gone. */
     retired?: boolean;
+}
+
+/**
+ * Three hosts to join one after another, replacing oldHosts[0..2] in turn, such that at each join
+ * Ironic's ring gives the joining host at least one of `uuids`: the hash ring Ironic builds (tooz's
+ * HashRing over the registered names `<host>:<port>`, md5 as [DEFAULT]hash_ring_algorithm's default
+ * for this lab, 2^5 partitions), run in the image's Python environment. Candidates: loopback aliases
+ * 127.0.0.14-127.0.0.60 not used by the lab.
+ */
+function pickJoiningHosts(oldHosts: string[], uuids: string[], port: number): string[] {
+    const script = [
+        "import json, sys",
+        "from tooz import hashring",
+        "old, uuids, port = json.loads(sys.argv[1])",
+        "name = lambda h: '%s:%d' % (h, port)",
+        "owner = lambda hosts, u: hashring.HashRing({name(h) for h in hosts}, partitions=2 ** 5, hash_function='md5').get_nodes(u.encode()).pop()",
+        "live, picked = list(old), []",
+        "for i in range(3):",
+        "    for n in range(14, 61):",
+        "        c = '127.0.0.%d' % n",
+        "        if c in old or c in picked: continue",
+        "        if any(owner(live + [c], u) == name(c) for u in uuids): break",
+        "    else: sys.exit('no candidate host gets an active node at step %d' % (i + 1))",
+        "    picked.append(c); live = [h for h in live + [c] if h != old[i]]",
+        "print(json.dumps(picked))",
+    ].join("\n");
+    const r = run(path.join(IMAGE_VENV, "bin", "python"), ["-c", script, JSON.stringify([oldHosts, uuids, port])]);
+    return JSON.parse(r.stdout);
 }
 
 describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, pruning", function () {
@@ -105,7 +134,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     };
 
     before(async function () {
-        requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         requireOrSkip(this, !!which("mariadbd") && !!which("dnsmasq") && !!which("busybox") && !!which("openssl"), "mariadb-server, dnsmasq, busybox, openssl");
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         work = tmpDir("ironic-ha");
@@ -274,7 +303,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
 
     async function owners(): Promise<Record<string, string>> {
         const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
-        return Object.fromEntries(Object.entries(nodeUuid).map(([mac, uuid]) => [mac, byUuid[uuid].conductor]));
+        return Object.fromEntries(Object.entries(nodeUuid).map(([mac, uuid]) => [mac, conductorName(byUuid[uuid].conductor)]));
     }
     async function ownerCounts(): Promise<Record<string, number>> {
         const counts: Record<string, number> = {};
@@ -402,7 +431,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     it("every node's PXE-ROM firmware is a file the TFTP root holds: by architecture, then boot mode", async function () {
         const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
         const firmwareOf = (uuid: string): string => {
-            const owner = byUuid[uuid].conductor;
+            const owner = conductorName(byUuid[uuid].conductor);
             const file = path.join(member(owner).conductor.env.OS_DNSMASQ__DHCP_OPTSDIR, `ironic-${uuid}.conf`);
             const line = fs.readFileSync(file, "utf8").split("\n").find((l) => /^tag:[^,]+,tag:!ipxe,67,/.test(l));
             assert.ok(line, `${file} has the tag:!ipxe option 67 line`);
@@ -533,14 +562,21 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
     it("rolling replacement as Cluster API does it: cp-0..cp-2 replaced one at a time by nodes with new hosts and addresses; after every join and every drain each active MAC is answered once, by its owner", async function () {
         const sp = dhcpSlotsOf(plan)!;
         const live = () => members.filter((m) => !m.retired);
-        // New hash-ring hosts chosen so that each join takes over active nodes: with the fixed node
-        // UUIDs the ring (tooz's HashRing, md5, 2^5 partitions, as Ironic 21.4 builds it) gives
-        // 127.0.0.17/.19/.21 2/6/6 active nodes after the earlier tests' undeploys (3/6/7 when this
-        // test runs alone), and cp-0/1/2's drains move 2/3/3 (2/5/3). With .14/.15/.16, .15 would get none.
+        // Earlier tests undeployed some nodes: only the active ones have DHCP entries to move.
+        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
+        const macs = Object.keys(nodeUuid).filter((m) => byUuid[nodeUuid[m]].provision_state === "active");
+        const inactive = Object.keys(nodeUuid).filter((m) => !macs.includes(m));
+        assert.ok(macs.length >= 9, `active nodes: ${macs.length}`);
+        // New hash-ring hosts chosen so that each join takes over active nodes. Ironic 38 puts a
+        // conductor on its ring under the name it registered, `<host>:<JSON-RPC port>`, and the
+        // port is this run's own, so which hosts get nodes differs from run to run: the choice is
+        // made with Ironic's own ring (tooz's HashRing, md5, 2^5 partitions) over those names.
+        const oldHosts = [hostOf(0), hostOf(1), hostOf(2)];
+        const picked = pickJoiningHosts(oldHosts, macs.map((mac) => nodeUuid[mac]), lab.jsonRpcPort);
         const replacements = [
-            { node: "cp-3", ip: "172.22.0.5", host: "127.0.0.17" },
-            { node: "cp-4", ip: "172.22.0.6", host: "127.0.0.19" },
-            { node: "cp-5", ip: "172.22.0.7", host: "127.0.0.21" },
+            { node: "cp-3", ip: "172.22.0.5", host: picked[0] },
+            { node: "cp-4", ip: "172.22.0.6", host: picked[1] },
+            { node: "cp-5", ip: "172.22.0.7", host: picked[2] },
         ];
         const gateway = plan.config.provisioning.dhcp!.gateway;
         for (const n of replacements) {
@@ -548,15 +584,9 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             assert.ok(x < ipToNumber(sp.rangeStart) || x > ipToNumber(sp.rangeEnd), `${n.ip} is outside the DHCP range`);
             assert.ok(!members.some((m) => m.plan.ip === n.ip || m.conductor.host === n.host) && n.ip !== gateway, `${n.ip} / ${n.host} are unused`);
         }
-        const oldHosts = [hostOf(0), hostOf(1), hostOf(2)];
         assert.deepEqual(live().map((m) => m.conductor.host).sort(), oldHosts, "the rollout starts from cp-0..cp-2");
         assert.deepEqual(await lab.aliveConductors(), oldHosts);
         for (const m of live()) if (!m.pruner?.running) startPruner(m); // the test runs alone (--grep)
-        // Earlier tests undeployed some nodes: only the active ones have DHCP entries to move.
-        const byUuid = Object.fromEntries((await lab.nodes()).map((n) => [n.uuid, n]));
-        const macs = Object.keys(nodeUuid).filter((m) => byUuid[nodeUuid[m]].provision_state === "active");
-        const inactive = Object.keys(nodeUuid).filter((m) => !macs.includes(m));
-        assert.ok(macs.length >= 9, `active nodes: ${macs.length}`);
         let last: string[] = [];
         /** Until every active MAC is answered once, by its owner (allAnsweredByOwnerOnly in one sweep); the last problems on a timeout. */
         const untilOwnerOnly = (ms: number, what: string) =>
@@ -625,8 +655,8 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 lab.startConductor(m.conductor);
                 await lab.untilRunning(async () => (await lab.aliveConductors()).includes(host), START, `${host} alive`, 500);
                 const aliveAfter = since(joinedAt);
-                // Its nodes: the API's ring maps some active nodes to it (fixed node UUIDs and hosts:
-                // the same ones every run); it takes them over, writing its own DHCP files. Each API
+                // Its nodes: the API's ring maps some active nodes to it (the hosts were picked with
+                // Ironic's ring for this run's names, pickJoiningHosts); it takes them over, writing its own DHCP files. Each API
                 // worker refreshes its own ring, so an answer may still show the old ring (none of
                 // them): the set is the first non-empty answer, and it only grows.
                 let mine: string[] = [];

@@ -17,6 +17,8 @@ import { IRONIC_DB_USER } from "../../components/mariadb";
 import { buildPlan, databaseEnv } from "../../core/plan";
 import { renderOffline, readStackConfig } from "../../tools/render";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
+import { IRONIC_BIN } from "../helpers/ironic-lab";
 
 const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml"));
 const raw = { ...devRaw, database: { kind: "mariadb" } };
@@ -40,7 +42,7 @@ describe("MariaDB with the program's configuration (Debian mariadbd, ironic-dbsy
 
     before(async function () {
         requireOrSkip(this, !!which("mariadbd") && !!which("mariadb-install-db") && !!which("openssl"), "mariadb-server and openssl");
-        requireOrSkip(this, !!which("ironic-dbsync"), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
 
         // What the program asks for: the Service name Ironic is given and the certificate's SANs.
@@ -143,11 +145,11 @@ describe("MariaDB with the program's configuration (Debian mariadbd, ironic-dbsy
         const url = `mysql+pymysql://${IRONIC_DB_USER}:${PASSWORD}@${dbHost}/${dbName}?charset=utf8&ssl=on&ssl_ca=${path.join(work, "tls", "ca.crt")}`;
         const conf = path.join(work, "ironic.conf");
         fs.writeFileSync(conf, `[database]\nconnection = ${url}\n`);
-        const up = inNs("ironic-dbsync", ["--config-file", conf, "upgrade"], { allowFail: true });
+        const up = inNs(IRONIC_BIN("ironic-dbsync"), ["--config-file", conf, "upgrade"], { allowFail: true });
         assert.equal(up.status, 0, up.stderr.slice(-2000));
-        const mig = inNs("ironic-dbsync", ["--config-file", conf, "online_data_migrations"], { allowFail: true });
+        const mig = inNs(IRONIC_BIN("ironic-dbsync"), ["--config-file", conf, "online_data_migrations"], { allowFail: true });
         assert.equal(mig.status, 0, mig.stderr.slice(-2000));
-        const version = inNs("ironic-dbsync", ["--config-file", conf, "version"], { allowFail: true });
+        const version = inNs(IRONIC_BIN("ironic-dbsync"), ["--config-file", conf, "version"], { allowFail: true });
         assert.match(version.stdout + version.stderr, /[0-9a-f]{12}/, "a schema revision is recorded");
         const tables = client(["--ssl", `--ssl-ca=${path.join(work, "tls", "ca.crt")}`, "--ssl-verify-server-cert", dbName], "SHOW TABLES LIKE 'nodes'");
         assert.match(tables.stdout, /^nodes$/m);

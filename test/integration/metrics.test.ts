@@ -25,7 +25,7 @@ import { DEFAULT_IMAGES } from "../../core/contract";
 import { readStackConfig } from "../../tools/render";
 import { imageOf, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { EXPORTER_VENV, prepareImages } from "../helpers/standins";
+import { IMAGE_VENV, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -35,7 +35,7 @@ const EXPORTER_CONTAINER = "ironic-prometheus-exporter";
 const NODES = ["node-a", "node-b", "node-c", "node-d", "node-e", "node-f", "node-g", "node-h", "node-i"];
 
 function exporterVenvReady(): boolean {
-    const py = path.join(EXPORTER_VENV, "bin", "python");
+    const py = path.join(IMAGE_VENV, "bin", "python");
     return fs.existsSync(py) && run(py, ["-c", "import ironic.conf, ironic_prometheus_exporter.messaging, gunicorn"], { allowFail: true, env: { PATH: "/usr/bin:/bin" } }).status === 0;
 }
 
@@ -70,10 +70,10 @@ describe("metrics: the exporter serves Ironic 38's sensor data as the pods decla
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         const tools = ["nsenter", "unshare", "setpriv", "setcap", "curl"];
         requireOrSkip(this, tools.every((t) => !!which(t)), `${tools.join(", ")} (bash .ci/run installs them)`);
-        requireOrSkip(this, exporterVenvReady(), `PyPI's ironic 38.0.0 with ironic-prometheus-exporter 4.10.0 and gunicorn in ${EXPORTER_VENV} (.ci/run creates the pinned venv)`);
+        requireOrSkip(this, exporterVenvReady(), `PyPI's ironic 38.0.0 with ironic-prometheus-exporter 4.10.0 and gunicorn in ${IMAGE_VENV} (.ci/run creates the pinned venv)`);
         work = tmpDir("metrics");
         images = prepareImages(work);
-        assert.deepEqual(imageOf(images, DEFAULT_IMAGES.ironic).hostDirs, [EXPORTER_VENV]);
+        assert.deepEqual(imageOf(images, DEFAULT_IMAGES.ironic).hostDirs, [IMAGE_VENV]);
     });
 
     afterEach(function () {
@@ -133,7 +133,7 @@ describe("metrics: the exporter serves Ironic 38's sensor data as the pods decla
         // The image's ironic.conf.j2 with SEND_SENSOR_DATA=true (docs/ironic-image-contract.md, Metrics).
         const conf = ["[oslo_messaging_notifications]", "driver = prometheus_exporter", "location = /shared/ironic_prometheus_exporter", "transport_url = fake://", "", "[sensor_data]", "send_sensor_data = true", "interval = 160", "", "[metrics]", "backend = collector", ""];
         fs.writeFileSync(path.join(dir, "ironic.conf"), conf.join("\n"));
-        const r = p.exec("ironic", [path.join(EXPORTER_VENV, "bin", "python"), "/conf/metrics-probe/sensor_data_probe.py", "/conf/metrics-probe/ironic.conf", host, hosts.join(","), ...NODES], 120000);
+        const r = p.exec("ironic", [path.join(IMAGE_VENV, "bin", "python"), "/conf/metrics-probe/sensor_data_probe.py", "/conf/metrics-probe/ironic.conf", host, hosts.join(","), ...NODES], 120000);
         const line = r.stdout.trim().split("\n").pop() ?? "";
         try {
             return JSON.parse(line);

@@ -20,6 +20,7 @@ import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { ClusterData } from "../helpers/pod-runner";
 import { clusterData, realProviderState } from "../helpers/real-secrets";
 import { canUseNetns, requireOrSkip, run, which } from "../helpers/sys";
+import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 
 /** The corporate PKI: a root (what clients trust) and an issuing CA it signs, which signs the rest. */
 class CorporatePki {
@@ -123,7 +124,8 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
 
     before(async function () {
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
-        requireOrSkip(this, ["busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "mariadbd", "ironic-conductor"].every((c) => !!which(c)), "busybox, libcap2-bin, util-linux, openssl, curl, mariadb-server, ironic-conductor");
+        requireOrSkip(this, ["busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "mariadbd"].every((c) => !!which(c)), "busybox, libcap2-bin, util-linux, openssl, curl, mariadb-server");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         const work = lab.makeWork(`pods-corp-pki-${v.mode}`);
         const fixture = readStackConfig(path.join(__dirname, "..", "fixtures", v.fixture));
         const raw = v.edit ? v.edit(fixture) : fixture;

@@ -20,7 +20,7 @@ import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { prepareImages } from "../helpers/standins";
+import { IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { canUseNetns, dhcp6Client, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 const PORTS = { api: 6385, http: 6180 };
@@ -75,7 +75,7 @@ for (const variant of VARIANTS) describePod(variant);
 function describePod(variant: Variant): void {
     const primary = variant.v4 ?? V6;
     const url = (ip: string) => (ip.includes(":") ? `[${ip}]` : ip);
-    describe(`ironic image stand-ins: the dev stack's Ironic pod on ${variant.title} (pod runner, Debian's Ironic 21.4)`, function () {
+    describe(`ironic image stand-ins: the dev stack's Ironic pod on ${variant.title} (pod runner, Ironic 38 from PyPI)`, function () {
         this.timeout(300000);
         const lab = new NetnsLab();
         let work = "";
@@ -92,8 +92,9 @@ function describePod(variant: Variant): void {
 
         before(async function () {
             requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
-            const tools = ["ironic", "ironic-dbsync", "dnsmasq", "dhclient", "curl", "openssl", "setcap", "nsenter", "unshare", "setpriv", ...(variant.v4 ? ["busybox"] : [])];
+            const tools = ["dnsmasq", "dhclient", "curl", "openssl", "setcap", "nsenter", "unshare", "setpriv", ...(variant.v4 ? ["busybox"] : [])];
             requireOrSkip(this, tools.every((t) => !!which(t)), `${tools.join(", ")} (bash .ci/run installs them)`);
+            requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
             const raw: RawConfig = { ...readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml")), provisioning: variant.provisioning };
             const v = validateConfig(raw);
             assert.ok(v.ok, v.ok ? "" : JSON.stringify(v.issues));

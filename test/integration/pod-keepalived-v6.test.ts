@@ -20,7 +20,7 @@ import { readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { ClusterData, PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { debianKeepalivedImage, prepareImages } from "../helpers/standins";
+import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "Pulumi.v6-vip.yaml");
@@ -203,7 +203,8 @@ describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic 
 
     before(async function () {
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
-        requireOrSkip(this, ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "keepalived", "ironic", "ironic-dbsync"].every((c) => !!which(c)), "dnsmasq, busybox, libcap2-bin, util-linux, openssl, curl, keepalived and Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        requireOrSkip(this, ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "keepalived"].every((c) => !!which(c)), "dnsmasq, busybox, libcap2-bin, util-linux, openssl, curl and keepalived");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         work = tmpDir("pods-keepalived-v6-pod");
         const raw = readStackConfig(FIXTURE);
         const r = validateConfig(raw);

@@ -26,10 +26,11 @@ import { ipToBigInt } from "../../core/ip";
 import { buildPlan, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { HaPodLab } from "../helpers/ha-pod-lab";
-import { until } from "../helpers/ironic-lab";
+import { conductorName, until } from "../helpers/ironic-lab";
 import { tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { canUseNetns, requireOrSkip, which } from "../helpers/sys";
+import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { PxeVm, vmPrerequisites } from "../helpers/vm";
 import { requireToolchain } from "../e2e/toolchain";
 
@@ -78,8 +79,9 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
 
     before(async function () {
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
-        const tools = ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "socat", "ironic", "ironic-dbsync", "mariadb"];
+        const tools = ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "socat", "mariadb"];
         requireOrSkip(this, tools.every((t) => !!which(t)), `${tools.join(", ")} (bash .ci/run installs them)`);
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         const missing = vmPrerequisites();
         requireOrSkip(this, !missing, missing ?? "");
         requireToolchain(this);
@@ -159,7 +161,7 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         for (let i = 0; i < 12; i++) {
             const r = api(pods[0].node.ip!, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `fw6-${i}`, driver: "fake-hardware", boot_interface: "ipxe", deploy_interface: "direct", properties: { cpu_arch: "x86_64", capabilities: "boot_mode:uefi" } })]);
             assert.equal(r.code, 201, r.body);
-            created.push({ uuid: JSON.parse(r.body).uuid, conductor: JSON.parse(r.body).conductor });
+            created.push({ uuid: JSON.parse(r.body).uuid, conductor: conductorName(JSON.parse(r.body).conductor) });
         }
         // One node per conductor the ring used (12 nodes on fewer than two of 3: 3 × 3^-12).
         const picked = [...new Map(created.map((c) => [c.conductor, c])).values()];

@@ -19,11 +19,11 @@ import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { CLUSTER_IP, HaPodLab } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
-import { until } from "../helpers/ironic-lab";
+import { conductorName, until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { debianKeepalivedImage, prepareImages } from "../helpers/standins";
+import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
 import { canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { requireToolchain } from "../e2e/toolchain";
@@ -470,7 +470,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             assert.equal(r.code, 201, r.body);
         }
         const nodes = JSON.parse(api(known[0].ip, "/v1/nodes?detail=true").body).nodes;
-        for (const n of nodes) owners.add(n.conductor);
+        for (const n of nodes) owners.add(conductorName(n.conductor));
         // 6 nodes on a ring of 3 all hash to one conductor with probability 3 × (1/3)^6 ≈ 0.4 %.
         assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}; conductors: ${api(known[0].ip, "/v1/conductors").body}`);
         for (const n of nodes) {
@@ -523,7 +523,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         for (let i = 0; i < 8; i++) {
             const r = api(known[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `fw-${i}`, driver: "fake-hardware", boot_interface: "ipxe", deploy_interface: "direct", properties: { cpu_arch: "x86_64" } })]);
             assert.equal(r.code, 201, r.body);
-            created.push({ uuid: JSON.parse(r.body).uuid, conductor: JSON.parse(r.body).conductor });
+            created.push({ uuid: JSON.parse(r.body).uuid, conductor: conductorName(JSON.parse(r.body).conductor) });
         }
         // Two nodes the hash ring gives to two different conductors (8 nodes on one of 3: 3 × 3^-8).
         const first = created[0];
@@ -668,7 +668,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
 
     before(async function () {
         podRunnerPrerequisites(this);
-        requireOrSkip(this, !!which("ironic") && !!which("ironic-dbsync"), "Debian's Ironic (apt-get install ironic-api ironic-conductor)");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         requireOrSkip(this, !!which("keepalived") && !!which("tcpdump"), "Debian's keepalived and tcpdump (apt-get install keepalived tcpdump)");
         work = tmpDir("pods-vmedia");
         s = await renderStack(path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml"), "vmedia");
@@ -766,7 +766,12 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         const r = pod.exec("ironic", ["/bin/bash", "-c", 'for f in "$OS_REDFISH__VERIFY_CA" "$OS_DEFAULT__WEBSERVER_VERIFY_CA"; do grep -c -e "-----BEGIN CERTIFICATE-----" "$f"; done']);
         assert.equal(r.status, 0, r.stderr);
         const [bmc, trusted] = r.stdout.trim().split("\n").map(Number);
-        const system = (fs.readFileSync("/etc/ssl/certs/ca-certificates.crt", "utf8").match(/-----BEGIN CERTIFICATE-----/g) ?? []).length;
+        // The image's default bundle: what its Python's requests uses (PyPI's certifi in the image,
+        // as in the image's Python environment here), read in the container.
+        const where = pod.exec("ironic", ["python3.12", "-c", "import requests.certs; print(requests.certs.where())"]);
+        assert.equal(where.status, 0, where.stderr);
+        const system = (pod.exec("ironic", ["/bin/cat", where.stdout.trim()]).stdout.match(/-----BEGIN CERTIFICATE-----/g) ?? []).length;
+        assert.ok(system > 50, `the default bundle ${where.stdout.trim()} holds ${system} certificates`);
         assert.equal(bmc, system + 1);
         assert.equal(trusted, system + 2);
         assert.ok(pod.isRunning("ca-bundles-watch"));

@@ -24,6 +24,7 @@ import { unwrapSecrets } from "../../tools/offline";
 import { readStackConfig, renderOffline } from "../../tools/render";
 import { IronicLab, LabConductor, printLogTails, TestCa, until } from "../helpers/ironic-lab";
 import { isRoot, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 
 const ROOT = path.join(__dirname, "..", "..");
 const KUBECTL_STANDIN = path.join(ROOT, "test", "standins", "kubectl", "usr", "bin");
@@ -62,7 +63,7 @@ describe("live readiness against real Ironic: 3 of 3 alive passes, a killed cond
     };
 
     before(async function () {
-        requireOrSkip(this, !!which("ironic-conductor") && !!which("ironic-api") && !!which("ironic-dbsync"), "Debian's ironic-api and ironic-conductor");
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         requireOrSkip(this, !!which("mariadbd") && !!which("openssl") && !!which("python3"), "mariadb-server, openssl, python3");
         requireOrSkip(this, isRoot(), "root (the lab's MariaDB runs as the mysql user)");
         work = tmpDir("readiness");

@@ -6,6 +6,7 @@
  * fails here. The checkers are also run on edited texts, so they cannot pass blindly.
  */
 import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -88,6 +89,35 @@ describe("assets: the pod scripts as files (core/render/assets.ts)", function ()
         assert.equal(readAsset(READINESS_SCRIPT), script);
         assert.equal(readinessPlan(planOf(haRaw))!.script, script);
         assert.ok(!(ASSET_NAMES as readonly string[]).includes(READINESS_SCRIPT), "not a pod script: it runs where pulumi up runs");
+    });
+
+    it("the pruner and the readiness check read a conductor's name from Ironic 38's `<host>:<JSON-RPC port>` (IPv6 bracketed) as the host it was configured with, and both agree", function () {
+        // Ironic 38 registers a conductor whose [json_rpc]port is not 8089 as host:port; the
+        // program's port is 6189, so every real conductor is named so (test/integration/readiness.test.ts
+        // and ironic-ha.test.ts run the real thing).
+        const cases: [string, string][] = [
+            ["172.22.0.2:6189", "172.22.0.2"],
+            ["172.22.0.2", "172.22.0.2"],
+            ["[fd00:1:2:3::2]:6189", "fd00:1:2:3::2"],
+            ["[fd00:1:2:3::2]", "fd00:1:2:3::2"],
+            ["fd00:1:2:3::2", "fd00:1:2:3::2"],
+            ["cp-0.example.com:6189", "cp-0.example.com"],
+            ["cp-0", "cp-0"],
+            ["[fd00::2]junk", "[fd00::2]junk"],
+        ];
+        for (const script of ["dhcp-pruner.py", "ironic-readiness.py"]) {
+            const probe = [
+                "import importlib.util, json, os, sys",
+                "os.environ.update(PRUNER_API_URL='https://x', PRUNER_HOSTSDIR='/nonexistent', PRUNER_OPTSDIR='/nonexistent', IRONIC_CONDUCTOR_HOST='[fd00::9]')",
+                "spec = importlib.util.spec_from_file_location('m', sys.argv[1]); m = importlib.util.module_from_spec(spec); spec.loader.exec_module(m)",
+                "print(json.dumps([m.conductor_name(x) for x in json.loads(sys.argv[2])] + [getattr(m, 'ME', None)]))",
+            ].join("\n");
+            const r = spawnSync("python3", ["-c", probe, path.join(ROOT, "assets", script), JSON.stringify(cases.map(([x]) => x))], { encoding: "utf8", env: { ...process.env, PYTHONDONTWRITEBYTECODE: "1" } });
+            assert.equal(r.status, 0, r.stderr);
+            const out = JSON.parse(r.stdout);
+            assert.deepEqual(out.slice(0, cases.length), cases.map(([, want]) => want), script);
+            if (script === "dhcp-pruner.py") assert.equal(out[cases.length], "fd00::9", "the pruner's own name, configured bracketed, compares without brackets");
+        }
     });
 
     it("the scripts ConfigMap (ha stack) holds the wrapper and the pruner byte for byte under their file names", function () {

@@ -11,6 +11,12 @@ set -euo pipefail
 
 STANDIN_NAME=$(basename "$0")
 
+# The image's Python environment: Ironic 38.0.0 (the image's release) with sushy, PyMySQL,
+# ironic-prometheus-exporter and gunicorn, from PyPI in the venv .ci/run creates, which the pod
+# runner mounts read-only at the same path as part of the image (test/helpers/standins.ts:
+# IMAGE_VENV). The image installs the same programs under /usr; here they come first on PATH.
+IMAGE_VENV=/var/cache/metal3-ironic-pypi/ironic-38-exporter
+
 fatal() {
     echo "FATAL: ${STANDIN_NAME}: $*" >&2
     exit 1
@@ -23,6 +29,9 @@ warn() {
 info() {
     echo "${STANDIN_NAME}: $*"
 }
+
+[[ -x "$IMAGE_VENV/bin/ironic" ]] || fatal "no Ironic in $IMAGE_VENV: the image's Python environment (bash .ci/run creates the pinned venv; the pod runner mounts it)"
+export PATH="$IMAGE_VENV/bin:$PATH"
 
 whoami_ids() {
     echo "uid $(id -u) gid $(id -g) groups $(id -G | tr ' ' ',')"

@@ -1,8 +1,10 @@
 # shellcheck shell=bash
 # Sourced by runironic, rundatabase-upgrade and runonline-data-migrations: the stand-in for the
-# image's configure-ironic.sh (ironic-image-contract.md §2, §4, §6-§11), reduced to what Debian's
-# Ironic 21.4 reads, writing /conf/ironic/ironic.conf. OS_<GROUP>__<OPTION> variables are left in
-# the environment: oslo.config applies them on top of the file, as in the image (§10).
+# image's configure-ironic.sh (ironic-image-contract.md §2, §4, §6-§11) for the image's release,
+# Ironic 38 (PyPI's, from the image's Python environment: common.sh), writing
+# /conf/ironic/ironic.conf with the options of the image's ironic.conf.j2 (§11). OS_<GROUP>__<OPTION>
+# variables are left in the environment: oslo.config applies them on top of the file, as in the
+# image (§10).
 
 # shellcheck source=common.sh
 . /usr/lib/metal3-standin/common.sh
@@ -163,7 +165,7 @@ write_ironic_conf() {
     local kparams
     kparams=$(ini_value "$(kernel_append_params)")
     {
-        echo "# Rendered by the ironic image stand-in (test/standins/ironic) for Ironic 21.4."
+        echo "# Rendered by the ironic image stand-in (test/standins/ironic) for Ironic 38."
         echo "[DEFAULT]"
         echo "auth_strategy = noauth"
         echo "debug = true"
@@ -180,14 +182,16 @@ write_ironic_conf() {
         elif is_true "$IRONIC_INSECURE"; then
             echo "webserver_verify_ca = false"
         fi
-        # Interfaces that exist in Ironic 21.4 (contract §18.1): no redfish-https boot, no
-        # autodetect/bootc deploy, no agent inspection, no firmware interfaces.
+        # The image's interfaces, less iRMC: its hardware type needs python-scciclient, which the
+        # image installs for it and the test environment does not (nothing here drives an iRMC).
         echo "enabled_hardware_types = ipmi,idrac,fake-hardware,redfish,manual-management"
-        echo "enabled_bios_interfaces = no-bios,redfish,idrac-redfish,fake"
-        echo "enabled_boot_interfaces = ipxe,pxe,fake,redfish-virtual-media,idrac-redfish-virtual-media"
-        echo "enabled_deploy_interfaces = direct,fake,ramdisk,custom-agent"
+        echo "enabled_bios_interfaces = no-bios,redfish,idrac-redfish"
+        echo "enabled_boot_interfaces = ipxe,pxe,fake,redfish-virtual-media,idrac-redfish-virtual-media,redfish-https"
+        echo "enabled_deploy_interfaces = direct,fake,ramdisk,custom-agent,bootc"
         echo "default_deploy_interface = direct"
-        echo "enabled_inspect_interfaces = inspector,idrac-redfish,redfish,fake,no-inspect"
+        echo "enabled_firmware_interfaces = no-firmware,fake,redfish"
+        echo "enabled_inspect_interfaces = agent,fake,redfish"
+        echo "default_inspect_interface = agent"
         echo "enabled_management_interfaces = ipmitool,fake,redfish,idrac-redfish,noop"
         echo "enabled_network_interfaces = noop"
         echo "default_network_interface = noop"
@@ -225,9 +229,13 @@ write_ironic_conf() {
         echo "power_state_change_timeout = 120"
         echo "node_history = False"
         echo "file_url_allowed_paths = /shared/html/images,/templates"
+        echo "verify_step_priority_override = management.clear_job_queue:90"
         if [[ -n "${BOOTLOADER:-}" ]]; then echo "bootloader = $BOOTLOADER"; fi
+        if [[ -n "${BOOTLOADER_BY_ARCH:-}" ]]; then echo "bootloader_by_arch = $(ini_value "$BOOTLOADER_BY_ARCH")"; fi
         if [[ -n "${DEPLOY_KERNEL_URL:-}" ]]; then echo "deploy_kernel = $(ini_value "$DEPLOY_KERNEL_URL")"; fi
+        if [[ -n "${DEPLOY_KERNEL_BY_ARCH:-}" ]]; then echo "deploy_kernel_by_arch = $(ini_value "$DEPLOY_KERNEL_BY_ARCH")"; fi
         if [[ -n "${DEPLOY_RAMDISK_URL:-}" ]]; then echo "deploy_ramdisk = $(ini_value "$DEPLOY_RAMDISK_URL")"; fi
+        if [[ -n "${DEPLOY_RAMDISK_BY_ARCH:-}" ]]; then echo "deploy_ramdisk_by_arch = $(ini_value "$DEPLOY_RAMDISK_BY_ARCH")"; fi
         if is_true "${DISABLE_DEEP_IMAGE_INSPECTION:-false}"; then echo "disable_deep_image_inspection = True"; fi
         echo
         echo "[database]"
@@ -252,6 +260,13 @@ write_ironic_conf() {
         if is_true "${IRONIC_FAST_TRACK:-true}"; then echo "power_off = false"; else echo "power_off = true"; fi
         echo "extra_kernel_params = ipa-inspection-collectors=${IRONIC_IPA_COLLECTORS:-default,logs} ipa-enable-vlan-interfaces=${IRONIC_ENABLE_VLAN_INTERFACES:-all} ipa-inspection-dhcp-all-interfaces=1 ipa-collect-lldp=1"
         echo "require_managed_boot = False"
+        echo "hooks = \$default_hooks,parse-lldp"
+        echo "add_ports = all"
+        echo "keep_ports = present"
+        echo
+        echo "[auto_discovery]"
+        echo "enabled = ${IRONIC_ENABLE_DISCOVERY:-false}"
+        echo "driver = ipmi"
         echo
         echo "[ipmi]"
         echo "use_ipmitool_retries = false"
@@ -278,6 +293,21 @@ write_ironic_conf() {
         echo "[nova]"
         echo "send_power_notifications = false"
         echo
+        # SEND_SENSOR_DATA=true (metrics.enabled): the sections ironic-prometheus-exporter needs.
+        if is_true "${SEND_SENSOR_DATA:-false}"; then
+            echo "[oslo_messaging_notifications]"
+            echo "driver = prometheus_exporter"
+            echo "location = /shared/ironic_prometheus_exporter"
+            echo "transport_url = fake://"
+            echo
+            echo "[sensor_data]"
+            echo "send_sensor_data = true"
+            echo "interval = 160"
+            echo
+            echo "[metrics]"
+            echo "backend = collector"
+            echo
+        fi
         echo "[pxe]"
         echo "boot_retry_timeout = 1200"
         echo "images_path = /shared/html/tmp"
@@ -287,6 +317,7 @@ write_ironic_conf() {
         echo "kernel_append_params = $kparams"
         echo "enable_netboot_fallback = true"
         echo "ipxe_fallback_script = inspector.ipxe"
+        if is_true "${IPXE_TLS_SETUP:-false}"; then echo "ipxe_config_template = /templates/ipxe_config.template"; fi
         echo
         echo "[redfish]"
         echo "use_swift = false"
@@ -301,6 +332,11 @@ write_ironic_conf() {
             echo "[ssl]"
             echo "cert_file = $IRONIC_CERT_FILE"
             echo "key_file = $IRONIC_KEY_FILE"
+        fi
+        if [[ -n "${IRONIC_OCI_AUTH_CONFIG:-}" ]]; then
+            echo
+            echo "[oci]"
+            echo "authentication_config = $IRONIC_OCI_AUTH_CONFIG"
         fi
     } >"$IRONIC_CONF.tmp"
     chmod 0600 "$IRONIC_CONF.tmp"
@@ -360,7 +396,7 @@ EOF
     info "API basic auth enforced by Ironic ($IRONIC_HTPASSWD_FILE)"
 }
 
-# Schema: SQLite gets create_schema (21.4 cannot "upgrade" SQLite), MariaDB "upgrade", retried
+# Schema: SQLite gets create_schema (a fresh file on every start), MariaDB "upgrade", retried
 # while the database comes up (IRONIC_DBSYNC_TIMEOUT / IRONIC_DBSYNC_INTERVAL).
 run_ironic_dbsync() {
     if is_true "$IRONIC_USE_MARIADB"; then
