@@ -39,6 +39,12 @@ export interface StandinImage {
     env?: Record<string, string>;
     /** Host directories that are part of the image (a Python environment), bind-mounted read-only at the same path. */
     hostDirs?: string[];
+    /**
+     * Files of the image that a test replaces (container path → host file), bind-mounted read-only
+     * over the path after hostDirs: e.g. the default CA bundle of the image's Python, which lives in
+     * the shared hostDirs.
+     */
+    fileOverrides?: Record<string, string>;
 }
 
 /** What the API server would hold: ConfigMap and Secret data by name (secrets with real values). */
@@ -418,6 +424,7 @@ export class PodRunner {
             lines.push(`cp -a ${q(path.join(img.layer, top))} "$R/"`);
         }
         for (const d of img.hostDirs ?? []) lines.push(`mkdir -p "$R"${q(d)}`, `mount --bind ${q(d)} "$R"${q(d)}`, `mount -o remount,bind,ro "$R"${q(d)}`);
+        for (const [target, file] of Object.entries(img.fileOverrides ?? {}).sort()) lines.push(`mount --bind ${q(file)} "$R"${q(target)}`, `mount -o remount,bind,ro "$R"${q(target)}`);
         lines.push('mount -t proc proc "$R/proc"', 'mount --rbind /dev "$R/dev"', 'mount -t sysfs -o ro sysfs "$R/sys"');
         for (const m of c.volumeMounts ?? []) {
             const v = (this.o.spec.volumes ?? []).find((x: any) => x.name === m.name);

@@ -19,7 +19,7 @@ import { readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
 import { imageOf, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { prepareImages } from "../helpers/standins";
+import { IMAGE_VENV, prepareImages } from "../helpers/standins";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -128,10 +128,13 @@ describe("trust.bmcCa/trustedCa: Ironic 38 verifies a BMC and a download server 
         images = prepareImages(work);
         privateCa = caWithServer(path.join(work, "private"), "private BMC CA");
         publicCa = caWithServer(path.join(work, "public"), "public CA");
-        // The stand-in image's system bundle (what requests trusts by default in it) holds the "public" CA only.
-        const layer = imageOf(images, DEFAULT_IMAGES.ironic).layer;
-        fs.mkdirSync(path.join(layer, "etc", "ssl", "certs"), { recursive: true });
-        fs.writeFileSync(path.join(layer, "etc", "ssl", "certs", "ca-certificates.crt"), publicCa.ca);
+        // The image's default bundle (what its Python's requests trusts by default: PyPI certifi's
+        // cacert.pem, in the image's Python environment) holds the "public" CA only, for this pod.
+        const publicBundle = path.join(work, "public-default-bundle.pem");
+        fs.writeFileSync(publicBundle, publicCa.ca);
+        const ironicImage = imageOf(images, DEFAULT_IMAGES.ironic);
+        const certifi = run(path.join(IMAGE_VENV, "bin", "python"), ["-c", "import requests.certs; print(requests.certs.where())"]).stdout.trim();
+        ironicImage.fileOverrides = { [certifi]: publicBundle };
         corpCa = caWithServer(path.join(work, "corp"), "corporate PKI");
         privateServer = serve(privateCa, PRIVATE_PORT, "private");
         serve(publicCa, PUBLIC_PORT, "public");
