@@ -12,7 +12,7 @@
 import * as http from "http";
 import type * as net from "net";
 
-import { deliver, Fault, FaultPolicy, HeldSockets, leasePath, NO_FAULT, notApplied, requestKind, RequestKind, splitAgent } from "./lease-faults";
+import { classifyRequest, deliver, Fault, FaultPolicy, HeldSockets, notApplied, RequestKind } from "./lease-faults";
 
 export interface Lease {
     apiVersion: "coordination.k8s.io/v1";
@@ -121,18 +121,7 @@ export class LeaseFake {
     }
 
     private handle(req: http.IncomingMessage, socket: net.Socket, text: string): void {
-        const [agent, p] = splitAgent(req.url ?? "");
-        const method = req.method ?? "";
-        let body: any;
-        try {
-            body = text ? JSON.parse(text) : undefined;
-        } catch {
-            body = undefined;
-        }
-        const lp = leasePath(p);
-        const name = lp?.[1] ?? body?.metadata?.name ?? "";
-        const kind = requestKind(method, body);
-        const fault = (lp && this.policy({ agent, method, name, kind, body })) || NO_FAULT;
+        const { agent, method, name, kind, body, lease: lp, fault } = classifyRequest(req.url ?? "", req.method ?? "", text, this.policy);
         const rec: RequestRecord = { t: now(), agent, method, name, kind, fault: fault.kind, status: 0 };
         this.log.push(rec);
         if (notApplied(fault)) {

@@ -76,6 +76,32 @@ export function requestKind(method: string, body: any): RequestKind {
     return spec.acquireTime && spec.acquireTime === spec.renewTime ? "claim" : "renew";
 }
 
+/** A request as a fault-injecting Lease server sees it (the fake and the proxy alike). */
+export interface ClassifiedRequest extends LeaseRequest {
+    /** The path without the agent's prefix. */
+    path: string;
+    /** [namespace, name or undefined] when the path is a Lease's (leasePath). */
+    lease: [string, string | undefined] | undefined;
+    /** The fault the policy picks; NO_FAULT for a path that is no Lease's. */
+    fault: Fault;
+}
+
+/** The agent, Lease path and name, body (undefined when not JSON), kind, and the policy's fault of one request. */
+export function classifyRequest(url: string, method: string, text: string, policy: FaultPolicy): ClassifiedRequest {
+    const [agent, p] = splitAgent(url);
+    let body: any;
+    try {
+        body = text ? JSON.parse(text) : undefined;
+    } catch {
+        body = undefined;
+    }
+    const lease = leasePath(p);
+    const name = lease?.[1] ?? body?.metadata?.name ?? "";
+    const kind = requestKind(method, body);
+    const fault = (lease && policy({ agent, method, name, kind, body })) || NO_FAULT;
+    return { agent, method, name, kind, body, path: p, lease, fault };
+}
+
 /** An HTTP/1.1 answer, closing the connection after it. */
 export function httpAnswer(status: number, body: string): Buffer {
     const payload = Buffer.from(body);

@@ -10,7 +10,7 @@ import * as https from "https";
 import type * as net from "net";
 import * as path from "path";
 
-import { deliver, FaultPolicy, HeldSockets, leasePath, NO_FAULT, notApplied, requestKind, splitAgent } from "./lease-faults";
+import { classifyRequest, deliver, FaultPolicy, HeldSockets, notApplied } from "./lease-faults";
 import type { RequestRecord } from "./lease-fake";
 import { run } from "./sys";
 
@@ -35,18 +35,8 @@ export class LeaseProxy {
             req.on("end", () => {
                 const socket = (res.socket ?? req.socket) as net.Socket;
                 const text = Buffer.concat(chunks).toString("utf8");
-                const [agent, p] = splitAgent(req.url ?? "");
-                let body: any;
-                try {
-                    body = text ? JSON.parse(text) : undefined;
-                } catch {
-                    body = undefined;
-                }
-                const lp = leasePath(p);
-                const name = lp?.[1] ?? body?.metadata?.name ?? "";
-                const kind = requestKind(req.method ?? "", body);
-                const fault = (lp && this.policy({ agent, method: req.method ?? "", name, kind, body })) || NO_FAULT;
-                const rec: RequestRecord = { t: Date.now() / 1000, agent, method: req.method ?? "", name, kind, fault: fault.kind, status: 0 };
+                const { agent, method, name, kind, path: p, fault } = classifyRequest(req.url ?? "", req.method ?? "", text, this.policy);
+                const rec: RequestRecord = { t: Date.now() / 1000, agent, method, name, kind, fault: fault.kind, status: 0 };
                 this.log.push(rec);
                 if (notApplied(fault)) {
                     deliver(socket, this.held, 0, "", fault);
