@@ -45,7 +45,7 @@ function probeImageVenv(): boolean {
     const py = path.join(IMAGE_VENV, "bin", "python");
     if (!fs.existsSync(py)) return false;
     try {
-        const v = execFileSync(py, ["-c", "import importlib.metadata as m, ironic_prometheus_exporter, gunicorn; print(m.version('ironic'))"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 60000 }).trim();
+        const v = execFileSync(py, ["-c", "import importlib.metadata as m, ironic.conf, ironic_prometheus_exporter.messaging, gunicorn; print(m.version('ironic'))"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 60000 }).trim();
         return v === "38.0.0";
     } catch {
         return false;

@@ -25,7 +25,7 @@ import { DEFAULT_IMAGES } from "../../core/contract";
 import { readStackConfig } from "../../tools/render";
 import { imageOf, PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { IMAGE_VENV, prepareImages } from "../helpers/standins";
+import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -33,11 +33,6 @@ const PROBE = path.join(__dirname, "..", "helpers", "sensor_data_probe.py");
 const DASHBOARD = path.join(ROOT, "docs", "grafana", "ironic-sensors.json");
 const EXPORTER_CONTAINER = "ironic-prometheus-exporter";
 const NODES = ["node-a", "node-b", "node-c", "node-d", "node-e", "node-f", "node-g", "node-h", "node-i"];
-
-function exporterVenvReady(): boolean {
-    const py = path.join(IMAGE_VENV, "bin", "python");
-    return fs.existsSync(py) && run(py, ["-c", "import ironic.conf, ironic_prometheus_exporter.messaging, gunicorn"], { allowFail: true, env: { PATH: "/usr/bin:/bin" } }).status === 0;
-}
 
 /** Prometheus text: sample name → the node_name (or hostname) label of each of its samples. */
 function samples(text: string): Map<string, string[]> {
@@ -70,7 +65,7 @@ describe("metrics: the exporter serves Ironic 38's sensor data as the pods decla
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         const tools = ["nsenter", "unshare", "setpriv", "setcap", "curl"];
         requireOrSkip(this, tools.every((t) => !!which(t)), `${tools.join(", ")} (bash .ci/run installs them)`);
-        requireOrSkip(this, exporterVenvReady(), `PyPI's ironic 38.0.0 with ironic-prometheus-exporter 4.10.0 and gunicorn in ${IMAGE_VENV} (.ci/run creates the pinned venv)`);
+        requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         work = tmpDir("metrics");
         images = prepareImages(work);
         assert.deepEqual(imageOf(images, DEFAULT_IMAGES.ironic).hostDirs, [IMAGE_VENV]);
