@@ -172,7 +172,11 @@ function osloFor(arches: IpaArchitecture[], def: IpaArchitecture | undefined, ke
     return out;
 }
 
-/** BMO: the plain variables name the default architecture; `DEPLOY_*_URL_<ARCH>` each one (BMO reads these first). */
+/**
+ * BMO: the plain variables name the default architecture; `DEPLOY_*_URL_<ARCH>` each one. BMO v0.13
+ * gives every host the plain ones; it reads the per-architecture ones first only when it builds
+ * PreprovisioningImages (`--build-preprov-image`, pkg/imageprovider/default.go).
+ */
 function bmoDeployEnv(arches: IpaArchitecture[], def: IpaArchitecture | undefined, kernel: PerArch, ramdisk: PerArch): Record<string, string> {
     if (!def) return {};
     const env: Record<string, string> = { [BMO_DEPLOY_ENV.kernel]: kernel[def]!, [BMO_DEPLOY_ENV.ramdisk]: ramdisk[def]! };
