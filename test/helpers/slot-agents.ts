@@ -30,15 +30,16 @@ export const takeoverBound = slotTakeoverBound;
 
 /**
  * The dnsmasq stand-in: records its start and, on TERM, its stop (the trap is set before the start
- * record, so a TERM at once still leaves a stop). The records are the children's own.
+ * record, so a TERM at once still leaves a stop). The records are the children's own. The trap
+ * stops its background sleep by the job table, not by `$!` saved after the fork: bash may run the
+ * trap between `sleep &` and that assignment, which left the sleep running in the agent's process
+ * group (seen under load: the group never emptied, so the test never restarted that agent).
  */
 export const CHILD = `#!/bin/bash
-trap 'echo "stop $DHCP_SLOT $SLOT_IDENTITY $EPOCHREALTIME $$" >>"$CHILD_LOG"; kill "$pause" 2>/dev/null; exit 0' TERM INT
-pause=""
+trap 'echo "stop $DHCP_SLOT $SLOT_IDENTITY $EPOCHREALTIME $$" >>"$CHILD_LOG"; kill $(jobs -p) 2>/dev/null; exit 0' TERM INT
 echo "start $DHCP_SLOT $SLOT_IDENTITY $EPOCHREALTIME $$" >>"$CHILD_LOG"
 sleep 86400 &
-pause=$!
-wait "$pause"
+wait
 `;
 
 export interface ChildEvent {
