@@ -17,15 +17,16 @@ import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
+import { BMO_SERVICE_ACCOUNT, bmoBuilt, bmoCrds, bmoImage, bmoPodSpec, bmoRbac, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { CLUSTER_IP, HaPodLab } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { conductorName, until } from "../helpers/ironic-lab";
-import { makeCa } from "../helpers/openssl-ca";
+import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
-import { canUseNetns, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { canUseNetns, Daemon, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { requireToolchain } from "../e2e/toolchain";
 
 /** A node the test knows in full, whether or not the stack config lists it. */
@@ -234,6 +235,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     let clientIf = "";
     const DB_IP = "172.22.0.250";
     const JOB_IP = "172.22.0.251";
+    const BMO_IP = "172.22.0.248";
+    /** Daemons a test starts beside the pods (the Redfish BMC), stopped in `after`. */
+    const daemons: Daemon[] = [];
     let relay: DhcpRelay | undefined;
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
     const macOf = (i: number) => `52:54:00:00:03:0${i}`;
@@ -272,6 +276,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     after(async function () {
         await relay?.stop();
+        for (const d of daemons) await d.stop();
         await lab.tearDown();
     });
 
@@ -507,6 +512,97 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("the online data migrations Job completes once the conductors are up", async function () {
         await lab.runJob(lab.clusterPod("Job", "migrate", "172.22.0.252", "jm"));
+    });
+
+    it("baremetal-operator, deployed as its release ships it and wired as README.md says, reaches the API through its Service, registers a Redfish host and brings it to available; its log has no TLS, auth or API-version error", async function () {
+        requireOrSkip(this, bmoBuilt(), `baremetal-operator and its release's config in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
+        requireOrSkip(this, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
+        const kube = lab.kube!;
+        const ns = s.plan.namespace;
+        // The release's CRDs and RBAC, as `kubectl apply -k` of its config/base would create them in the stack's namespace.
+        kube.kubectl(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: bmoCrds() }) });
+        kube.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/baremetalhosts.metal3.io"]);
+        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: bmoRbac(ns) }) });
+        const token = kube.kubectl(["create", "token", BMO_SERVICE_ACCOUNT, "-n", ns, "--duration", "2h"]).stdout.trim();
+        // Its manager Deployment, wired with the stack's ConfigMap and Secrets only.
+        const { spec, webhookSecret } = bmoPodSpec({ configMap: s.plan.names.bmoConfigMap, caSecret: s.plan.names.caSecret, credentialsSecret: s.plan.names.credentialsSecret });
+        // cert-manager's part in the release (the webhook's serving certificate; no webhook configuration is registered here).
+        const whCa = makeCa(path.join(lab.work, "bmo-webhook-ca"));
+        makeIntermediate(whCa, path.join(lab.work, "bmo-webhook"), { ca: false });
+        s.cluster.secrets[webhookSecret] = Object.fromEntries(["tls.crt", "tls.key"].map((f) => [f, fs.readFileSync(path.join(lab.work, "bmo-webhook", f), "utf8")]));
+        // A Redfish BMC (sushy-tools' fake driver) in the admin namespace, where BMCs are.
+        const system = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b0", name: "bmo-host-0", mac: macOf(7) };
+        const bmcPort = 8000;
+        fs.writeFileSync(path.join(lab.work, "sushy.conf"), sushyConfig([system], path.join(lab.work, "sushy-state")));
+        const bmc = new Daemon("ip", ["netns", "exec", lab.adminNs, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", path.join(lab.work, "sushy.conf"), "--interface", "172.22.0.253", "--port", String(bmcPort)], path.join(lab.work, "sushy.log"));
+        daemons.push(bmc);
+        await until(() => run("ip", ["netns", "exec", lab.adminNs, "curl", "-sf", "-o", "/dev/null", `http://172.22.0.253:${bmcPort}/redfish/v1/Systems/${system.uuid}`], { allowFail: true }).status === 0, 30000, "sushy-emulator answering", 500).catch((e) => assert.fail(`${e.message}:\n${tail(fs.readFileSync(path.join(lab.work, "sushy.log"), "utf8"))}`));
+        // The operator's pod on the cluster network: the API Service's names resolve to cp-0 (cluster DNS stand-in), the kubernetes Service is the bridge.
+        const podNs = net.addNamespace("hbo");
+        const podIf = net.plug(podNs, "hbo", lab.sw, lab.br, { cidr: `${BMO_IP}/${lab.prefix}` });
+        net.routeOnLink(podNs, `${CLUSTER_IP}/32`, podIf);
+        const bmo = new PodRunner({ name: "baremetal-operator-0", namespace: ns, spec, cluster: s.cluster, images: bmoImage(lab.work), work: lab.work, netns: podNs, nodeName: known[0].node, hostIP: known[0].ip, podIP: BMO_IP, hosts: lab.serviceHosts(known[0].ip), serviceAccount: { ...lab.serviceAccount!, token } });
+        lab.others.push(bmo);
+        bmo.startContainers();
+        await bmo.waitReady("manager", 120000);
+        const t0 = Date.now();
+        kube.kubectl(["apply", "-f", "-"], {
+            input: JSON.stringify({
+                apiVersion: "v1",
+                kind: "List",
+                items: [
+                    { apiVersion: "v1", kind: "Secret", metadata: { name: "bmo-host-0-bmc", namespace: ns }, stringData: { username: "admin", password: "password" } },
+                    {
+                        apiVersion: "metal3.io/v1alpha1",
+                        kind: "BareMetalHost",
+                        // No agent boots in this test: no inspection, no cleaning (the provisioning tier boots IPA).
+                        metadata: { name: system.name, namespace: ns, annotations: { "inspect.metal3.io": "disabled" } },
+                        spec: { online: false, bootMACAddress: system.mac, bootMode: "UEFI", automatedCleaningMode: "disabled", bmc: { address: `redfish+http://172.22.0.253:${bmcPort}/redfish/v1/Systems/${system.uuid}`, credentialsName: "bmo-host-0-bmc" } },
+                    },
+                ],
+            }),
+        });
+        // BMO's status is the oracle: every provisioning state it reports, with the time it was first seen.
+        const timeline: [string, number][] = [];
+        let host: any = {};
+        await until(
+            () => {
+                host = kube.get<any>(["baremetalhost", system.name, "-n", ns]);
+                const state = host.status?.provisioning?.state ?? "";
+                if (timeline[timeline.length - 1]?.[0] !== state) timeline.push([state, Date.now() - t0]);
+                // BMO could not use Ironic (TLS, credentials, API version): no use waiting, the checks below say why.
+                return state === "available" || !!host.status?.errorMessage || /"msg":"provisioner is not ready"/.test(bmo.logs("manager"));
+            },
+            240000,
+            `BareMetalHost ${system.name} available`,
+            500,
+        ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(host.status)}\nBMO:\n${tail(bmo.logs("manager"), 3000)}`));
+        console.log(`      BareMetalHost ${system.name}: ${timeline.map(([st, ms]) => `${st || "(none)"} at ${(ms / 1000).toFixed(1)} s`).join(" → ")}`);
+        // Its whole log: BMO reports every failure to reach Ironic (TLS, credentials, API version)
+        // as "error caught while checking endpoint" or "provisioner is not ready" (JSON, no --dev).
+        const log = bmo.logs("manager");
+        const bad = log.split("\n").filter((l) => /"msg":"(error caught while checking endpoint|provisioner is not ready)/.test(l) || /x509:|tls: |but got 40[16] instead|API 1\.89 or newer|Unauthorized/.test(l));
+        assert.deepEqual(bad.slice(0, 5), [], "BMO's log has no TLS, auth or API-version error");
+        assert.match(log, /"msg":"starting manager"/, "the manager started");
+        assert.equal(host.status?.errorMessage ?? "", "", `no error: ${JSON.stringify(host.status)}`);
+        assert.equal(host.status?.provisioning?.state, "available");
+        assert.equal(host.status.operationalStatus, "OK");
+        // Written when the host left registering (BMO's own record, whatever the polling saw).
+        assert.ok(host.status.operationHistory?.register?.end, `registered through Ironic: ${JSON.stringify(host.status.operationHistory)}`);
+        // The node BMO created, seen through the API: its BMC, its deploy images from the stack's
+        // ConfigMap, and its owner. BMO's "available" is Ironic's manageable: it provides a node only to deploy it.
+        const node = JSON.parse(lab.api(known[0].ip, `/v1/nodes/${ns}~${system.name}`).body);
+        assert.equal(node.provision_state, "manageable", JSON.stringify(node));
+        assert.equal(node.driver, "redfish");
+        assert.equal(node.driver_info.redfish_address, `http://172.22.0.253:${bmcPort}`);
+        assert.equal(node.driver_info.redfish_system_id, `/redfish/v1/Systems/${system.uuid}`);
+        const bmoEnv = s.cluster.configMaps[s.plan.names.bmoConfigMap];
+        assert.equal(node.driver_info.deploy_kernel, bmoEnv.DEPLOY_KERNEL_URL);
+        assert.equal(node.driver_info.deploy_ramdisk, bmoEnv.DEPLOY_RAMDISK_URL);
+        console.log(`      owned by ${conductorName(node.conductor)}; deploy kernel ${node.driver_info.deploy_kernel}`);
+        // The scenarios after this one replace the conductors BMO's Service name resolves to: it stops here.
+        await bmo.stop();
+        await bmc.stop();
     });
 
     it("real firmware boots through the conductor that owns it: a BIOS host (iPXE ROM) and a UEFI host (OVMF's PXE, then iPXE over TFTP), enrolled with real Ironic and owned by two conductors, get their address from the owner's slice, their iPXE binary, boot script, PXE config and deploy kernel from the owner, and nothing from any other", async function () {

@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Builds the local-cluster toolchain from the Go module proxy, by module path and pinned version
 # (tools/toolchain/versions.env): etcd, kube-apiserver, kube-controller-manager, kube-scheduler,
-# kubectl, kwok, the Pulumi CLI, its Node.js language host, the Kubernetes provider plugin and the
-# Terraform-bridged tls and random provider plugins.
+# kubectl, kwok, the Pulumi CLI, its Node.js language host, the Kubernetes provider plugin, the
+# Terraform-bridged tls and random provider plugins, and baremetal-operator with its release's config.
 # Only small wrapper modules written here are ours; no source of those projects is kept in this
 # repository. Builds go into a cache outside the repository, keyed by the hash of versions.env
 # (bump TOOLCHAIN_REVISION there when this recipe changes what it builds), reused when present. Prints the bin directory as the last line on stdout;
 # everything else goes to stderr.
 #
-#   tools/toolchain/build.sh [target ...]   targets: etcd k8s pulumi language-nodejs kubernetes tls random
+#   tools/toolchain/build.sh [target ...]   targets: etcd k8s pulumi language-nodejs kubernetes tls random bmo
 #                                           (default: all)
 #   tools/toolchain/build.sh --versions     print the versions of the built programs
 #
@@ -43,6 +43,7 @@ versions() {
   echo "pulumi-resource-kubernetes $KUBERNETES_PROVIDER_VERSION ($KUBERNETES_PROVIDER_MODULE_VERSION)"
   echo "pulumi-resource-tls $("$bin/pulumi-resource-tls" -version) ($TLS_UPSTREAM_MODULE@$TLS_UPSTREAM_VERSION, bridge $TF_BRIDGE_VERSION)"
   echo "pulumi-resource-random $("$bin/pulumi-resource-random" -version) ($RANDOM_UPSTREAM_MODULE@$RANDOM_UPSTREAM_VERSION, bridge $TF_BRIDGE_VERSION)"
+  echo "baremetal-operator $BMO_VERSION (apis $BMO_APIS_VERSION, ironic-standalone-operator/api $BMO_IRSO_API_VERSION)"
 }
 
 if [[ "${1:-}" == "--versions" ]]; then versions; exit 0; fi
@@ -313,12 +314,36 @@ GO
   bridged_build random "$RANDOM_PROVIDER_VERSION"
 }
 
+# baremetal-operator from its module at the pinned release. Its go.mod replaces its apis and
+# hardwareutils modules with ./ directories, which apply only when it is the main module: the wrapper
+# requires apis at the release's own version instead (hardwareutils v0.5.1, as required, is served)
+# and ironic-standalone-operator/api at the nearest served version (versions.env). The release's
+# config/ (its CRDs in base/crds/bases, the manager Deployment, RBAC, the kustomize components)
+# is copied beside the binary, in bmo-config/: tests deploy BMO the way its release does.
+build_bmo() {
+  wrapper bmo
+  export GONOSUMDB=github.com/metal3-io GOPROXY=https://proxy.golang.org
+  local mod=github.com/metal3-io/baremetal-operator
+  go mod edit -require="$mod@$BMO_VERSION" \
+    -replace="$mod/apis=$mod/apis@$BMO_APIS_VERSION" \
+    -replace="github.com/metal3-io/ironic-standalone-operator/api=github.com/metal3-io/ironic-standalone-operator/api@$BMO_IRSO_API_VERSION"
+  local src
+  src=$(go mod download -json "$mod@$BMO_VERSION" | sed -n 's/.*"Dir": "\(.*\)",/\1/p')
+  [[ -f "$src/config/base/manager.yaml" && -d "$src/config/base/crds/bases" ]] ||
+    { log "bmo: no config/base/manager.yaml or config/base/crds/bases in $src"; exit 1; }
+  rm -rf "$out/bmo-config"
+  cp -r "$src/config" "$out/bmo-config"
+  chmod -R u+w "$out/bmo-config"
+  go build -trimpath -ldflags "$strip" -o "$bin/baremetal-operator" "$mod"
+}
+
 declare -A produces=(
   [etcd]=etcd [k8s]=kwok [pulumi]=pulumi [language-nodejs]=pulumi-language-nodejs
   [kubernetes]=pulumi-resource-kubernetes [tls]=pulumi-resource-tls [random]=pulumi-resource-random
+  [bmo]=baremetal-operator
 )
 targets=("$@")
-[[ ${#targets[@]} -gt 0 ]] || targets=(etcd k8s pulumi language-nodejs kubernetes tls random)
+[[ ${#targets[@]} -gt 0 ]] || targets=(etcd k8s pulumi language-nodejs kubernetes tls random bmo)
 
 # Two suites may build at once: one builds, the other waits and then reuses.
 exec 9>"$cache/.lock"
