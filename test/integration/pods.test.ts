@@ -533,10 +533,11 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // A Redfish BMC (sushy-tools' fake driver) in the admin namespace, where BMCs are.
         const system = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b0", name: "bmo-host-0", mac: macOf(7) };
         const bmcPort = 8000;
+        const bmcIp = lab.o.adminIp;
         fs.writeFileSync(path.join(lab.work, "sushy.conf"), sushyConfig([system], path.join(lab.work, "sushy-state")));
-        const bmc = new Daemon("ip", ["netns", "exec", lab.adminNs, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", path.join(lab.work, "sushy.conf"), "--interface", "172.22.0.253", "--port", String(bmcPort)], path.join(lab.work, "sushy.log"));
+        const bmc = new Daemon("ip", ["netns", "exec", lab.adminNs, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", path.join(lab.work, "sushy.conf"), "--interface", bmcIp, "--port", String(bmcPort)], path.join(lab.work, "sushy.log"));
         daemons.push(bmc);
-        await until(() => run("ip", ["netns", "exec", lab.adminNs, "curl", "-sf", "-o", "/dev/null", `http://172.22.0.253:${bmcPort}/redfish/v1/Systems/${system.uuid}`], { allowFail: true }).status === 0, 30000, "sushy-emulator answering", 500).catch((e) => assert.fail(`${e.message}:\n${tail(fs.readFileSync(path.join(lab.work, "sushy.log"), "utf8"))}`));
+        await until(() => run("ip", ["netns", "exec", lab.adminNs, "curl", "-sf", "-o", "/dev/null", `http://${bmcIp}:${bmcPort}/redfish/v1/Systems/${system.uuid}`], { allowFail: true }).status === 0, 30000, "sushy-emulator answering", 500).catch((e) => assert.fail(`${e.message}:\n${tail(fs.readFileSync(path.join(lab.work, "sushy.log"), "utf8"))}`));
         // The operator's pod on the cluster network: the API Service's names resolve to cp-0 (cluster DNS stand-in), the kubernetes Service is the bridge.
         const podNs = net.addNamespace("hbo");
         const podIf = net.plug(podNs, "hbo", lab.sw, lab.br, { cidr: `${BMO_IP}/${lab.prefix}` });
@@ -557,7 +558,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                         kind: "BareMetalHost",
                         // No agent boots in this test: no inspection, no cleaning (the provisioning tier boots IPA).
                         metadata: { name: system.name, namespace: ns, annotations: { "inspect.metal3.io": "disabled" } },
-                        spec: { online: false, bootMACAddress: system.mac, bootMode: "UEFI", automatedCleaningMode: "disabled", bmc: { address: `redfish+http://172.22.0.253:${bmcPort}/redfish/v1/Systems/${system.uuid}`, credentialsName: "bmo-host-0-bmc" } },
+                        spec: { online: false, bootMACAddress: system.mac, bootMode: "UEFI", automatedCleaningMode: "disabled", bmc: { address: `redfish+http://${bmcIp}:${bmcPort}/redfish/v1/Systems/${system.uuid}`, credentialsName: "bmo-host-0-bmc" } },
                     },
                 ],
             }),
@@ -594,7 +595,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const node = JSON.parse(lab.api(known[0].ip, `/v1/nodes/${ns}~${system.name}`).body);
         assert.equal(node.provision_state, "manageable", JSON.stringify(node));
         assert.equal(node.driver, "redfish");
-        assert.equal(node.driver_info.redfish_address, `http://172.22.0.253:${bmcPort}`);
+        assert.equal(node.driver_info.redfish_address, `http://${bmcIp}:${bmcPort}`);
         assert.equal(node.driver_info.redfish_system_id, `/redfish/v1/Systems/${system.uuid}`);
         const bmoEnv = s.cluster.configMaps[s.plan.names.bmoConfigMap];
         assert.equal(node.driver_info.deploy_kernel, bmoEnv.DEPLOY_KERNEL_URL);
