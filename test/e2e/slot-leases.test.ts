@@ -384,6 +384,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
                     url: (id) => proxy.url(id),
                     setPolicy: (p) => (proxy.policy = p),
                     writes: () => proxy.log.filter((r) => r.name.startsWith(prefix) && r.method !== "GET" && r.status >= 200 && r.status < 300).map((r) => ({ t: r.t, agent: r.agent, kind: r.kind, name: r.name })),
+                    firstRequest: (agent) => proxy.log.find((r) => r.name.startsWith(prefix) && r.agent === agent)?.t,
                     deleteLease: async (n) => void (await kubectl(["delete", "lease", n, "-n", NS, "--ignore-not-found"])),
                     touchLease: async (n) => void (await kubectl(["annotate", "--overwrite", "lease", n, "-n", NS, `test/touched=${++touches}`])),
                     holder: async (n) => (await kubectl(["get", "lease", n, "-n", NS, "--ignore-not-found", "-o", "jsonpath={.spec.holderIdentity}"])).trim(),

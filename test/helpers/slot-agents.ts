@@ -123,6 +123,8 @@ export class SlotAgentLab {
     readonly agents = new Map<string, SlotAgent>();
     private readonly child: string;
     private readonly killed: ChildEvent[] = [];
+    /** How late this machine wakes a Python process, while the lab runs (for liveness bounds only). */
+    readonly probe: SchedulingProbe;
 
     constructor(
         readonly dir: string,
@@ -131,6 +133,7 @@ export class SlotAgentLab {
         this.childLog = path.join(dir, `${o.prefix}children.log`);
         this.child = path.join(dir, "slot-child.sh");
         if (!fs.existsSync(this.child)) fs.writeFileSync(this.child, CHILD, { mode: 0o755 });
+        this.probe = new SchedulingProbe(path.join(dir, `${o.prefix}probe`));
     }
 
     start(id: string, opts: AgentOptions = {}): SlotAgent {
@@ -241,6 +244,7 @@ export class SlotAgentLab {
 
     /** SIGKILL every agent's process group (its fence and children with it) and every child that outlived its agent. */
     cleanup(): void {
+        this.probe.stop();
         for (const a of this.agents.values()) {
             try {
                 process.kill(-a.pid, "SIGCONT");
@@ -256,6 +260,50 @@ export class SlotAgentLab {
             } catch {
                 /* gone */
             }
+        }
+    }
+}
+
+/**
+ * How late this machine runs the last steps of a takeover, measured apart from the agents: a
+ * sleeper of the agent's own interpreter wakes at a deadline every `PROBE_PERIOD` s and starts
+ * bash, which records the deadline and its own start time as the dnsmasq stand-in records its
+ * start. It shares nothing with the agents but the machine, so an agent's own slowness never
+ * counts as the machine's. Quiet, a sample is 2-5 ms late; on a busy CI machine (two suites at
+ * once) a waiter's child started 0.2-0.6 s past the bound.
+ */
+const PROBE = `import subprocess, sys, time
+p = float(sys.argv[1])
+while True:
+    deadline = time.time() + p
+    time.sleep(max(0.0, deadline - time.time()))
+    subprocess.run(["bash", "-c", 'echo "$1 $EPOCHREALTIME" >>"$2"', "probe", "%.6f" % deadline, sys.argv[2]])
+`;
+const PROBE_PERIOD = 0.1;
+
+export class SchedulingProbe {
+    private readonly daemon: Daemon;
+    constructor(readonly file: string) {
+        fs.writeFileSync(file, "");
+        this.daemon = new Daemon(PYTHON, ["-c", PROBE, String(PROBE_PERIOD), file], `${file}.log`);
+    }
+
+    /** The worst lateness (s) of the samples that overlapped [from, to] (wall-clock seconds); 0 when none did. */
+    worst(from: number, to: number): number {
+        let worst = 0;
+        for (const l of fs.readFileSync(this.file, "utf8").split("\n")) {
+            const [deadline, started] = l.split(" ").map(Number);
+            if (!Number.isFinite(started) || started < from || deadline > to) continue;
+            worst = Math.max(worst, started - deadline);
+        }
+        return worst;
+    }
+
+    stop(): void {
+        try {
+            process.kill(-this.daemon.pid, "SIGKILL");
+        } catch {
+            /* gone */
         }
     }
 }
