@@ -390,7 +390,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
                     holder: async (n) => (await kubectl(["get", "lease", n, "-n", NS, "--ignore-not-found", "-o", "jsonpath={.spec.holderIdentity}"])).trim(),
                     heal: () => proxy.heal(),
                 };
-                lab = new SlotAgentLab(dir, { url: backend.url, tokenFile: backend.tokenFile, caFile: backend.caFile, namespace: NS, prefix, count: 1, timing: TIMING });
+                lab = new SlotAgentLab(dir, { url: backend.url, tokenFile: backend.tokenFile, caFile: backend.caFile, namespace: NS, prefix, count: 1, timing: TIMING, probe: true });
                 await c.run({ backend, lab, timing: TIMING, prefix });
             });
         });

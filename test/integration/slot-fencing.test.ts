@@ -55,7 +55,7 @@ describe("DHCP slot agent fencing under faults, on a fake Lease API (dhcp-slot-a
     });
 
     const newLab = (count: number, timing: SlotTimings = FAST) => {
-        const l = new SlotAgentLab(dir, { url: (id) => fake.url(id), tokenFile: path.join(dir, "token"), namespace: NS, prefix: `f${n++}-`, count, timing });
+        const l = new SlotAgentLab(dir, { url: (id) => fake.url(id), tokenFile: path.join(dir, "token"), namespace: NS, prefix: `f${n++}-`, count, timing, probe: true });
         labs.push(l);
         return l;
     };
@@ -98,7 +98,7 @@ describe("DHCP slot agent fencing under faults, on a fake Lease API (dhcp-slot-a
         const bound = 2 * FAST.retryPeriod + FAST.renewDeadline + FAST.stopGrace + FAST.claimMargin;
         const r = await waitFor("p to take the free slot 0", () => l.runs().find((x) => x.id === "p"), (bound + SLACK + MAX_SCHEDULING_ALLOWANCE + 5) * 1000);
         assert.equal(r.slot, 0);
-        const { allowed, why } = livenessAllowance(l, SLACK, unpinned, r.from);
+        const { allowed, why } = await livenessAllowance(l, SLACK, unpinned, r.from);
         assert.ok(r.from - unpinned <= bound + allowed, `p served slot 0 ${(r.from - unpinned).toFixed(2)} s after its pin was removed; bound ${bound.toFixed(2)} s + ${why}`);
         l.assertNeverTwo();
     });
@@ -115,7 +115,7 @@ describe("DHCP slot agent fencing under faults, on a fake Lease API (dhcp-slot-a
         const r = await waitFor("f to serve slot 1", () => l.runs().find((x) => x.id === "f"), (bound + MAX_SCHEDULING_ALLOWANCE + 5) * 1000);
         assert.equal(r.slot, 1);
         // 0.5 s for the agent's own start (Python), as the two checks below.
-        const first = livenessAllowance(l, 0.5, started, r.from);
+        const first = await livenessAllowance(l, 0.5, started, r.from);
         assert.ok(r.from - started <= bound + first.allowed, `served slot 1 ${(r.from - started).toFixed(2)} s after it started; bound ${bound.toFixed(2)} s + start-up ${first.why}`);
         // A slot it cannot even read (it may be this node's own, as is the one remembered for it):
         // asked for alone first, for as long as a Lease takes to expire (a passing API error must
@@ -129,7 +129,7 @@ describe("DHCP slot agent fencing under faults, on a fake Lease API (dhcp-slot-a
         const g = await waitFor("g to serve slot 1", () => m.runs().find((x) => x.id === "g"), (patience + created + MAX_SCHEDULING_ALLOWANCE + 5) * 1000);
         assert.equal(g.slot, 1);
         assert.ok(g.from - t0 >= patience, `g moved to slot 1 ${(g.from - t0).toFixed(2)} s after it started: too soon for its own slot`);
-        const second = livenessAllowance(m, 0.5, t0, g.from);
+        const second = await livenessAllowance(m, 0.5, t0, g.from);
         assert.ok(g.from - t0 <= patience + created + bound + second.allowed, `g served slot 1 ${(g.from - t0).toFixed(2)} s after it started; bound ${(patience + created + bound).toFixed(2)} s + start-up ${second.why}`);
     });
 
@@ -168,10 +168,10 @@ describe("DHCP slot agent fencing under faults, on a fake Lease API (dhcp-slot-a
         const expiry = timing.leaseDuration + timing.claimMargin;
         console.log(`      b first saw a's last renewal ${(seen - last).toFixed(2)} s after it landed, claimed ${(claim - seen).toFixed(3)} s after that (duration + margin ${expiry} s), served ${(run.from - last).toFixed(2)} s after the last renewal (bound ${takeoverBound(timing).toFixed(2)} s)`);
         assert.ok(claim - seen >= expiry, "not before the Lease expired on b's clock");
-        // One wake-up late at most (the machine's, measured): a waiter that looked only every retry period would be up to 0.4 s late.
-        const wake = livenessAllowance(l, 0.1, seen, claim, 1);
+        // One wake-up late at most (the machine's, measured, at most 0.1 s more): a waiter that looked only every retry period would be up to 0.4 s late.
+        const wake = await livenessAllowance(l, 0.1, seen, claim, 1, 0.1);
         assert.ok(claim - seen <= expiry + wake.allowed, `claimed ${(claim - seen - expiry).toFixed(3)} s after the Lease expired on b's clock; allowed ${wake.why}`);
-        const { allowed, why } = livenessAllowance(l, SLACK, last, run.from);
+        const { allowed, why } = await livenessAllowance(l, SLACK, last, run.from);
         assert.ok(run.from - last <= takeoverBound(timing) + allowed, `served ${(run.from - last).toFixed(2)} s after a's last renewal; bound ${takeoverBound(timing).toFixed(2)} s + ${why}`);
         l.assertNeverTwo();
     });
