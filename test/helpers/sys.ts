@@ -285,12 +285,26 @@ export function dhcp6Client(ns: string, ifname: string, workdir: string, opts: {
     fs.writeFileSync(file("conf"), lines.join("\n") + "\n");
     const args = ["netns", "exec", ns, "dhclient", "-6", "-1", "-v", "-cf", file("conf"), "-lf", file("leases"), "-pf", file("pid"), "-sf", file("sh"), ifname];
     const r = spawnSync("ip", args, { encoding: "utf8", timeout: ((opts.timeout ?? 10) + 20) * 1000 });
-    if (fs.existsSync(file("pid"))) {
-        const pid = Number(fs.readFileSync(file("pid"), "utf8").trim());
-        try {
-            if (pid > 0) process.kill(pid, "SIGTERM");
-        } catch {
-            /* gone */
+    // Bound, it forks into the background and writes its pid file from there, possibly after this
+    // returned (two suites at once left such clients running): wait (3 s) for a live pid, stop it.
+    if (fs.existsSync(file("out"))) {
+        const alive = (pid: number) => {
+            try {
+                process.kill(pid, 0);
+                return true;
+            } catch {
+                return false;
+            }
+        };
+        const end = Date.now() + 3000;
+        for (;;) {
+            const pid = fs.existsSync(file("pid")) ? Number(fs.readFileSync(file("pid"), "utf8").trim()) : 0;
+            if (pid > 0 && alive(pid)) {
+                process.kill(pid, "SIGTERM");
+                break;
+            }
+            if (Date.now() > end) break;
+            spawnSync("sleep", ["0.05"]);
         }
     }
     const out: Record<string, string> = {};
