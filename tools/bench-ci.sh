@@ -2,7 +2,7 @@
 # Measures CI as a fresh machine runs it (not a test): a clean clone of HEAD in a scratch directory,
 # `bash .ci/run` there with CI=true and, unless --warm, an empty toolchain cache (a new directory
 # as METAL3_TOOLCHAIN_CACHE, so the toolchain is built from the Go module proxy as on a new
-# machine), then the breakdown .ci/run printed: each phase, the toolchain, per tier, per lane and
+# machine) and an empty IPA ramdisk cache (METAL3_IPA_CACHE), then the breakdown .ci/run printed: each phase, the toolchain, per tier, per lane and
 # the slowest files. Debian packages and the PyPI venvs are whatever this machine has.
 # Run as root; it takes what CI takes (up to 90 minutes). The last figures are in
 # docs/development.md ("Where CI's time goes").
@@ -24,8 +24,8 @@ work=$(mktemp -d /tmp/m3i-bench-ci.XXXXXX)
 git clone -q "$top" "$work/clone" || exit 1
 env_args=(CI=true)
 if [[ -z "$warm" ]]; then
-  mkdir -p "$work/toolchain-cache"
-  env_args+=("METAL3_TOOLCHAIN_CACHE=$work/toolchain-cache")
+  mkdir -p "$work/toolchain-cache" "$work/ipa-cache"
+  env_args+=("METAL3_TOOLCHAIN_CACHE=$work/toolchain-cache" "METAL3_IPA_CACHE=$work/ipa-cache")
 fi
 cache_desc="an empty"
 [[ -n "$warm" ]] && cache_desc="the warm"

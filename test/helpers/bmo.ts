@@ -154,14 +154,26 @@ export interface FakeSystem {
 
 /**
  * The emulator's configuration file (Python): the fake systems, powered off, and the directory of
- * its state (default /tmp/sushy-emulator, which would outlive the test and be shared with another suite).
+ * its state (default /tmp/sushy-emulator, which would outlive the test and be shared with another suite);
+ * with `notifyUrl`, its external notifier tells that URL every change of a system (test/helpers/redfish-hosts.ts).
  */
-export function sushyConfig(systems: FakeSystem[], stateDir: string): string {
-    const list = systems.map((s) => ({ uuid: s.uuid, name: s.name, power_state: "Off", external_notifier: false, nics: [{ mac: s.mac }] }));
+export function sushyConfig(systems: FakeSystem[], stateDir: string, notifyUrl?: string): string {
+    const list = systems.map((s) => ({ uuid: s.uuid, name: s.name, power_state: "Off", external_notifier: !!notifyUrl, nics: [{ mac: s.mac }] }));
     return [
         "SUSHY_EMULATOR_FAKE_DRIVER = True",
         `SUSHY_EMULATOR_STATE_DIR = ${JSON.stringify(stateDir)}`,
-        `SUSHY_EMULATOR_FAKE_SYSTEMS = ${JSON.stringify(list, null, 1).replace(/\bfalse\b/g, "False")}`,
+        `SUSHY_EMULATOR_FAKE_SYSTEMS = ${JSON.stringify(list, null, 1).replace(/\bfalse\b/g, "False").replace(/\btrue\b/g, "True")}`,
+        // Every change of a system (power, boot device, virtual media) is PUT there as JSON (fakedriver.py).
+        ...(notifyUrl ? [`EXTERNAL_NOTIFICATION_URL = ${JSON.stringify(notifyUrl)}`] : []),
         "",
     ].join("\n");
+}
+
+/**
+ * The lines of BMO's log (JSON, no --dev) that say it could not use Ironic: every failure to reach
+ * it (TLS, credentials, API version) is logged as "error caught while checking endpoint" or
+ * "provisioner is not ready", with the cause.
+ */
+export function bmoLogProblems(log: string): string[] {
+    return log.split("\n").filter((l) => /"msg":"(error caught while checking endpoint|provisioner is not ready)/.test(l) || /x509:|tls: |but got 40[16] instead|API 1\.89 or newer|Unauthorized/.test(l));
 }

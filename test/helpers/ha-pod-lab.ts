@@ -23,6 +23,7 @@ import type { Rendered } from "../../tools/render";
 import { Cluster } from "../e2e/harness";
 import { unhandledChanges } from "./conductor-dnsmasq";
 import { ImageCacheLab } from "./image-cache";
+import type { IpaRamdisk } from "./ipa";
 import { conductorName, until } from "./ironic-lab";
 import { ClusterData, PodRunner, PodRunnerOptions, StandinImage, tail } from "./pod-runner";
 import { prepareImages } from "./standins";
@@ -68,6 +69,8 @@ export interface HaPodLabOptions<N extends LabNode> {
     kubeApi?: { bridgeIp: string };
     /** A cluster network of its own (IPv4, eth0 of every node, /24); without, the provisioning network carries cluster traffic. */
     clusterNetwork?: { nodeIp: (i: number) => string };
+    /** The IPA ramdisk the image cache holds for x86_64 (test/helpers/ipa.ts); stand-in files without. */
+    ipa?: IpaRamdisk;
 }
 
 /** The kubernetes Service's ClusterIP (in the local cluster's serving certificate). */
@@ -133,7 +136,7 @@ export class HaPodLab<N extends LabNode> {
         this.caFile = o.caFile ?? path.join(this.work, "ca.crt");
         if (!o.caFile) fs.writeFileSync(this.caFile, o.cluster.secrets[o.plan.names.caSecret]["tls.crt"]);
         this.images = prepareImages(this.work);
-        this.cache = new ImageCacheLab({ rendered: o.rendered, cluster: o.cluster, images: this.images, work: this.work });
+        this.cache = new ImageCacheLab({ rendered: o.rendered, cluster: o.cluster, images: this.images, work: this.work, ipa: o.ipa });
         const t = o.tag;
         const ipv6 = o.plan.config.provisioning.cidr.includes(":");
         this.prefix = o.plan.config.provisioning.cidr.split("/")[1];

@@ -3,7 +3,8 @@
  * (pod-runner.ts), on a volume that already holds the rendered version of every architecture
  * (as a cache that downloaded it earlier with the stand-in downloader would:
  * versions/<arch>/<key>-<downloader>/ with SHA256SUMS and the "complete" marker, current/<arch>
- * pointing at it; <downloader> named as assets/ipa-cache-sync.sh names it). Its downloader init containers then find
+ * pointing at it; <downloader> named as assets/ipa-cache-sync.sh names it), stand-in files or, for
+ * the tests that boot the agent, the real ramdisk of tools/ipa-ramdisk/build.sh for x86_64. Its downloader init containers then find
  * their version current and download nothing; its server serves it over HTTPS. The Ironic pods'
  * cache client reaches it through the Service name, which `hosts` maps to the node's loopback.
  * test/integration/image-cache.test.ts shows the real downloads against a counting server.
@@ -13,6 +14,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import type { Rendered } from "../../tools/render";
+import type { IpaRamdisk } from "./ipa";
 import { ClusterData, imageOf as imageOfRef, PodRunner, StandinImage } from "./pod-runner";
 import { run } from "./sys";
 
@@ -21,7 +23,8 @@ export class ImageCacheLab {
     private readonly spec: any;
     private readonly service: any;
 
-    constructor(private readonly o: { rendered: Rendered; cluster: ClusterData; images: Record<string, StandinImage>; work: string }) {
+    /** `ipa`: a real ramdisk (test/helpers/ipa.ts) the cache holds for x86_64 instead of the stand-in files. */
+    constructor(private readonly o: { rendered: Rendered; cluster: ClusterData; images: Record<string, StandinImage>; work: string; ipa?: IpaRamdisk }) {
         const dep = o.rendered.objects.find((x) => x.kind === "Deployment" && x.metadata.labels?.["app.kubernetes.io/name"] === "ipa-cache");
         if (!dep) throw new Error("the stack renders no IPA image cache (imageCache.mode deploy)");
         this.spec = dep.spec.template.spec;
@@ -62,8 +65,13 @@ export class ImageCacheLab {
             const version = this.version(c);
             const dir = path.join(data, "versions", env.IPA_ARCH, version);
             fs.mkdirSync(dir, { recursive: true });
-            fs.writeFileSync(path.join(dir, "ironic-python-agent.kernel"), ImageCacheLab.kernel(env.IPA_ARCH));
-            fs.writeFileSync(path.join(dir, "ironic-python-agent.initramfs"), `stand-in IPA initramfs ${env.IPA_ARCH}\n`);
+            if (this.o.ipa && env.IPA_ARCH === "x86_64") {
+                fs.copyFileSync(this.o.ipa.kernel, path.join(dir, "ironic-python-agent.kernel"));
+                fs.copyFileSync(this.o.ipa.initramfs, path.join(dir, "ironic-python-agent.initramfs"));
+            } else {
+                fs.writeFileSync(path.join(dir, "ironic-python-agent.kernel"), ImageCacheLab.kernel(env.IPA_ARCH));
+                fs.writeFileSync(path.join(dir, "ironic-python-agent.initramfs"), `stand-in IPA initramfs ${env.IPA_ARCH}\n`);
+            }
             run("bash", ["-c", `cd "$1" && sha256sum ironic-python-agent.kernel ironic-python-agent.initramfs > SHA256SUMS && echo "$2" > complete`, "-", dir, version]);
             fs.mkdirSync(path.join(data, "current"), { recursive: true });
             fs.symlinkSync(`../versions/${env.IPA_ARCH}/${version}`, path.join(data, "current", env.IPA_ARCH));

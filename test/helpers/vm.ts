@@ -1,10 +1,10 @@
 /**
- * Diskless virtual machines with real boot firmware, for the tests that boot "bare-metal hosts"
- * through the rendered DHCP and HTTP services (Debian's qemu-system-x86, ovmf and ipxe-qemu).
+ * Virtual machines with real boot firmware, for the tests that boot "bare-metal hosts" through the
+ * rendered DHCP and HTTP services (Debian's qemu-system-x86, ovmf and ipxe-qemu).
  *
  * Each VM has one virtio NIC on a tap device plugged into a test bridge (in the test's switch
- * namespace: the VM's traffic never leaves the namespaces the test created) and no disk, so the
- * firmware's only boot option is the network:
+ * namespace: the VM's traffic never leaves the namespaces the test created) and, unless given one
+ * (the disk the agent cleans and writes), no disk, so the firmware's only boot option is the network:
  *  - `bios`: SeaBIOS with QEMU's PXE option ROM for the NIC, which is iPXE (Debian's ipxe-qemu):
  *    its first DHCP request already carries iPXE's option 175, so it goes straight to the boot
  *    script URL (the legacy PXE → TFTP → undionly.kpxe step needs a non-iPXE PXE ROM, which
@@ -22,7 +22,7 @@
  *    manager would otherwise try IPv4 PXE first and wait out its DHCPv4 timeout on every boot.
  * Started with setsid and stopped by PID. Emulated (TCG), not KVM: see `start`.
  */
-import { ChildProcess, execFileSync, spawn } from "child_process";
+import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -51,6 +51,12 @@ export interface VmOptions {
     switchNs: string;
     bridge: string;
     work: string;
+    /** RAM in MiB (default 256: enough for the firmware and iPXE; the agent's ramdisk needs 2048). */
+    memoryMiB?: number;
+    /** A raw disk image file, attached as a virtio disk (the host's disk for the agent). */
+    disk?: string;
+    /** What the firmware tries first, the other next (a BMC's boot device): default the network. */
+    bootFrom?: "network" | "disk";
     /** Extra fw_cfg knobs of OVMF (`name=value`), e.g. to measure the default boot order. */
     fwCfg?: Record<string, string>;
 }
@@ -74,9 +80,12 @@ export class PxeVm {
 
     start(): void {
         const { o } = this;
-        execFileSync("ip", ["-n", o.switchNs, "tuntap", "add", "dev", this.tap, "mode", "tap"]);
+        // The tap outlives a VM that is powered off: powered on again, it is reused.
+        const exists = spawnSync("ip", ["-n", o.switchNs, "link", "show", "dev", this.tap], { stdio: "ignore" }).status === 0;
+        if (!exists) execFileSync("ip", ["-n", o.switchNs, "tuntap", "add", "dev", this.tap, "mode", "tap"]);
         execFileSync("ip", ["-n", o.switchNs, "link", "set", this.tap, "master", o.bridge, "up"]);
-        const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=1`];
+        const diskFirst = o.disk && o.bootFrom === "disk";
+        const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=${diskFirst ? 2 : 1}`];
         const args = [
             "-name", `m3i-${o.name}`,
             // An SMBIOS UUID of its own, as every server has: iPXE's DHCPv6 client identifies itself
@@ -86,7 +95,7 @@ export class PxeVm {
             // TCG: the same on every machine (KVM inside the CI sandbox fails on the firmware's first
             // FPU instruction or MSR write); a diskless boot to the boot script takes seconds.
             "-accel", "tcg",
-            "-m", "256",
+            "-m", String(o.memoryMiB ?? 256),
             "-display", "none",
             "-monitor", "none",
             "-serial", `file:${this.serialLog}`,
@@ -101,6 +110,7 @@ export class PxeVm {
             for (const [k, v] of Object.entries({ ...OVMF_KNOBS[o.firmware], ...o.fwCfg })) args.push("-fw_cfg", `name=${k},string=${v}`);
         }
         args.push("-device", nic.join(","));
+        if (o.disk) args.push("-drive", `if=none,id=d0,format=raw,file=${o.disk}`, "-device", `virtio-blk-pci,drive=d0,bootindex=${diskFirst ? 1 : 2}`);
         const out = fs.openSync(path.join(o.work, `vm-${o.name}.out`), "w");
         this.startedAt = Date.now();
         this.proc = spawn("ip", ["netns", "exec", o.switchNs, "qemu-system-x86_64", ...args], { detached: true, stdio: ["ignore", out, out] });

@@ -5,6 +5,7 @@
  * in network namespaces this test creates and deletes.
  */
 import { strict as assert } from "assert";
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -17,9 +18,11 @@ import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
-import { BMO_SERVICE_ACCOUNT, bmoBuilt, bmoCrds, bmoImage, bmoPodSpec, bmoRbac, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
+import { BMO_SERVICE_ACCOUNT, bmoBuilt, bmoCrds, bmoImage, bmoLogProblems, bmoPodSpec, bmoRbac, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { CLUSTER_IP, HaPodLab } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
+import { IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
+import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
@@ -239,6 +242,10 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     /** Daemons a test starts beside the pods (the Redfish BMC), stopped in `after`. */
     const daemons: Daemon[] = [];
     let relay: DhcpRelay | undefined;
+    /** baremetal-operator's pod, from the test that starts it to the one that provisions a host. */
+    let operator: PodRunner | undefined;
+    /** The real IPA ramdisk the image cache serves for x86_64, or why there is none. */
+    let ipa: IpaRamdisk | string = "";
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
     const macOf = (i: number) => `52:54:00:00:03:0${i}`;
     /** slot → [holder identity, node annotation], from the API (admin credentials). */
@@ -265,7 +272,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // provisioning link. Cluster DNS stand-in: the API Service resolves to each node's own
         // conductor, the MariaDB Service to the MariaDB pod. BMO, BMCs and the test talk to the
         // conductors from the admin namespace, an address on the network.
-        await lab.setUp({ tag: "h", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: known, adminIp: "172.22.0.253", dbIp: DB_IP, kubeApi: { bridgeIp: "172.22.0.249" } });
+        // The image cache holds the real agent for x86_64 (built by .ci/run in the background; the firmware test boots it).
+        ipa = await ipaRamdisk(240000);
+        await lab.setUp({ tag: "h", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: known, adminIp: "172.22.0.253", dbIp: DB_IP, kubeApi: { bridgeIp: "172.22.0.249" }, ipa: typeof ipa === "string" ? undefined : ipa });
         clientNs = net.addNamespace("hc");
         clientIf = net.plug(clientNs, "hc", lab.sw, lab.br, { mac: macOf(9) });
     });
@@ -579,11 +588,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             500,
         ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(host.status)}\nBMO:\n${tail(bmo.logs("manager"), 3000)}`));
         console.log(`      BareMetalHost ${system.name}: ${timeline.map(([st, ms]) => `${st || "(none)"} at ${(ms / 1000).toFixed(1)} s`).join(" → ")}`);
-        // Its whole log: BMO reports every failure to reach Ironic (TLS, credentials, API version)
-        // as "error caught while checking endpoint" or "provisioner is not ready" (JSON, no --dev).
+        // Its whole log (test/helpers/bmo.ts bmoLogProblems: how BMO reports failing to use Ironic).
         const log = bmo.logs("manager");
-        const bad = log.split("\n").filter((l) => /"msg":"(error caught while checking endpoint|provisioner is not ready)/.test(l) || /x509:|tls: |but got 40[16] instead|API 1\.89 or newer|Unauthorized/.test(l));
-        assert.deepEqual(bad.slice(0, 5), [], "BMO's log has no TLS, auth or API-version error");
+        assert.deepEqual(bmoLogProblems(log).slice(0, 5), [], "BMO's log has no TLS, auth or API-version error");
         assert.match(log, /"msg":"starting manager"/, "the manager started");
         assert.equal(host.status?.errorMessage ?? "", "", `no error: ${JSON.stringify(host.status)}`);
         assert.equal(host.status?.provisioning?.state, "available");
@@ -601,14 +608,133 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         assert.equal(node.driver_info.deploy_kernel, bmoEnv.DEPLOY_KERNEL_URL);
         assert.equal(node.driver_info.deploy_ramdisk, bmoEnv.DEPLOY_RAMDISK_URL);
         console.log(`      owned by ${conductorName(node.conductor)}; deploy kernel ${node.driver_info.deploy_kernel}`);
-        // The scenarios after this one replace the conductors BMO's Service name resolves to: it stops here.
-        await bmo.stop();
+        // Deleted (BMO deletes its node) before its BMC goes away; BMO stays for the next test.
+        kube.kubectl(["delete", "baremetalhost", system.name, "-n", ns, "--timeout=120s"]);
+        await until(() => lab.api(known[0].ip, `/v1/nodes/${ns}~${system.name}`).code === 404, 60000, `node ${system.name} deleted by BMO`, 1000);
         await bmc.stop();
+        operator = bmo;
     });
 
-    it("real firmware boots through the conductor that owns it: a BIOS host (iPXE ROM) and a UEFI host (OVMF's PXE, then iPXE over TFTP), enrolled with real Ironic and owned by two conductors, get their address from the owner's slice, their iPXE binary, boot script, PXE config and deploy kernel from the owner, and nothing from any other", async function () {
+    it("baremetal-operator provisions a real host through our Ironic: a BIOS VM behind a Redfish BMC boots the agent from its owning conductor, is inspected, gets a raw whole-disk image written to its disk (checksum verified by the agent, partition compared) and is deprovisioned (its disk cleaned) back to available; the host's DHCP, HTTP and API requests reach its owner only", async function () {
+        requireOrSkip(this, !!operator, "baremetal-operator running (the test before this one starts it)");
+        requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
+        this.timeout(1500000);
+        const kube = lab.kube!;
+        const ns = s.plan.namespace;
+        // Legacy BIOS: a whole-disk image carries its own boot loader there; in UEFI mode the agent
+        // wants an EFI system partition with one in the image (a UEFI image is the next step).
+        const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b1", name: "bmo-host-1", mac: "52:54:00:00:05:01", firmware: "bios", diskMiB: 512 };
+        const hosts = new RedfishHosts({ lab: net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8002, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [host], memoryMiB: 2048 });
+        // The image: a whole-disk image of 8 MiB (a GPT with one partition: the agent refuses an image
+        // with no partition table) whose partition holds bytes no disk starts with, served over HTTP
+        // from the admin namespace.
+        const imageDir = path.join(lab.work, "images");
+        fs.mkdirSync(imageDir, { recursive: true });
+        const imageFile = path.join(imageDir, "host.raw");
+        const pattern = Buffer.alloc(8 * 1024 * 1024);
+        for (let i = 0; i < pattern.length; i += 32) createHash("sha256").update(`block ${i}`).digest().copy(pattern, i);
+        fs.writeFileSync(imageFile, pattern);
+        run("sfdisk", ["--quiet", imageFile], { input: "label: gpt\nstart=2048, type=L\n" });
+        const image = fs.readFileSync(imageFile);
+        const checksum = createHash("sha256").update(image).digest("hex");
+        /** The partition's first 6 MiB: the agent moves the GPT's backup header to the disk's end, so the label differs from the image's. */
+        const MiB = 1024 * 1024;
+        const partition = (b: Buffer) => b.subarray(MiB, 7 * MiB);
+        const imageUrl = `http://${lab.o.adminIp}:8080/host.raw`;
+        const images = new Daemon("ip", ["netns", "exec", lab.adminNs, "/usr/bin/python3", "-m", "http.server", "--bind", lab.o.adminIp, "--directory", imageDir, "8080"], path.join(lab.work, "image-server.log"));
+        daemons.push(images);
+        const timeline: [string, number][] = [];
+        const t0 = Date.now();
+        let bmh: any = {};
+        const waitHost = async (want: string, timeoutMs: number) =>
+            await until(
+                () => {
+                    bmh = kube.get<any>(["baremetalhost", host.name, "-n", ns]);
+                    const state = bmh.status?.provisioning?.state ?? "";
+                    if (timeline[timeline.length - 1]?.[0] !== state) timeline.push([state, Date.now() - t0]);
+                    return state === want || !!bmh.status?.errorMessage;
+                },
+                timeoutMs,
+                `BareMetalHost ${host.name} ${want}`,
+                1000,
+            ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(bmh.status)}\ntimeline: ${JSON.stringify(timeline)}\nVM:\n${tail(hosts.output(host), 3000)}\nBMO:\n${tail(operator!.logs("manager"), 3000)}`));
+        try {
+            await hosts.start();
+            kube.kubectl(["apply", "-f", "-"], {
+                input: JSON.stringify({
+                    apiVersion: "v1",
+                    kind: "List",
+                    items: [
+                        { apiVersion: "v1", kind: "Secret", metadata: { name: `${host.name}-bmc`, namespace: ns }, stringData: { username: "admin", password: "password" } },
+                        {
+                            apiVersion: "metal3.io/v1alpha1",
+                            kind: "BareMetalHost",
+                            // Its disk is virtio (BMO's default hint is /dev/sda).
+                            metadata: { name: host.name, namespace: ns },
+                            spec: { online: true, bootMACAddress: host.mac, bootMode: "legacy", automatedCleaningMode: "metadata", rootDeviceHints: { deviceName: "/dev/vda" }, bmc: { address: hosts.address(host), credentialsName: `${host.name}-bmc` }, image: { url: imageUrl, checksum, checksumType: "sha256", format: "raw" } },
+                        },
+                    ],
+                }),
+            });
+            await waitHost("provisioned", 900000);
+            assert.equal(bmh.status?.errorMessage ?? "", "", JSON.stringify(bmh.status));
+            // Inspection: the agent's inventory, as BMO keeps it (the VM's NIC and disk).
+            const hw = bmh.status.hardware;
+            assert.ok(hw?.nics?.some((n: any) => n.mac === host.mac), `inspected NICs: ${JSON.stringify(hw?.nics)}`);
+            assert.ok(hw?.storage?.some((d: any) => d.sizeBytes === host.diskMiB * 1024 * 1024), `inspected disks: ${JSON.stringify(hw?.storage)}`);
+            // The image on the VM's disk: its partition, byte for byte, and after it the config drive
+            // BMO sent (the agent adds a partition for it: an ISO 9660 volume labelled config-2).
+            const label = JSON.parse(run("sfdisk", ["--json", hosts.disk(host)]).stdout).partitiontable;
+            assert.equal(label.label, "gpt", JSON.stringify(label));
+            assert.deepEqual(label.partitions[0] && [label.partitions[0].start, label.partitions[0].size], [2048, 12288], JSON.stringify(label));
+            const written = fs.readFileSync(hosts.disk(host));
+            assert.ok(partition(written).equals(partition(image)), "the VM's disk holds the image's partition, byte for byte");
+            assert.equal(label.partitions.length, 2, JSON.stringify(label));
+            const volume = label.partitions[1].start * 512 + 32768;
+            assert.equal(written.subarray(volume + 1, volume + 6).toString("latin1"), "CD001", "the config drive is an ISO 9660 volume");
+            assert.equal(written.subarray(volume + 40, volume + 72).toString("latin1").trim(), "config-2");
+            const node = lab.nodeState(`${ns}~${host.name}`);
+            const owner = pods.find((p) => p.node.ip === conductorName(node.conductor))!;
+            assert.ok(owner, `${node.conductor} is one of the pods`);
+            // Deprovision: no image, and BMO cleans the disk's metadata (the agent again).
+            kube.kubectl(["patch", "baremetalhost", host.name, "-n", ns, "--type", "json", "-p", JSON.stringify([{ op: "remove", path: "/spec/image" }])]);
+            await waitHost("available", 600000);
+            assert.equal(bmh.status?.errorMessage ?? "", "", JSON.stringify(bmh.status));
+            const head = fs.readFileSync(hosts.disk(host)).subarray(0, 512);
+            assert.ok(head.every((b) => b === 0), "cleaning wiped the disk's first sector");
+            // Every request of the host reached its owner only, by the pods' own logs.
+            const ips = new Set<string>();
+            for (const m of owner.pod.logs("dnsmasq").matchAll(new RegExp(`DHCPACK\\(\\S+\\) (\\S+) ${host.mac}`, "g"))) ips.add(m[1]);
+            assert.ok(ips.size > 0, `${owner.node.node} acknowledged ${host.mac}`);
+            const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
+            const counts = pods.map((p) => ({
+                node: p.node.node,
+                dhcp: p.pod.logs("dnsmasq").split("\n").filter((l) => /DHCP(OFFER|ACK)/.test(l) && l.includes(host.mac)).length,
+                http: p.pod.logs("httpd").split("\n").filter((l) => [...ips].some((ip) => requestFrom(l, ip))).length,
+            }));
+            for (const c of counts) {
+                if (c.node === owner.node.node) assert.ok(c.dhcp > 0 && c.http > 0, `the owner ${c.node} served the host: ${JSON.stringify(c)}`);
+                else assert.deepEqual([c.dhcp, c.http], [0, 0], `${c.node} served the host nothing`);
+            }
+            console.log(`      ${host.name}: ${timeline.map(([st, ms]) => `${st || "(none)"} at ${(ms / 1000).toFixed(0)} s`).join(" → ")}`);
+            console.log(`      power: ${hosts.events.map((e) => `${e.what} at ${(e.ms / 1000).toFixed(0)} s`).join(", ")}`);
+            console.log(`      requests per conductor (DHCP offers/acks, httpd lines): ${counts.map((c) => `${c.node} ${c.dhcp}/${c.http}`).join(", ")}; owner ${owner.node.node}`);
+            assert.deepEqual(bmoLogProblems(operator!.logs("manager")).slice(0, 5), [], "BMO's log has no TLS, auth or API-version error");
+        } finally {
+            await hosts.stop();
+            // The scenarios after this one replace the conductors BMO's Service name resolves to: it stops here.
+            await operator?.stop();
+            operator = undefined;
+        }
+    });
+
+    it("real firmware boots the agent through the conductor that owns it: a BIOS host (iPXE ROM) and a UEFI host (OVMF's PXE, then iPXE over TFTP), enrolled with real Ironic and owned by two conductors, get their address from the owner's slice, their iPXE binary, boot script, PXE config and deploy ramdisk from the owner, and nothing from any other; the agent (IPA) they boot looks up, heartbeats to its owner and cleans the host's disk, and the node becomes available", async function () {
         const missing = vmPrerequisites();
         requireOrSkip(this, !missing, missing ?? "");
+        requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
+        const agent = ipa as IpaRamdisk;
+        // Two TCG guests booting a 130 MB ramdisk beside three conductors on two cores.
+        this.timeout(900000);
         // Nodes as BMO enrolls them, but with fake power (the test starts the VMs itself) and
         // iPXE boot: cleaning makes the owning conductor write the host into its dnsmasq's
         // directories (Ironic's dnsmasq provider), its PXE config and boot.ipxe into its httpd root.
@@ -654,9 +780,14 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 assert.equal(has, p === v.owner, `${v.mac}'s host entry ${p === v.owner ? "written by its owner" : "absent"} on ${p.node.node}`);
             }
         }
+        const t0 = Date.now();
         try {
             for (const v of vms) {
-                v.vm = new PxeVm({ name: v.firmware, mac: v.mac, firmware: v.firmware, lab: net, switchNs: lab.sw, bridge: lab.br, work: lab.work });
+                // 2 GiB for the agent's ramdisk (unpacked in RAM) and a disk of 1 GiB for it to clean.
+                const disk = path.join(lab.work, `vm-${v.firmware}.disk`);
+                fs.writeFileSync(disk, "");
+                fs.truncateSync(disk, 1024 * 1024 * 1024);
+                v.vm = new PxeVm({ name: v.firmware, mac: v.mac, firmware: v.firmware, lab: net, switchNs: lab.sw, bridge: lab.br, work: lab.work, memoryMiB: 2048, disk });
                 v.vm.start();
             }
             for (const v of vms) {
@@ -681,13 +812,51 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                     assert.ok(!p.pod.logs("httpd").split("\n").some((l) => requestFrom(l, v.ip)), `${p.node.node}'s httpd served nothing to ${v.ip}`);
                 }
             }
+            // The agent: the ramdisk boots, looks the node up and heartbeats to the owner's API (the
+            // ipa-api-url its PXE config names), which runs the cleaning steps through it.
+            for (const v of vms) {
+                const timeline: [string, number][] = [];
+                let n: any = {};
+                await until(
+                    () => {
+                        n = lab.nodeState(v.uuid);
+                        if (timeline[timeline.length - 1]?.[0] !== n.provision_state) timeline.push([n.provision_state, Date.now() - t0]);
+                        return n.provision_state === "available" || !!n.last_error || !v.vm!.running;
+                    },
+                    480000,
+                    `${v.firmware} host cleaned by its agent`,
+                    1000,
+                ).catch((e) => assert.fail(`${e.message}: ${n.provision_state}, last error ${n.last_error}. VM:\n${tail(v.vm!.output(), 3000)}`));
+                const serial = v.vm!.output();
+                assert.equal(n.last_error ?? null, null, `no error: ${n.last_error}\nVM:\n${tail(serial, 3000)}`);
+                assert.equal(n.provision_state, "available", tail(serial, 3000));
+                const agentUp = /ipa-ramdisk: starting ironic-python-agent \(([\d.]+) s after boot\)/.exec(serial);
+                assert.ok(agentUp, `the ramdisk started the agent:\n${tail(serial, 3000)}`);
+                assert.match(serial, /Starting ironic-python-agent version: 13\.0\.0/);
+                // Its callback address: the address its owner's dnsmasq gave it, on the agent's port.
+                assert.match(n.driver_internal_info?.agent_url ?? "", new RegExp(`^https?://${v.ip.replace(/\./g, "\\.")}:9999`), JSON.stringify(n.driver_internal_info));
+                const requests = v.owner.pod.logs("httpd").split("\n").filter((l) => requestFrom(l, v.ip));
+                for (const want of [`GET /${v.uuid}/deploy_ramdisk`, "GET /v1/lookup", `POST /v1/heartbeat/${v.uuid}`]) {
+                    assert.ok(requests.some((l) => l.includes(want)), `${v.owner.node.node}'s httpd served ${want} to ${v.ip}:\n${tail(requests.join("\n"), 2000)}`);
+                }
+                for (const p of pods) {
+                    if (p === v.owner) continue;
+                    assert.ok(!p.pod.logs("httpd").split("\n").some((l) => requestFrom(l, v.ip)), `${p.node.node}'s httpd (API included) got nothing from ${v.ip}`);
+                    assert.ok(!p.pod.logs("dnsmasq").split("\n").some((l) => /DHCP(OFFER|ACK)/.test(l) && l.includes(v.mac)), `${p.node.node} made no offer to ${v.mac}`);
+                }
+                const heartbeats = requests.filter((l) => l.includes(`POST /v1/heartbeat/${v.uuid}`)).length;
+                console.log(`      ${v.firmware}: ${timeline.map(([st, ms]) => `${st} at ${(ms / 1000).toFixed(0)} s`).join(" → ")}; the agent started ${agentUp[1]} s after its kernel booted; ${heartbeats} heartbeats, all to ${v.owner.node.node}`);
+            }
+            console.log(`      agent: ${agent.versions.split("\n").slice(0, 3).join("; ")}`);
         } finally {
             for (const v of vms) await v.vm?.stop();
-            for (const v of vms) provision(v.uuid, "abort");
         }
         for (const v of vms) {
-            await waitState(v.uuid, "clean failed");
-            assert.equal(api(known[0].ip, `/v1/nodes/${v.uuid}/maintenance`, ["-X", "PUT"]).code, 202);
+            if (lab.nodeState(v.uuid).provision_state !== "available") {
+                provision(v.uuid, "abort");
+                await waitState(v.uuid, "clean failed");
+                assert.equal(api(known[0].ip, `/v1/nodes/${v.uuid}/maintenance`, ["-X", "PUT"]).code, 202);
+            }
             assert.equal(api(known[0].ip, `/v1/nodes/${v.uuid}`, ["-X", "DELETE"]).code, 204);
         }
     });

@@ -2,7 +2,7 @@
 # Builds an ironic-python-agent (IPA) deploy ramdisk from Debian's packages and PyPI only, for the
 # provisioning tier (hosts that boot the agent from the stack's httpd, as the ironic image's IPA
 # would be booted): Debian bookworm (debootstrap --variant=minbase) with the tools the agent calls
-# (udev, lsblk, parted, sgdisk, qemu-img, dmidecode, lshw, efibootmgr, mdadm, dhclient), a venv
+# (udev, lsblk, fuser, hdparm, parted, sgdisk, qemu-img, dmidecode, lshw, efibootmgr, mdadm, dhclient), a venv
 # with ironic-python-agent from PyPI, Debian's kernel with the modules a virtio or e1000 VM needs,
 # and a small /init that brings up the boot interface (BOOTIF) with DHCP and runs the agent, which
 # reads ipa-api-url and the rest from the kernel command line Ironic gives it.
@@ -21,7 +21,7 @@ IPA_VERSION=13.0.0
 SUITE=bookworm
 MIRROR=${METAL3_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the agent calls (ironic_python_agent.hardware and its deploy steps), its network and udev.
-PACKAGES=udev,kmod,iproute2,isc-dhcp-client,procps,util-linux,parted,gdisk,dosfstools,e2fsprogs,qemu-utils,dmidecode,lshw,pciutils,efibootmgr,mdadm,python3,python3-venv,ca-certificates
+PACKAGES=udev,kmod,iproute2,isc-dhcp-client,procps,util-linux,psmisc,hdparm,bsdextrautils,file,parted,gdisk,dosfstools,e2fsprogs,qemu-utils,dmidecode,lshw,pciutils,efibootmgr,mdadm,python3,python3-venv,ca-certificates
 # Drivers of the test VMs (test/helpers/vm.ts: q35, virtio NIC and disk; e1000 for other models),
 # the file systems the agent reads, and their dependencies (resolved by modprobe below).
 MODULES="virtio_pci virtio_net virtio_blk virtio_scsi sd_mod sr_mod ahci ata_piix e1000 e1000e ext4 vfat nls_cp437 nls_ascii nls_utf8 isofs loop"

@@ -1,0 +1,176 @@
+/**
+ * Bare-metal hosts behind a Redfish BMC, for the provisioning tests: sushy-tools' fake driver is
+ * the BMC (power state, boot device and mode, as Ironic's redfish driver sets them) and tells a
+ * receiver of ours every change of a system (its external notifier: the system's JSON, PUT). The
+ * receiver, a few lines of Python in the BMC's namespace, appends each notification to a file;
+ * this class follows that file and makes each system's VM (test/helpers/vm.ts: real firmware, a
+ * NIC on the provisioning bridge, a disk) match: powered on from the boot device the BMC holds
+ * (Pxe: the network first; Hdd: the disk first) and powered off; a guest that powers itself off
+ * is reported to the BMC (a ForceOff through its Redfish API), as a real BMC would see it. No
+ * libvirt: the VM is ours, the BMC is sushy-tools'.
+ */
+import * as fs from "fs";
+import * as path from "path";
+
+import { FakeSystem, SUSHY_VENV, sushyConfig } from "./bmo";
+import { Daemon, NetnsLab, run } from "./sys";
+import { Firmware, PxeVm } from "./vm";
+
+export interface RedfishHost extends FakeSystem {
+    firmware: Firmware;
+    /** Size of its (sparse, raw) disk in MiB. */
+    diskMiB: number;
+}
+
+export interface RedfishHostsOptions {
+    lab: NetnsLab;
+    /** The BMC's namespace, address and port (BMO and the conductors reach it there). */
+    ns: string;
+    ip: string;
+    port: number;
+    /** Where the VMs' NICs are plugged. */
+    switchNs: string;
+    bridge: string;
+    work: string;
+    hosts: RedfishHost[];
+    /** RAM of each VM in MiB (the agent's ramdisk needs 2048). */
+    memoryMiB: number;
+}
+
+const RECEIVER = `import http.server, json, sys, time
+out = open(sys.argv[2], "a", buffering=1)
+class H(http.server.BaseHTTPRequestHandler):
+    def do_PUT(self):
+        body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        out.write(json.dumps({"t": time.time(), "system": json.loads(body)}) + "\\n")
+        self.send_response(204)
+        self.end_headers()
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+`;
+const RECEIVER_PORT = 8001;
+
+export interface PowerEvent {
+    /** Milliseconds since start(). */
+    ms: number;
+    host: string;
+    what: string;
+}
+
+export class RedfishHosts {
+    readonly events: PowerEvent[] = [];
+    readonly vms = new Map<string, PxeVm>();
+    private readonly notifications: string;
+    private readonly daemons: Daemon[] = [];
+    private readonly desired = new Map<string, { on: boolean; boot: string }>();
+    /** Systems whose VM ended (stopped by us, or told to the BMC as off): not reported again. */
+    private readonly offered = new Set<string>();
+    private timer?: NodeJS.Timeout;
+    private read = 0;
+    private t0 = 0;
+    private busy = false;
+
+    constructor(readonly o: RedfishHostsOptions) {
+        this.notifications = path.join(o.work, "bmc-notifications.jsonl");
+    }
+
+    /** The BMC address of `host` as a BareMetalHost names it. */
+    address(host: RedfishHost): string {
+        return `redfish+http://${this.o.ip}:${this.o.port}/redfish/v1/Systems/${host.uuid}`;
+    }
+
+    disk(host: RedfishHost): string {
+        return path.join(this.o.work, `host-${host.name}.disk`);
+    }
+
+    async start(): Promise<void> {
+        const { o } = this;
+        this.t0 = Date.now();
+        fs.writeFileSync(this.notifications, "");
+        for (const h of o.hosts) {
+            fs.writeFileSync(this.disk(h), "");
+            fs.truncateSync(this.disk(h), h.diskMiB * 1024 * 1024);
+        }
+        this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, "/usr/bin/python3", "-c", RECEIVER, String(RECEIVER_PORT), this.notifications], path.join(o.work, "bmc-receiver.log")));
+        const conf = path.join(o.work, "sushy-hosts.conf");
+        fs.writeFileSync(conf, sushyConfig(o.hosts, path.join(o.work, "sushy-hosts-state"), `http://127.0.0.1:${RECEIVER_PORT}`));
+        this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", conf, "--interface", o.ip, "--port", String(o.port)], path.join(o.work, "sushy-hosts.log")));
+        const end = Date.now() + 30000;
+        for (;;) {
+            const ok = run("ip", ["netns", "exec", o.ns, "curl", "-sf", "-o", "/dev/null", `http://${o.ip}:${o.port}/redfish/v1/Systems/${o.hosts[0].uuid}`], { allowFail: true }).status === 0;
+            if (ok) break;
+            if (Date.now() > end) throw new Error(`sushy-emulator not answering at ${o.ip}:${o.port}:\n${this.log().slice(-2000)}`);
+            await new Promise((r) => setTimeout(r, 300));
+        }
+        this.timer = setInterval(() => void this.reconcile(), 300);
+    }
+
+    log(): string {
+        const f = path.join(this.o.work, "sushy-hosts.log");
+        return fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "";
+    }
+
+    private note(host: string, what: string): void {
+        this.events.push({ ms: Date.now() - this.t0, host, what });
+    }
+
+    /**
+     * Applies new notifications in order: a system turned On starts its VM from the boot device the
+     * BMC holds, turned Off stops it. A VM that ended on its own (the guest powered off: qemu runs
+     * with -no-reboot, so a reboot ends it too) is what a BMC sees as the host going off: the
+     * system is reset ForceOff through the BMC's own Redfish API, so Ironic reads Off from it.
+     */
+    private async reconcile(): Promise<void> {
+        if (this.busy) return;
+        this.busy = true;
+        try {
+            const text = fs.readFileSync(this.notifications, "utf8");
+            const fresh = text.slice(this.read);
+            const complete = fresh.lastIndexOf("\n") + 1;
+            this.read += complete;
+            for (const line of fresh.slice(0, complete).split("\n").filter(Boolean)) {
+                const sys = JSON.parse(line).system;
+                const h = this.o.hosts.find((x) => x.uuid === sys.uuid);
+                if (!h) continue;
+                const was = this.desired.get(h.uuid);
+                const now = { on: sys.power_state === "On", boot: sys.boot_device ?? "Hdd" };
+                this.desired.set(h.uuid, now);
+                const vm = this.vms.get(h.uuid);
+                if (now.on && !was?.on) {
+                    if (vm?.running) await vm.stop();
+                    const bootFrom = now.boot === "Pxe" ? "network" : "disk";
+                    const next = new PxeVm({ name: h.name.slice(-6), mac: h.mac, firmware: h.firmware, lab: this.o.lab, switchNs: this.o.switchNs, bridge: this.o.bridge, work: this.o.work, memoryMiB: this.o.memoryMiB, disk: this.disk(h), bootFrom });
+                    this.vms.set(h.uuid, next);
+                    this.offered.delete(h.uuid);
+                    this.note(h.name, `on (boot from ${bootFrom})`);
+                    next.start();
+                } else if (!now.on && was?.on) {
+                    this.note(h.name, "off");
+                    this.offered.add(h.uuid);
+                    await vm?.stop();
+                }
+            }
+            for (const h of this.o.hosts) {
+                const vm = this.vms.get(h.uuid);
+                if (!vm || vm.running || !this.desired.get(h.uuid)?.on || this.offered.has(h.uuid)) continue;
+                this.offered.add(h.uuid);
+                this.note(h.name, "guest ended (BMC reset ForceOff)");
+                run("ip", ["netns", "exec", this.o.ns, "curl", "-sf", "-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ ResetType: "ForceOff" }), `http://${this.o.ip}:${this.o.port}/redfish/v1/Systems/${h.uuid}/Actions/ComputerSystem.Reset`], { allowFail: true });
+            }
+        } finally {
+            this.busy = false;
+        }
+    }
+
+    /** The serial console and qemu output of `host`'s VM (its latest power-on). */
+    output(host: RedfishHost): string {
+        return this.vms.get(host.uuid)?.output() ?? "";
+    }
+
+    async stop(): Promise<void> {
+        if (this.timer) clearInterval(this.timer);
+        for (const vm of this.vms.values()) await vm.stop();
+        for (const d of this.daemons) await d.stop();
+    }
+}
