@@ -260,6 +260,16 @@ export function canUseNetns(): boolean {
     return true;
 }
 
+/** Whether process `pid` exists (signal 0). */
+export function alive(pid: number): boolean {
+    try {
+        process.kill(pid, 0);
+        return true;
+    } catch {
+        return false;
+    }
+}
+
 /**
  * Run ISC dhclient -6 (stateful DHCPv6) once in `ns` on `ifname`, asking for the boot file URL
  * (option 59) and, with `userClass`, sending it as a DHCPv6 user class (option 15, as iPXE sends
@@ -288,14 +298,6 @@ export function dhcp6Client(ns: string, ifname: string, workdir: string, opts: {
     // Bound, it forks into the background and writes its pid file from there, possibly after this
     // returned (two suites at once left such clients running): wait (3 s) for a live pid, stop it.
     if (fs.existsSync(file("out"))) {
-        const alive = (pid: number) => {
-            try {
-                process.kill(pid, 0);
-                return true;
-            } catch {
-                return false;
-            }
-        };
         const end = Date.now() + 3000;
         for (;;) {
             const pid = fs.existsSync(file("pid")) ? Number(fs.readFileSync(file("pid"), "utf8").trim()) : 0;

@@ -10,18 +10,10 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { until } from "../helpers/ironic-lab";
-import { canUseNetns, requireOrSkip, run, tmpDir } from "../helpers/sys";
+import { alive, canUseNetns, requireOrSkip, run, tmpDir } from "../helpers/sys";
 import { requireToolchain } from "../e2e/toolchain";
 
 const ROOT = path.join(__dirname, "..", "..");
-const alive = (pid: number) => {
-    try {
-        process.kill(pid, 0);
-        return true;
-    } catch {
-        return false;
-    }
-};
 
 describe("a killed test process leaves nothing behind", function () {
     this.timeout(120000);
