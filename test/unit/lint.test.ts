@@ -84,9 +84,9 @@ describe("lint: the scripts under assets/ and test/standins/", function () {
         assert.equal(r.status, 0, `shellcheck findings:\n${r.stdout}${r.stderr}`);
     });
 
-    it("the local cluster, toolchain and workflow scripts (tools/cluster.sh, tools/toolchain/build.sh, .ci/run, tools/render-base.sh) pass shellcheck", function () {
+    it("the local cluster, toolchain, IPA ramdisk, benchmark and workflow scripts (tools/cluster.sh, tools/toolchain/build.sh, tools/ipa-ramdisk/build.sh and init, tools/bench-ci.sh, .ci/run, tools/render-base.sh) pass shellcheck", function () {
         needShellcheck(this);
-        const r = shellcheck([path.join(ROOT, "tools", "cluster.sh"), path.join(ROOT, "tools", "toolchain", "build.sh"), path.join(ROOT, ".ci", "run"), path.join(ROOT, "tools", "render-base.sh")]);
+        const r = shellcheck([path.join(ROOT, "tools", "cluster.sh"), path.join(ROOT, "tools", "toolchain", "build.sh"), path.join(ROOT, "tools", "ipa-ramdisk", "build.sh"), path.join(ROOT, "tools", "ipa-ramdisk", "init"), path.join(ROOT, "tools", "bench-ci.sh"), path.join(ROOT, ".ci", "run"), path.join(ROOT, "tools", "render-base.sh")]);
         assert.equal(r.status, 0, `shellcheck findings:\n${r.stdout}${r.stderr}`);
     });
 
