@@ -13,6 +13,7 @@ import * as YAML from "yaml";
 
 import { toolchainBin } from "../e2e/toolchain";
 import type { StandinImage } from "./pod-runner";
+import { Daemon, run } from "./sys";
 
 /** The manager's image reference in the release's config/base/manager.yaml. */
 export const BMO_IMAGE = "quay.io/metal3-io/baremetal-operator";
@@ -176,4 +177,21 @@ export function sushyConfig(systems: FakeSystem[], stateDir: string, notifyUrl?:
  */
 export function bmoLogProblems(log: string): string[] {
     return log.split("\n").filter((l) => /"msg":"(error caught while checking endpoint|provisioner is not ready)/.test(l) || /x509:|tls: |but got 40[16] instead|API 1\.89 or newer|Unauthorized/.test(l));
+}
+
+/**
+ * Starts sushy-tools' emulator in namespace `ns` on ip:port with configuration file `conf` (log:
+ * `log`) and waits (30 s) until it answers for system `uuid`; fails with the end of its log.
+ */
+export async function startSushy(o: { ns: string; ip: string; port: number; conf: string; log: string; uuid: string }): Promise<Daemon> {
+    const d = new Daemon("ip", ["netns", "exec", o.ns, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", o.conf, "--interface", o.ip, "--port", String(o.port)], o.log);
+    const end = Date.now() + 30000;
+    while (run("ip", ["netns", "exec", o.ns, "curl", "-sf", "-o", "/dev/null", `http://${o.ip}:${o.port}/redfish/v1/Systems/${o.uuid}`], { allowFail: true }).status !== 0) {
+        if (Date.now() > end) {
+            await d.stop();
+            throw new Error(`sushy-emulator not answering at ${o.ip}:${o.port} within 30 s:\n${fs.readFileSync(o.log, "utf8").slice(-2000)}`);
+        }
+        await new Promise((r) => setTimeout(r, 300));
+    }
+    return d;
 }

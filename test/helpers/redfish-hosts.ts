@@ -12,7 +12,7 @@
 import * as fs from "fs";
 import * as path from "path";
 
-import { FakeSystem, SUSHY_VENV, sushyConfig } from "./bmo";
+import { FakeSystem, startSushy, sushyConfig } from "./bmo";
 import { Daemon, NetnsLab, run } from "./sys";
 import { Firmware, PxeVm } from "./vm";
 
@@ -95,14 +95,7 @@ export class RedfishHosts {
         this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, "/usr/bin/python3", "-c", RECEIVER, String(RECEIVER_PORT), this.notifications], path.join(o.work, "bmc-receiver.log")));
         const conf = path.join(o.work, "sushy-hosts.conf");
         fs.writeFileSync(conf, sushyConfig(o.hosts, path.join(o.work, "sushy-hosts-state"), `http://127.0.0.1:${RECEIVER_PORT}`));
-        this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", conf, "--interface", o.ip, "--port", String(o.port)], path.join(o.work, "sushy-hosts.log")));
-        const end = Date.now() + 30000;
-        for (;;) {
-            const ok = run("ip", ["netns", "exec", o.ns, "curl", "-sf", "-o", "/dev/null", `http://${o.ip}:${o.port}/redfish/v1/Systems/${o.hosts[0].uuid}`], { allowFail: true }).status === 0;
-            if (ok) break;
-            if (Date.now() > end) throw new Error(`sushy-emulator not answering at ${o.ip}:${o.port}:\n${this.log().slice(-2000)}`);
-            await new Promise((r) => setTimeout(r, 300));
-        }
+        this.daemons.push(await startSushy({ ns: o.ns, ip: o.ip, port: o.port, conf, log: path.join(o.work, "sushy-hosts.log"), uuid: o.hosts[0].uuid }));
         this.timer = setInterval(() => void this.reconcile(), 300);
     }
 

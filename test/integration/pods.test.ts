@@ -18,7 +18,7 @@ import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
-import { BMO_SERVICE_ACCOUNT, bmoBuilt, bmoCrds, bmoImage, bmoLogProblems, bmoPodSpec, bmoRbac, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
+import { BMO_SERVICE_ACCOUNT, bmoBuilt, bmoCrds, bmoImage, bmoLogProblems, bmoPodSpec, bmoRbac, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { CLUSTER_IP, HaPodLab } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
@@ -66,6 +66,8 @@ function podRunnerPrerequisites(ctx: Mocha.Context): void {
 }
 
 const ROOT = path.join(__dirname, "..", "..");
+/** An access-log line of the httpd stand-in for a request from `ip` (its dual-stack socket logs IPv4 peers as ::ffff:a.b.c.d). */
+const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
 const inRange = (ip: string | undefined, c: { range?: SizedRange }) => !!ip && ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
 
 /** Host PID and uid of the process listening on UDP port 67 in a namespace. */
@@ -544,9 +546,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const bmcPort = 8000;
         const bmcIp = lab.o.adminIp;
         fs.writeFileSync(path.join(lab.work, "sushy.conf"), sushyConfig([system], path.join(lab.work, "sushy-state")));
-        const bmc = new Daemon("ip", ["netns", "exec", lab.adminNs, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", path.join(lab.work, "sushy.conf"), "--interface", bmcIp, "--port", String(bmcPort)], path.join(lab.work, "sushy.log"));
+        const bmc = await startSushy({ ns: lab.adminNs, ip: bmcIp, port: bmcPort, conf: path.join(lab.work, "sushy.conf"), log: path.join(lab.work, "sushy.log"), uuid: system.uuid });
         daemons.push(bmc);
-        await until(() => run("ip", ["netns", "exec", lab.adminNs, "curl", "-sf", "-o", "/dev/null", `http://${bmcIp}:${bmcPort}/redfish/v1/Systems/${system.uuid}`], { allowFail: true }).status === 0, 30000, "sushy-emulator answering", 500).catch((e) => assert.fail(`${e.message}:\n${tail(fs.readFileSync(path.join(lab.work, "sushy.log"), "utf8"))}`));
         // The operator's pod on the cluster network: the API Service's names resolve to cp-0 (cluster DNS stand-in), the kubernetes Service is the bridge.
         const podNs = net.addNamespace("hbo");
         const podIf = net.plug(podNs, "hbo", lab.sw, lab.br, { cidr: `${BMO_IP}/${lab.prefix}` });
@@ -706,7 +707,6 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const ips = new Set<string>();
             for (const m of owner.pod.logs("dnsmasq").matchAll(new RegExp(`DHCPACK\\(\\S+\\) (\\S+) ${host.mac}`, "g"))) ips.add(m[1]);
             assert.ok(ips.size > 0, `${owner.node.node} acknowledged ${host.mac}`);
-            const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
             const counts = pods.map((p) => ({
                 node: p.node.node,
                 dhcp: p.pod.logs("dnsmasq").split("\n").filter((l) => /DHCP(OFFER|ACK)/.test(l) && l.includes(host.mac)).length,
@@ -771,8 +771,6 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         for (const v of vms) await waitState(v.uuid, "manageable");
         for (const v of vms) assert.equal(provision(v.uuid, "provide").code, 202);
         for (const v of vms) await waitState(v.uuid, "clean wait");
-        // An access-log line of the httpd stand-in for a request from `ip` (its dual-stack socket logs IPv4 peers as ::ffff:a.b.c.d).
-        const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
         const shared = (p: (typeof pods)[number], rel: string) => lab.shared(p, rel);
         for (const v of vms) {
             for (const p of pods) {
