@@ -624,7 +624,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const ns = s.plan.namespace;
         // Legacy BIOS: a whole-disk image carries its own boot loader there; in UEFI mode the agent
         // wants an EFI system partition with one in the image (a UEFI image is the next step).
-        const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b1", name: "bmo-host-1", mac: "52:54:00:00:05:01", firmware: "bios", diskMiB: 512 };
+        const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b1", name: "bmo-host-1", mac: "52:54:00:00:06:01", firmware: "bios", diskMiB: 512 };
         const hosts = new RedfishHosts({ lab: net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8002, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [host], memoryMiB: 2048 });
         // The image: a whole-disk image of 8 MiB (a GPT with one partition: the agent refuses an image
         // with no partition table) whose partition holds bytes no disk starts with, served over HTTP
@@ -879,6 +879,11 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 if (o.name !== c.name) assert.ok(!o.pod.logs("dnsmasq").split("\n").some((l) => l.includes("DHCPOFFER") && l.includes(mac)), `${o.name} made no offer to ${mac}`);
             }
         };
+        // Its MACs belong to no enrolled node: an earlier scenario's host stays enrolled (and answered by its owner).
+        for (let i = 0; i < 3; i++) {
+            const ports = JSON.parse(api(known[0].ip, `/v1/ports?address=52:54:00:00:05:0${i}`).body).ports;
+            assert.deepEqual(ports, [], `52:54:00:00:05:0${i} is no port of an enrolled node`);
+        }
         for (let i = 0; i < 3; i++) {
             const old = live.find((c) => c.name === `cp-${i}`)!;
             const name = `cp-new-${i}`;
