@@ -99,15 +99,15 @@ def write_atomic(path, content):
     os.rename(tmp, path)
 
 
-def settled(path, verdict, previous, current, me_alive):
+def settled(path, verdict, previous, current, rebalance):
     """Prune only on a stable view: the same verdict in the last poll too (for REBALANCE_DELAY
-    when this conductor is alive), and the file past the grace period."""
+    when the verdict may be a rebalance), and the file past the grace period."""
     now = time.time()
     first = previous[path][1] if path in previous and previous[path][0] == verdict else None
     current[path] = (verdict, first if first is not None else now)
     if first is None:
         return False
-    if me_alive and now - first < REBALANCE_DELAY:
+    if rebalance and now - first < REBALANCE_DELAY:
         return False
     try:
         return now - os.stat(path).st_mtime >= GRACE
@@ -134,7 +134,16 @@ def prune_once(unattributed, previous):
         if len(fields) < 2 or fields[1] == "ignore":
             continue
         mac = fields[0].lower()
-        node = nodes.get(ports.get(mac, ""))
+        if mac not in ports:
+            # No port has this MAC any more: its node (or the port) was deleted, and Ironic's
+            # deletion leaves the entry active. Left so, this dnsmasq would keep answering the
+            # machine, and also beside its new owner if it is enrolled again.
+            unattributed.discard(path)
+            if settled(path, "no port", previous, current, False):
+                write_atomic(path, "%s,ignore\n" % fields[0])
+                log("host %s belongs to no port in Ironic (its node or port was deleted): entry %s set to ignore" % (mac, name))
+            continue
+        node = nodes.get(ports[mac])
         owner = node and conductor_name(node.get("conductor"))
         if not owner:
             if path not in unattributed:
@@ -158,13 +167,20 @@ def prune_once(unattributed, previous):
     for name in sorted(os.listdir(OPTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
-        node = nodes.get(name[len("ironic-"):-len(".conf")])
+        uuid = name[len("ironic-"):-len(".conf")]
+        node = nodes.get(uuid)
         owner = node and conductor_name(node.get("conductor"))
         path = os.path.join(OPTSDIR, name)
-        if owner and owner != ME and settled(path, owner, previous, current, me_alive):
+        if node is None:
+            why, verdict, rebalance = "node %s no longer exists" % uuid, "no node", False
+        elif owner and owner != ME:
+            why, verdict, rebalance = "node %s is owned by %s" % (uuid, owner), owner, me_alive
+        else:
+            continue
+        if settled(path, verdict, previous, current, rebalance):
             try:
                 os.remove(path)
-                log("node %s is owned by %s: removed option file %s" % (node["uuid"], owner, name))
+                log("%s: removed option file %s" % (why, name))
             except FileNotFoundError:
                 pass
     return current

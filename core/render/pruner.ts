@@ -15,9 +15,11 @@
  * writes; dnsmasq picks it up through inotify), and that node's option file is removed. So is an
  * active entry of a node that no longer has a `driver_internal_info.dnsmasq_tag` (Ironic's
  * cleanup drops the tag but rewrites only the current owner's file: an undeploy that ran on
- * another conductor leaves this one's entry active). Entries
- * it cannot attribute (unknown MAC or node, no owner) are never touched; on any API error it
- * changes nothing and tries again.
+ * another conductor leaves this one's entry active). So is an active entry of a MAC no port has
+ * (Ironic's node deletion leaves the entry active: its old owner would answer the machine forever,
+ * and beside the new owner if it is enrolled again), and the option file of a node that no longer
+ * exists; no rebalance delay applies to those. Entries of a port whose node is not listed or has
+ * no owner are never touched; on any API error it changes nothing and tries again.
  *
  * The API's view of the hash ring can lag a conductor's by up to hash_ring_reset_interval, so a
  * fresh entry of a node this conductor has just taken over may briefly still be shown as owned

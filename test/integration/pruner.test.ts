@@ -80,6 +80,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             { uuid: "n-cleaned", conductor: ME, driver_internal_info: {} },
             { uuid: "n-fresh", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-fresh" } },
             { uuid: "n-retagged", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-new" } },
+            { uuid: "n-ownerless", conductor: null, driver_internal_info: { dnsmasq_tag: "tag-ownerless" } },
         ];
         state.ports = [
             { address: "52:54:00:00:00:01", node_uuid: "n-mine" },
@@ -87,6 +88,8 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             { address: "52:54:00:00:00:03", node_uuid: "n-cleaned" },
             { address: "52:54:00:00:00:05", node_uuid: "n-fresh" },
             { address: "52:54:00:00:00:06", node_uuid: "n-retagged" },
+            { address: "52:54:00:00:00:07", node_uuid: "n-ownerless" },
+            { address: "52:54:00:00:00:09", node_uuid: "n-unlisted" },
         ];
         const old = new Date(Date.now() - 60000);
         const host = (mac: string, tag: string, fresh = false) => {
@@ -97,10 +100,13 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         host("52:54:00:00:00:01", "tag-mine");
         host("52:54:00:00:00:02", "tag-moved");
         host("52:54:00:00:00:03", "tag-gone");
-        host("52:54:00:00:00:04", "tag-unknown"); // no port: cannot be attributed
+        host("52:54:00:00:00:04", "tag-deleted"); // no port: its node was deleted
+        host("52:54:00:00:00:07", "tag-ownerless"); // its node has no conductor: cannot be attributed
+        host("52:54:00:00:00:08", "tag-deleted-fresh", true); // no port, but just written
+        host("52:54:00:00:00:09", "tag-unlisted"); // a port whose node the listing did not show
         host("52:54:00:00:00:05", "tag-fresh", true); // just written: within the grace period
         host("52:54:00:00:00:06", "tag-old"); // own node whose tag differs: may be a racing takeover
-        for (const n of ["n-mine", "n-moved"]) {
+        for (const n of ["n-mine", "n-moved", "n-deleted", "n-ownerless"]) {
             const f = path.join(dir, "opts", `ironic-${n}.conf`);
             fs.writeFileSync(f, `tag:x,67,snponly.efi\n`);
             fs.utimesSync(f, old, old);
@@ -136,15 +142,22 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         assert.equal(host("52:54:00:00:00:03"), "52:54:00:00:00:03,ignore\n", "node has no tag any more (cleaned up elsewhere): ignored");
         assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-mine.conf")));
         assert.ok(!fs.existsSync(path.join(dir, "opts", "ironic-n-moved.conf")), "the moved node's option file is removed");
+        assert.equal(host("52:54:00:00:00:04"), "52:54:00:00:00:04,ignore\n", "no port has the MAC (node deleted): ignored");
+        assert.ok(!fs.existsSync(path.join(dir, "opts", "ironic-n-deleted.conf")), "a deleted node's option file is removed");
+        assert.match(log, /host 52:54:00:00:00:04 belongs to no port in Ironic \(its node or port was deleted\): entry ironic-52:54:00:00:00:04\.conf set to ignore/);
+        assert.match(log, /node n-deleted no longer exists: removed option file ironic-n-deleted\.conf/);
         assert.match(log, /host 52:54:00:00:00:02 \(node n-moved\) is owned by 172\.22\.0\.4: entry ironic-52:54:00:00:00:02\.conf set to ignore/);
         assert.equal(state.unauthorized, 0, "authenticates with the API credentials");
         assert.deepEqual(fs.readdirSync(path.join(dir, "hosts")).filter((f) => f.startsWith(".")), [], "no temp file left behind");
     });
 
-    it("never touches what it cannot attribute, nor an entry written within the grace period", async function () {
+    it("never touches what it cannot attribute (a node with no owner, or not listed), nor an entry written within the grace period", async function () {
         const log = await runPruner(1500);
-        assert.equal(host("52:54:00:00:00:04"), "52:54:00:00:00:04,set:tag-unknown,set:ironic\n");
-        assert.match(log, /leaving ironic-52:54:00:00:00:04\.conf alone: cannot attribute/);
+        assert.equal(host("52:54:00:00:00:07"), "52:54:00:00:00:07,set:tag-ownerless,set:ironic\n");
+        assert.match(log, /leaving ironic-52:54:00:00:00:07\.conf alone: cannot attribute/);
+        assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-ownerless.conf")), "an ownerless node's option file is kept");
+        assert.equal(host("52:54:00:00:00:09"), "52:54:00:00:00:09,set:tag-unlisted,set:ironic\n", "a port whose node was not listed: kept");
+        assert.equal(host("52:54:00:00:00:08"), "52:54:00:00:00:08,set:tag-deleted-fresh,set:ironic\n", "no port, but fresh: kept (the port may be newer than the listing)");
         assert.equal(host("52:54:00:00:00:05"), "52:54:00:00:00:05,set:tag-fresh,set:ironic\n", "fresh entry kept: the API may lag the ring");
         assert.equal(host("52:54:00:00:00:06"), "52:54:00:00:00:06,set:tag-old,set:ironic\n", "own node with another tag: not silenced");
     });
@@ -153,6 +166,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         state.meAlive = true;
         await runPruner(1200, "3");
         assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,set:tag-moved,set:ironic\n", "kept: the new owner has not taken over yet");
+        assert.equal(host("52:54:00:00:00:04"), "52:54:00:00:00:04,ignore\n", "a deleted node's entry is no rebalance: pruned without the delay");
         state.meAlive = false;
         await runPruner(1200, "3");
         assert.equal(host("52:54:00:00:00:02"), "52:54:00:00:00:02,ignore\n", "its conductor is dead: pruned once confirmed");
