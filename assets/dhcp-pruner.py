@@ -116,7 +116,7 @@ def settled(path, verdict, previous, current, rebalance):
 
 
 def prune_once(unattributed, previous):
-    """One pass; returns the (path -> other owner) view that the next pass confirms against."""
+    """One pass; returns this pass's verdicts (path -> (verdict, first seen)), which the next confirms."""
     nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
     ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
     me_alive = any(conductor_name(c.get("hostname")) == ME and c.get("alive") for c in get_all("/v1/conductors?limit=1000", "conductors"))
