@@ -48,7 +48,9 @@ if [[ "$cmd" == "down" ]]; then
 fi
 [[ "$cmd" == "up" ]] || usage
 
-bin=$("$here/toolchain/build.sh" | tail -1)
+# What a cluster runs (etcd, Kubernetes, kwok): the toolchain's first stage, so that it starts
+# while the rest (the Pulumi CLI and plugins, for the e2e tier) may still be building.
+bin=$("$here/toolchain/build.sh" etcd k8s | tail -1)
 # shellcheck source=toolchain/versions.env
 source "$here/toolchain/versions.env"
 cache=${METAL3_TOOLCHAIN_CACHE:-/var/cache/metal3-ironic-toolchain}

@@ -25,7 +25,7 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-import { breakdown, LaneTimes, nextUnit, planUnits, readResults, tierOf, TIERS, Unit } from "./test-results";
+import { breakdown, LaneTimes, nextUnit, planUnits, readResults, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
 
 const ROOT = path.join(__dirname, "..");
 const MOCHA = require.resolve("mocha/bin/mocha.js");
@@ -47,9 +47,14 @@ export function testFiles(root = ROOT): string[] {
         .sort();
 }
 
-/** Whether a test file needs the toolchain (it calls requireToolchain before it runs). */
-export function needsToolchain(rel: string, root = ROOT): boolean {
-    return /\brequireToolchain\(/.test(fs.readFileSync(path.join(root, rel), "utf8"));
+/**
+ * What of the toolchain a test file needs, from its calls of requireToolchain: none; `cluster`
+ * when every call asks only for that stage (`requireToolchain(this, "cluster")`); else all of it.
+ */
+export function needsToolchain(rel: string, root = ROOT): ToolchainNeed {
+    const calls = fs.readFileSync(path.join(root, rel), "utf8").match(/\brequireToolchain\([^)]*\)/g) ?? [];
+    if (calls.length === 0) return "none";
+    return calls.every((c) => /,\s*"cluster"\s*\)$/.test(c)) ? "cluster" : "all";
 }
 
 function parseArgs(argv: string[]): { lanes: number; logDir: string; tiers: string[]; mochaArgs: string[] } {
@@ -77,15 +82,24 @@ function parseArgs(argv: string[]): { lanes: number; logDir: string; tiers: stri
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** Whether no toolchain build is running in the background: none was started, or it has ended. */
-function toolchainEnded(): boolean {
-    const status = process.env.METAL3_TOOLCHAIN_STATUS;
+/**
+ * The file the background build writes a stage's exit code to ($METAL3_TOOLCHAIN_CLUSTER_STATUS for
+ * the cluster stage, else the whole build's $METAL3_TOOLCHAIN_STATUS), or undefined when none runs.
+ */
+function statusFile(need: ToolchainNeed): string | undefined {
+    if (need === "none") return undefined;
+    return (need === "cluster" ? process.env.METAL3_TOOLCHAIN_CLUSTER_STATUS : undefined) || process.env.METAL3_TOOLCHAIN_STATUS || undefined;
+}
+
+/** Whether what a unit needs of the toolchain is no longer being built: nothing needed, no build running, or that stage has ended. */
+function toolchainEnded(need: ToolchainNeed): boolean {
+    const status = statusFile(need);
     return !status || (fs.existsSync(status) && fs.readFileSync(status, "utf8").trim() !== "");
 }
 
-/** Waits for the background toolchain build: undefined when it succeeded (or none runs), else why it failed. */
-async function waitForToolchain(): Promise<string | undefined> {
-    const status = process.env.METAL3_TOOLCHAIN_STATUS;
+/** Waits for a stage of the background toolchain build: undefined when it succeeded (or none runs), else why it failed. */
+async function waitForToolchain(need: ToolchainNeed): Promise<string | undefined> {
+    const status = statusFile(need);
     if (!status) return undefined;
     const start = Date.now();
     for (;;) {
@@ -110,7 +124,7 @@ interface Run {
     queue: Unit[];
     extraFailures: string[];
     laneTimes: LaneTimes[];
-    toolchain?: Promise<string | undefined>;
+    toolchain: Partial<Record<ToolchainNeed, Promise<string | undefined>>>;
     children: Set<number>;
 }
 
@@ -170,12 +184,12 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
 async function lane(run: Run, n: number): Promise<void> {
     const times: LaneTimes = { lane: n, units: [], waitedSeconds: 0 };
     run.laneTimes.push(times);
-    for (let i = nextUnit(run.queue, toolchainEnded()); i >= 0; i = nextUnit(run.queue, toolchainEnded())) {
+    for (let i = nextUnit(run.queue, toolchainEnded); i >= 0; i = nextUnit(run.queue, toolchainEnded)) {
         const u = run.queue.splice(i, 1)[0];
-        if (u.needsToolchain) {
+        if (u.needsToolchain !== "none") {
             const w = Date.now();
-            run.toolchain ??= waitForToolchain();
-            const failed = await run.toolchain;
+            run.toolchain[u.needsToolchain] ??= waitForToolchain(u.needsToolchain);
+            const failed = await run.toolchain[u.needsToolchain];
             times.waitedSeconds += (Date.now() - w) / 1000;
             if (failed) {
                 run.extraFailures.push(`${u.name} (${u.files.join(", ")}) not run: ${failed}`);
@@ -196,7 +210,7 @@ async function main(): Promise<void> {
     const resultsFile = path.join(logDir, "results.tsv");
     fs.writeFileSync(resultsFile, "");
     const units = planUnits(testFiles().filter((f) => tiers.includes(tierOf(f))), (f) => needsToolchain(f));
-    const run: Run = { lanes, logDir, mochaArgs, resultsFile, queue: [...units], extraFailures: [], laneTimes: [], children: new Set() };
+    const run: Run = { lanes, logDir, mochaArgs, resultsFile, queue: [...units], extraFailures: [], laneTimes: [], toolchain: {}, children: new Set() };
     for (const [sig, n] of [["SIGINT", 2], ["SIGTERM", 15]] as const) {
         process.on(sig, () => {
             // Each mocha stops what it started (test/helpers/sys.ts onInterrupt); the breakdown covers what ran.

@@ -16,42 +16,58 @@ export function tierOf(rel: string): string {
     return top === "components" ? "program" : top;
 }
 
+/**
+ * What of the toolchain (tools/toolchain/build.sh) a test file or unit needs: nothing; its first
+ * stage, `cluster` (etcd, Kubernetes, kwok and baremetal-operator: a local cluster and BMO); or
+ * `all` of it (also the Pulumi CLI and plugins). .ci/run builds the stages in that order.
+ */
+export type ToolchainNeed = "none" | "cluster" | "all";
+export const TOOLCHAIN_STAGES: ToolchainNeed[] = ["none", "cluster", "all"];
+
 export interface Unit {
     name: string;
     files: string[];
-    needsToolchain: boolean;
+    needsToolchain: ToolchainNeed;
 }
 
 /**
  * The units, longest first: a free lane takes the first one it can run now (see nextUnit), so the
  * long ones start early and the short unit + program fills the gaps. While the toolchain builds,
  * that is the integration files that need none (two halves, every other file, so that both lanes
- * have some) and unit + program; the example stacks, the integration files that need the toolchain
- * and the other e2e suites go to the lanes that free up once it is there, in that order.
+ * have some) and unit + program; the integration files that need the toolchain start once its
+ * cluster stage is there (they need no Pulumi), the example stacks and the other e2e suites once
+ * all of it is.
  */
-export function planUnits(files: string[], tc: (f: string) => boolean): Unit[] {
+export function planUnits(files: string[], tc: (f: string) => ToolchainNeed): Unit[] {
     const isExamples = (f: string) => f === EXAMPLES_FILE;
-    const of = (tiers: string[], withTc: boolean) => files.filter((f) => tiers.includes(tierOf(f)) && tc(f) === withTc);
+    const of = (tiers: string[], withTc: boolean) => files.filter((f) => tiers.includes(tierOf(f)) && (tc(f) !== "none") === withTc);
+    /** The most any of `files` needs. */
+    const most = (fs: string[]): ToolchainNeed => TOOLCHAIN_STAGES[Math.max(0, ...fs.map((f) => TOOLCHAIN_STAGES.indexOf(tc(f))))];
     const units: Unit[] = [
         // The example stacks (about half the e2e tier's time: each deploys on a cluster of its
         // own) apart from the other e2e suites, so that once the toolchain is there both lanes
         // deploy: the e2e tier is the critical path on an empty cache.
-        { name: "e2e-examples", files: of(["e2e"], true).filter(isExamples), needsToolchain: true },
-        { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: false },
-        { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: false },
-        { name: "integration+toolchain", files: of(["integration"], true), needsToolchain: true },
-        { name: "e2e", files: of(["e2e"], true).filter((f) => !isExamples(f)).concat(of(["e2e"], false)), needsToolchain: true },
-        { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: true },
-        { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: false },
+        { name: "e2e-examples", files: of(["e2e"], true).filter(isExamples), needsToolchain: "all" },
+        { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: "none" },
+        { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: "none" },
+        { name: "integration+toolchain", files: of(["integration"], true), needsToolchain: most(of(["integration"], true)) },
+        { name: "e2e", files: of(["e2e"], true).filter((f) => !isExamples(f)).concat(of(["e2e"], false)), needsToolchain: "all" },
+        { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: most(of(["unit", "program"], true)) },
+        { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: "none" },
     ];
     return units.filter((u) => u.files.length > 0);
 }
 
-/** The index in `queue` of the unit a free lane takes: the first it can run now, else the first (to wait for the toolchain). */
-export function nextUnit(queue: Unit[], toolchainReady: boolean): number {
+/**
+ * The index in `queue` of the unit a free lane takes: the first it can run now (`ready` says which
+ * stages are built), else the first of those that need the least (to wait for the stage that comes first).
+ */
+export function nextUnit(queue: Unit[], ready: (need: ToolchainNeed) => boolean): number {
     if (queue.length === 0) return -1;
-    const i = queue.findIndex((u) => !u.needsToolchain || toolchainReady);
-    return i < 0 ? 0 : i;
+    const i = queue.findIndex((u) => ready(u.needsToolchain));
+    if (i >= 0) return i;
+    const least = Math.min(...queue.map((u) => TOOLCHAIN_STAGES.indexOf(u.needsToolchain)));
+    return queue.findIndex((u) => TOOLCHAIN_STAGES.indexOf(u.needsToolchain) === least);
 }
 
 export interface FileResult {

@@ -23,7 +23,7 @@ describe("the documented BMO overlay (docs/getting-started.md) is the wiring the
     let work = "";
 
     before(function () {
-        requireToolchain(this);
+        requireToolchain(this, "cluster");
         requireOrSkip(this, bmoBuilt(), `baremetal-operator's release config in the toolchain (${bmoRelease().config}): tools/toolchain/build.sh bmo`);
         work = tmpDir("bmo-kustomize");
     });

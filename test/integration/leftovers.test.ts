@@ -37,7 +37,7 @@ describe("a killed test process leaves nothing behind", function () {
     }
 
     it("SIGTERM with a local cluster up: every process cluster.sh started is stopped and its directory removed", async function () {
-        requireToolchain(this);
+        requireToolchain(this, "cluster");
         this.timeout(400000);
         const { mocha, exited } = await startFixture("killed-cluster.ts", path.join(work, "cluster"));
         const dir = fs.readFileSync(path.join(work, "cluster"), "utf8");

@@ -84,7 +84,7 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         const missing = vmPrerequisites();
         requireOrSkip(this, !missing, missing ?? "");
-        requireToolchain(this);
+        requireToolchain(this, "cluster");
         fs.chmodSync(lab.makeWork("pods-v6"), 0o755);
         const raw = readStackConfig(path.join(ROOT, "test", "fixtures", "Pulumi.v6.yaml"));
         const v = validateConfig(raw);

@@ -263,7 +263,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     before(async function () {
         podRunnerPrerequisites(this);
-        requireToolchain(this);
+        requireToolchain(this, "cluster");
         lab.makeWork("pods-ha");
         known = listedConductors((await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha")).plan).map(knownNode);
         s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, conductors: [(raw.conductors as any[])[0], { name: "cp-1" }] }));

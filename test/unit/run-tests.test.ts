@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { needsToolchain, testFiles } from "../../tools/run-tests";
-import { breakdown, nextUnit, planUnits, tierOf } from "../../tools/test-results";
+import { breakdown, nextUnit, planUnits, tierOf, ToolchainNeed } from "../../tools/test-results";
 import { tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -16,39 +16,55 @@ const ROOT = path.join(__dirname, "..", "..");
 describe("npm test (tools/run-tests.ts)", function () {
     this.timeout(120000);
 
-    it("groups the files into units, longest first; a free lane takes the first it can run now, and waits for the toolchain only when nothing else is left", function () {
+    it("groups the files into units, longest first; a free lane takes the first it can run now, and waits for the toolchain stage that comes first only when nothing else is left", function () {
         const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/e2e/examples.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/unit/d.test.ts"];
-        const tc = (f: string) => f.includes("/e2e/") || f.endsWith("pods.test.ts");
+        const tc = (f: string): ToolchainNeed => (f.includes("/e2e/") ? "all" : f.endsWith("pods.test.ts") ? "cluster" : "none");
         const units = planUnits(files, tc);
         assert.deepEqual(
             units.map((u) => [u.name, u.files, u.needsToolchain]),
             [
-                ["e2e-examples", ["test/e2e/examples.test.ts"], true],
-                ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], false],
-                ["integration-2", ["test/integration/c2.test.ts"], false],
-                ["integration+toolchain", ["test/integration/pods.test.ts"], true],
-                ["e2e", ["test/e2e/b.test.ts"], true],
-                ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], false],
+                ["e2e-examples", ["test/e2e/examples.test.ts"], "all"],
+                ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
+                ["integration-2", ["test/integration/c2.test.ts"], "none"],
+                ["integration+toolchain", ["test/integration/pods.test.ts"], "cluster"],
+                ["e2e", ["test/e2e/b.test.ts"], "all"],
+                ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], "none"],
             ],
         );
         assert.equal(tierOf("test/components/a.test.ts"), "program");
-        // Two lanes while the toolchain builds: both integration halves, then unit+program; then
-        // the example stacks and, beside them, the integration files that need the toolchain and the other e2e suites.
+        const built = (stages: ToolchainNeed[]) => (need: ToolchainNeed) => need === "none" || stages.includes(need);
+        // Two lanes while the toolchain builds: both integration halves, then unit+program; a lane
+        // with nothing to run waits for the cluster stage (the pod tier), then for all of it (the
+        // example stacks, the other e2e suites).
         const queue = [...units];
-        const take = (ready: boolean) => queue.splice(nextUnit(queue, ready), 1)[0].name;
-        assert.deepEqual([take(false), take(false), take(false), take(false), take(true), take(true)], ["integration-1", "integration-2", "unit+program", "e2e-examples", "integration+toolchain", "e2e"]);
-        assert.equal(nextUnit(queue, true), -1);
+        const take = (stages: ToolchainNeed[]) => queue.splice(nextUnit(queue, built(stages)), 1)[0].name;
+        assert.deepEqual([take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster", "all"])], ["integration-1", "integration-2", "unit+program", "integration+toolchain", "e2e-examples", "e2e"]);
+        assert.equal(nextUnit(queue, built(["cluster", "all"])), -1);
+        // With the cluster stage built and the rest not: the pod tier goes first, whatever its place.
+        const waiting = planUnits(files, tc).filter((u) => u.needsToolchain !== "none");
+        assert.equal(waiting[nextUnit(waiting, built(["cluster"]))].name, "integration+toolchain");
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, true), 1)[0].name), ["e2e-examples", "integration-1", "integration-2", "integration+toolchain", "e2e", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["e2e-examples", "integration-1", "integration-2", "integration+toolchain", "e2e", "unit+program"]);
+        // A file that needs all of it makes its unit wait for all of it.
+        assert.equal(planUnits(["test/integration/x.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"))[0].needsToolchain, "all");
     });
 
     it("finds every test file of the checkout, and the ones that need the toolchain from their source", function () {
         const files = testFiles();
         assert.ok(files.includes("test/unit/run-tests.test.ts") && files.includes("test/e2e/examples.test.ts"), files.join(" "));
         assert.ok(files.every((f) => f.endsWith(".test.ts") && !f.startsWith("test/fixtures/")), "fixture suites are no test files");
-        assert.equal(needsToolchain("test/e2e/examples.test.ts"), true);
-        assert.equal(needsToolchain("test/unit/ip.test.ts"), false);
+        assert.equal(needsToolchain("test/e2e/examples.test.ts"), "all");
+        assert.equal(needsToolchain("test/unit/ip.test.ts"), "none");
+        // The pod tier needs a local cluster and BMO, no Pulumi: it starts once the toolchain's first stage is built.
+        for (const f of ["test/integration/pods.test.ts", "test/integration/pods-v6.test.ts", "test/integration/bmo-kustomize.test.ts"]) assert.equal(needsToolchain(f), "cluster", f);
+        const dir = tmpDir("needs");
+        fs.mkdirSync(path.join(dir, "test"));
+        // (Spelt in two parts: this file itself must not read as one that needs the toolchain.)
+        const call = "require" + "Toolchain";
+        fs.writeFileSync(path.join(dir, "test", "x.test.ts"), `${call}(this, "cluster");\n${call}(this);\n`);
+        assert.equal(needsToolchain("test/x.test.ts", dir), "all", "one call that wants all of it is enough");
+        fs.rmSync(dir, { recursive: true, force: true });
     });
 
     it("prints per-tier totals, each lane's time and the slowest files first", function () {
@@ -86,6 +102,23 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.match(r.stdout, /e2e-examples \(test\/e2e\/examples\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /e2e \(test\/e2e\/consumer\.test\.ts, .*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /^npm test: 0 passed, 2 failed/m);
+    });
+
+    it("a failed cluster stage fails the units that wait for it, naming the target, while the rest of the build may still run", function () {
+        const dir = tmpDir("run-tests");
+        fs.writeFileSync(path.join(dir, "cluster.status"), "1\n");
+        fs.writeFileSync(path.join(dir, "status"), ""); // the whole build: still running, never asked for here
+        fs.writeFileSync(path.join(dir, "toolchain.log"), "[toolchain] etcd: building\n[toolchain] etcd: built in 1 s\n[toolchain] k8s: building\ngo: some error\n");
+        const r = spawnSync(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "run-tests.ts"), "--tier", "integration", "--log-dir", path.join(dir, "logs"), "--grep", "matches no test at all"], {
+            cwd: ROOT,
+            env: { ...process.env, METAL3_TOOLCHAIN_STATUS: path.join(dir, "status"), METAL3_TOOLCHAIN_CLUSTER_STATUS: path.join(dir, "cluster.status"), METAL3_TOOLCHAIN_LOG: path.join(dir, "toolchain.log") },
+            encoding: "utf8",
+            timeout: 100000,
+        });
+        fs.rmSync(dir, { recursive: true, force: true });
+        assert.equal(r.status, 1, r.stdout + r.stderr);
+        assert.match(r.stdout, /integration\+toolchain \(test\/integration\/bmo-kustomize\.test\.ts, .*pods\.test\.ts.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
     });
 
     it("a mocha process whose tests ended but that does not exit (a leaked process or timer) is stopped and counted as a failure naming it, not left to hold its lane", function () {
