@@ -598,18 +598,26 @@ export class PodRunner {
         for (const r of runs) this.running.splice(this.running.indexOf(r), 1);
     }
 
+    /** The node is lost: SIGKILL to every container's PID 1 at once, by PID (the pod's volumes stay, as on a node that comes back); the names of the containers that were running. */
+    async kill(): Promise<string[]> {
+        const names = this.running.filter((r) => r.proc.exitCode === null && r.proc.signalCode === null).map((r) => r.name);
+        await Promise.all(this.running.map((r) => this.stopRun(r, 0, "SIGKILL")));
+        this.running.length = 0;
+        return names;
+    }
+
     /** Stop every container: SIGTERM to its PID 1, SIGKILL after a grace period, by PID. */
     async stop(graceMs = 5000): Promise<void> {
         await Promise.all(this.running.map((r) => this.stopRun(r, graceMs)));
         this.running.length = 0;
     }
 
-    private async stopRun(r: ContainerRun, graceMs: number): Promise<void> {
+    private async stopRun(r: ContainerRun, graceMs: number, signal: NodeJS.Signals = "SIGTERM"): Promise<void> {
         if (r.proc.exitCode !== null || r.proc.signalCode !== null) return;
         const done = new Promise<void>((res) => r.proc.once("exit", () => res()));
         const init = childOf(r.proc.pid!);
         try {
-            process.kill(init ?? r.proc.pid!, "SIGTERM");
+            process.kill(init ?? r.proc.pid!, signal);
         } catch {
             /* gone */
         }

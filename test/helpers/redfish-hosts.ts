@@ -161,6 +161,11 @@ export class RedfishHosts {
         return this.vms.get(host.uuid)?.output() ?? "";
     }
 
+    /** Whether `host`'s VM (its qemu process) is running. */
+    running(host: RedfishHost): boolean {
+        return !!this.vms.get(host.uuid)?.running;
+    }
+
     async stop(): Promise<void> {
         if (this.timer) clearInterval(this.timer);
         for (const vm of this.vms.values()) await vm.stop();

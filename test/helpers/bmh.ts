@@ -1,0 +1,145 @@
+/**
+ * A BareMetalHost as the provisioning tests watch it: BMO's status is the oracle, every provisioning
+ * state it reports is kept with the time it was first seen, and what the agent wrote to a VM's disk
+ * is read back from the disk file.
+ */
+import { strict as assert } from "assert";
+import * as fs from "fs";
+import * as path from "path";
+
+import type { Cluster } from "../e2e/harness";
+import { until } from "./ironic-lab";
+import { Daemon, run } from "./sys";
+
+export class BmhWatch {
+    /** [provisioning state ("" before BMO set one, "(deleted)" once gone), ms since t0] per change. */
+    readonly timeline: [string, number][] = [];
+    /** The object as last read (`{}` once deleted). */
+    bmh: any = {};
+
+    constructor(
+        private readonly kube: Cluster,
+        readonly namespace: string,
+        readonly name: string,
+        readonly t0 = Date.now(),
+        /** What a failure message adds (the VM's console, BMO's log). */
+        private readonly context: () => string = () => "",
+    ) {}
+
+    /** Reads the host once, recording a new state; its state. */
+    poll(): string {
+        const r = this.kube.kubectl(["get", "baremetalhost", this.name, "-n", this.namespace, "-o", "json"], { allowFail: true });
+        if (r.status !== 0 && !/NotFound/.test(r.stderr)) throw new Error(`kubectl get baremetalhost ${this.name}: ${r.stderr}`);
+        this.bmh = r.status === 0 ? JSON.parse(r.stdout) : {};
+        const state = r.status === 0 ? (this.bmh.status?.provisioning?.state ?? "") : "(deleted)";
+        if (this.timeline[this.timeline.length - 1]?.[0] !== state) this.timeline.push([state, Date.now() - this.t0]);
+        return state;
+    }
+
+    /** Seconds since t0 at which `state` was first seen after the `after`-th entry, or undefined. */
+    at(state: string, after = 0): number | undefined {
+        const e = this.timeline.slice(after).find(([s]) => s === state);
+        return e && e[1] / 1000;
+    }
+
+    /**
+     * Waits for `want`, polling every second; by default an error message BMO records ends the wait
+     * (the caller's assertions say which), with `errors: "tolerate"` it does not (a retry is expected);
+     * so does `stopIf` returning true. `also` runs after every poll.
+     */
+    async until(want: string, timeoutMs: number, o: { errors?: "stop" | "tolerate"; also?: () => void; stopIf?: () => boolean } = {}): Promise<void> {
+        await until(
+            () => {
+                const state = this.poll();
+                o.also?.();
+                return state === want || (o.errors !== "tolerate" && !!this.bmh.status?.errorMessage) || !!o.stopIf?.();
+            },
+            timeoutMs,
+            `BareMetalHost ${this.name} ${want}`,
+            1000,
+        ).catch((e) => assert.fail(`${e.message}: ${JSON.stringify(this.bmh.status)}\ntimeline: ${this.format()}\n${this.context()}`));
+    }
+
+    format(from = 0): string {
+        return this.timeline
+            .slice(from)
+            .map(([st, ms]) => `${st || "(none)"} at ${(ms / 1000).toFixed(0)} s`)
+            .join(" → ");
+    }
+}
+
+/** The partition's first 6 MiB: the agent moves the GPT's backup header to the disk's end, so the label differs from the image's. */
+function partition(b: Buffer): Buffer {
+    return b.subarray(1024 * 1024, 7 * 1024 * 1024);
+}
+
+/**
+ * The image the tests deploy (a GPT whose one partition, 2048 + 12288 sectors, holds `image`'s
+ * bytes) on the VM's disk file: that partition byte for byte, and after it the config drive BMO
+ * sent (the agent adds a partition for it: an ISO 9660 volume labelled config-2).
+ */
+export function assertImageWritten(disk: string, image: Buffer): void {
+    const label = JSON.parse(run("sfdisk", ["--json", disk]).stdout).partitiontable;
+    assert.equal(label.label, "gpt", JSON.stringify(label));
+    assert.deepEqual(label.partitions[0] && [label.partitions[0].start, label.partitions[0].size], [2048, 12288], JSON.stringify(label));
+    const written = fs.readFileSync(disk);
+    assert.ok(partition(written).equals(partition(image)), "the VM's disk holds the image's partition, byte for byte");
+    assert.equal(label.partitions.length, 2, JSON.stringify(label));
+    const volume = label.partitions[1].start * 512 + 32768;
+    assert.equal(written.subarray(volume + 1, volume + 6).toString("latin1"), "CD001", "the config drive is an ISO 9660 volume");
+    assert.equal(written.subarray(volume + 40, volume + 72).toString("latin1").trim(), "config-2");
+}
+
+/**
+ * The image server of the provisioning tests: `dir` over HTTP at ip:port in namespace `ns`. While
+ * `held` exists, a GET waits (HEAD answers at once): the deploy's download is in flight, and stays
+ * so until the test lets it go. Every request is logged with the client's address.
+ */
+export class ImageServer {
+    readonly held: string;
+    private readonly log: string;
+    private readonly daemon: Daemon;
+
+    constructor(o: { ns: string; ip: string; port: number; dir: string; work: string }) {
+        this.held = path.join(o.work, "image-server.held");
+        this.log = path.join(o.work, "image-server.log");
+        const script = path.join(o.work, "image-server.py");
+        fs.writeFileSync(
+            script,
+            [
+                "import functools, http.server, os, sys, time",
+                "held = sys.argv[4]",
+                "class Handler(http.server.SimpleHTTPRequestHandler):",
+                "    def do_GET(self):",
+                "        if os.path.exists(held):",
+                "            self.log_message('GET %s held', self.path)",
+                "            while os.path.exists(held):",
+                "                time.sleep(0.2)",
+                "        super().do_GET()",
+                "handler = functools.partial(Handler, directory=sys.argv[3])",
+                "http.server.ThreadingHTTPServer((sys.argv[1], int(sys.argv[2])), handler).serve_forever()",
+                "",
+            ].join("\n"),
+        );
+        this.daemon = new Daemon("ip", ["netns", "exec", o.ns, "/usr/bin/python3", "-u", script, o.ip, String(o.port), o.dir, this.held], this.log);
+    }
+
+    hold(): void {
+        fs.writeFileSync(this.held, "");
+    }
+
+    release(): void {
+        fs.rmSync(this.held, { force: true });
+    }
+
+    /** The addresses whose GET of `file` is being held (or was). */
+    heldFor(file: string): string[] {
+        const log = fs.existsSync(this.log) ? fs.readFileSync(this.log, "utf8") : "";
+        return [...log.matchAll(new RegExp(`^(\\S+) .*GET /${file.replace(/\./g, "\\.")} held$`, "gm"))].map((m) => m[1]);
+    }
+
+    async stop(): Promise<void> {
+        this.release();
+        await this.daemon.stop();
+    }
+}
