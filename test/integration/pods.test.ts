@@ -728,8 +728,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const hw = watch.bmh.status.hardware;
             assert.ok(hw?.nics?.some((n: any) => n.mac === host.mac), `inspected NICs: ${JSON.stringify(hw?.nics)}`);
             assert.ok(hw?.storage?.some((d: any) => d.sizeBytes === host.diskMiB * 1024 * 1024), `inspected disks: ${JSON.stringify(hw?.storage)}`);
-            const inspected = ownerOnly(host.mac, lost, pods.map(() => 0));
-            assert.ok(inspected.ips.has(agentIp), `the agent (${agentIp}) has an address ${lost.node.node} gave it`);
+            const beforeLoss = ownerOnly(host.mac, lost, pods.map(() => 0));
+            assert.ok(beforeLoss.ips.has(agentIp), `the agent (${agentIp}) has an address ${lost.node.node} gave it`);
             // 3. The owner's node dies while the download is in flight, and the download goes on.
             const deploying = watch.timeline.length - 1;
             const tLost = Date.now();
@@ -769,7 +769,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 const slice = sliceBounds(layout.rangeStart, layout.rangeEnd, layout.slots, slot);
                 for (const ip of after.ips) assert.ok(ipToNumber(ip) >= ipToNumber(slice.start) && ipToNumber(ip) <= ipToNumber(slice.end), `${ip} is in ${owner.node.node}'s slice ${slice.start}-${slice.end} (slot ${slot})`);
                 console.log(`      ${host.name}: ${watch.format()}`);
-                console.log(`      before the loss, requests per conductor (DHCP offers/acks, httpd lines): ${inspected.counts}`);
+                console.log(`      before the loss, requests per conductor (DHCP offers/acks, httpd lines): ${beforeLoss.counts}`);
                 console.log(
                     `      takeover: ${lost.node.node}'s node lost at ${secs(tLost - watch.t0)} (the agent downloading the image), the node moved to ${owner.node.node} ${secs(tMoved - tLost)} later; Ironic on the survivors: ${states.map(([st, ms]) => `${st} at ${secs(ms)}`).join(" → ")}`,
                 );
