@@ -23,10 +23,10 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.deepEqual(
             units.map((u) => [u.name, u.files, u.needsToolchain]),
             [
+                ["integration+toolchain", ["test/integration/pods.test.ts"], "cluster"],
                 ["e2e-examples", ["test/e2e/examples.test.ts"], "all"],
                 ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
                 ["integration-2", ["test/integration/c2.test.ts"], "none"],
-                ["integration+toolchain", ["test/integration/pods.test.ts"], "cluster"],
                 ["e2e", ["test/e2e/b.test.ts"], "all"],
                 ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], "none"],
             ],
@@ -45,7 +45,7 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(waiting[nextUnit(waiting, built(["cluster"]))].name, "integration+toolchain");
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["e2e-examples", "integration-1", "integration-2", "integration+toolchain", "e2e", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "e2e-examples", "integration-1", "integration-2", "e2e", "unit+program"]);
         // A file that needs all of it makes its unit wait for all of it.
         assert.equal(planUnits(["test/integration/x.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"))[0].needsToolchain, "all");
     });
