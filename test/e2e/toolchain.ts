@@ -10,19 +10,10 @@ import * as path from "path";
 import { requireOrSkip } from "../helpers/sys";
 import { ROOT } from "./harness";
 
-export const TOOLCHAIN_BINARIES = [
-    "etcd",
-    "kube-apiserver",
-    "kube-controller-manager",
-    "kube-scheduler",
-    "kubectl",
-    "kwok",
-    "pulumi",
-    "pulumi-language-nodejs",
-    "pulumi-resource-kubernetes",
-    "pulumi-resource-tls",
-    "pulumi-resource-random",
-];
+/** The binaries of the toolchain's first stage (tools/toolchain/build.sh etcd k8s bmo): a local cluster. */
+export const CLUSTER_BINARIES = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok"];
+
+export const TOOLCHAIN_BINARIES = [...CLUSTER_BINARIES, "pulumi", "pulumi-language-nodejs", "pulumi-resource-kubernetes", "pulumi-resource-tls", "pulumi-resource-random"];
 
 /** The bin directory of the toolchain for the current versions.env (it may not exist yet). */
 export function toolchainBin(): string {
@@ -30,9 +21,6 @@ export function toolchainBin(): string {
     const key = createHash("sha256").update(fs.readFileSync(path.join(ROOT, "tools", "toolchain", "versions.env"))).digest("hex").slice(0, 16);
     return path.join(cache, key, "bin");
 }
-
-/** The binaries of the toolchain's first stage (tools/toolchain/build.sh etcd k8s bmo): a local cluster. */
-export const CLUSTER_BINARIES = ["etcd", "kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl", "kwok"];
 
 export function missingBinaries(need: "cluster" | "all" = "all"): string[] {
     const bin = toolchainBin();

@@ -99,11 +99,6 @@ export class RedfishHosts {
         this.timer = setInterval(() => void this.reconcile(), 300);
     }
 
-    log(): string {
-        const f = path.join(this.o.work, "sushy-hosts.log");
-        return fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "";
-    }
-
     private note(host: string, what: string): void {
         this.events.push({ ms: Date.now() - this.t0, host, what });
     }
