@@ -23,6 +23,7 @@ import { userSecretIssues } from "../core/plan/secrets";
 import { findUp } from "../core/render/assets";
 
 import { formatDiff, objectId, readRender } from "./diff";
+import { exitFlushed } from "./exit-flushed";
 import { dhcpLines, pinningLines } from "./plan-summary";
 import { valueOf } from "./offline";
 import { renderOffline, readStackFile, StackFile } from "./render";
@@ -205,10 +206,10 @@ async function main(): Promise<number> {
 }
 
 main().then(
-    (code) => process.exit(code),
+    (code) => exitFlushed(code),
     (e) => {
         // Config errors are reported above; anything here is a bug of this tool, not of the input.
         console.error(`plan: ${e instanceof Error ? e.message : String(e)}`);
-        process.exit(1);
+        exitFlushed(1);
     },
 );

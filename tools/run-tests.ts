@@ -15,7 +15,7 @@
  * Everything lands in the log dir ($TEST_LOG_DIR, or a new one under the temp dir): results.tsv,
  * each unit's log, and timings.txt, the table printed at the end: per tier (files, tests, seconds),
  * per lane (wall time, time waiting for the toolchain) and the 15 slowest files. The last line is
- * `npm test: N passed, N failed`; the exit code is non-zero when anything failed, including a unit
+ * `npm test: N passed, N failed` (also in totals.txt); the exit code is non-zero when anything failed, including a unit
  * that exited non-zero without a test failure (a crash or a compile error: counted as one failure).
  *
  *   npm test [-- --lanes N] [-- --tier unit,program] [-- MOCHA_ARGS...]   e.g. npm test -- --grep dnsmasq
@@ -25,7 +25,8 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-import { breakdown, LaneTimes, nextUnit, planUnits, readResults, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
+import { exitFlushed } from "./exit-flushed";
+import { LaneTimes, nextUnit, planUnits, readResults, report, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
 
 const ROOT = path.join(__dirname, "..");
 const MOCHA = require.resolve("mocha/bin/mocha.js");
@@ -211,8 +212,11 @@ async function main(): Promise<void> {
     fs.writeFileSync(resultsFile, "");
     const units = planUnits(testFiles().filter((f) => tiers.includes(tierOf(f))), (f) => needsToolchain(f));
     const run: Run = { lanes, logDir, mochaArgs, resultsFile, queue: [...units], extraFailures: [], laneTimes: [], toolchain: {}, children: new Set() };
+    let interrupted = false;
     for (const [sig, n] of [["SIGINT", 2], ["SIGTERM", 15]] as const) {
         process.on(sig, () => {
+            if (interrupted) return;
+            interrupted = true;
             // Each mocha stops what it started (test/helpers/sys.ts onInterrupt); the breakdown covers what ran.
             for (const pid of run.children) {
                 try {
@@ -223,25 +227,20 @@ async function main(): Promise<void> {
             }
             const notStarted = run.queue.length > 0 ? `; not started: ${run.queue.map((u) => u.name).join(", ")}` : "";
             run.extraFailures.push(`interrupted by ${sig}: ${run.children.size} running unit(s) stopped${notStarted}`);
+            run.queue.length = 0; // the lanes must not start another unit while the output drains
             finish(run, started);
-            process.exit(128 + n);
+            exitFlushed(128 + n);
         });
     }
     console.log(`npm test: ${units.map((u) => `${u.name} (${u.files.length} files)`).join(", ")} in ${lanes} lane(s); logs in ${logDir}`);
     await Promise.all(Array.from({ length: lanes }, (_, i) => lane(run, i + 1)));
-    process.exit(finish(run, started) > 0 ? 1 : 0);
+    // Interrupted: the handler printed the totals and exits once they are out.
+    if (!interrupted) exitFlushed(finish(run, started) > 0 ? 1 : 0);
 }
 
 /** Prints and keeps the breakdown and the totals line; returns the number of failures. */
 function finish(run: Run, started: number): number {
-    const results = readResults(run.resultsFile);
-    const table = breakdown(results, run.laneTimes, (Date.now() - started) / 1000, run.extraFailures);
-    fs.writeFileSync(path.join(run.logDir, "timings.txt"), table);
-    process.stdout.write("\n" + table);
-    const passed = results.reduce((a, r) => a + r.passed, 0);
-    const failed = results.reduce((a, r) => a + r.failed, 0) + run.extraFailures.length;
-    console.log(`npm test: ${passed} passed, ${failed} failed (breakdown in ${path.join(run.logDir, "timings.txt")})`);
-    return failed;
+    return report(run.logDir, readResults(run.resultsFile), run.laneTimes, (Date.now() - started) / 1000, run.extraFailures);
 }
 
 if (require.main === module) void main();

@@ -4,6 +4,7 @@
  * breakdown table of where the time went.
  */
 import * as fs from "fs";
+import * as path from "path";
 
 export const TIERS = ["unit", "program", "integration", "e2e"];
 const SLOWEST = 15;
@@ -126,3 +127,20 @@ export function breakdown(results: FileResult[], lanes: LaneTimes[], wallSeconds
     return out.join("\n") + "\n";
 }
 
+
+/**
+ * Prints the breakdown and the totals line `npm test: N passed, N failed`, and keeps both in the log
+ * dir (timings.txt, totals.txt: CI reads the totals from there, whatever happens to the output on its
+ * way). Returns the number of failures: the tests' and the failures outside a test.
+ */
+export function report(logDir: string, results: FileResult[], lanes: LaneTimes[], wallSeconds: number, extraFailures: string[]): number {
+    const table = breakdown(results, lanes, wallSeconds, extraFailures);
+    fs.writeFileSync(path.join(logDir, "timings.txt"), table);
+    process.stdout.write("\n" + table);
+    const passed = results.reduce((a, r) => a + r.passed, 0);
+    const failed = results.reduce((a, r) => a + r.failed, 0) + extraFailures.length;
+    const totals = `npm test: ${passed} passed, ${failed} failed`;
+    fs.writeFileSync(path.join(logDir, "totals.txt"), totals + "\n");
+    console.log(`${totals} (breakdown in ${path.join(logDir, "timings.txt")})`);
+    return failed;
+}

@@ -96,8 +96,11 @@ describe("npm test (tools/run-tests.ts)", function () {
             encoding: "utf8",
             timeout: 60000,
         });
+        const totals = fs.readFileSync(path.join(dir, "logs", "totals.txt"), "utf8");
         fs.rmSync(dir, { recursive: true, force: true });
         assert.equal(r.status, 1, r.stdout + r.stderr);
+        // CI reads the totals from this file (.ci/run), not only from the output it tees.
+        assert.equal(totals, "npm test: 0 passed, 2 failed\n");
         // Both e2e units (the example stacks, the other suites), each named with the target.
         assert.match(r.stdout, /e2e-examples \(test\/e2e\/examples\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /e2e \(test\/e2e\/consumer\.test\.ts, .*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
@@ -141,6 +144,22 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
         assert.ok(seconds < 90, `took ${seconds} s`);
         assert.deepEqual(left, [], "the end marker is removed");
+    });
+
+    it("its last lines reach a reader slower than it (CI's `npm test | tee`): it exits only once its output is out", function () {
+        // 2 MB then the totals line, into a pipe whose reader starts a second later. A pipe holds 64 KiB;
+        // Node queues the rest, and a bare process.exit drops it (what CI saw: every test passed, no
+        // totals line). The bare exit is run too, so that this test shows the loss it guards against.
+        const script = (exit: string) =>
+            `const { exitFlushed } = require(${JSON.stringify(path.join(ROOT, "tools", "exit-flushed"))}); ` +
+            `process.stdout.write("x".repeat(2e6) + "\\n"); console.log("npm test: 7 passed, 0 failed"); ${exit};`;
+        const run = (exit: string) =>
+            spawnSync("bash", ["-c", `"$0" -r ts-node/register/transpile-only -e "$1" | { sleep 1; tail -c 64; }`, process.execPath, script(exit)], { cwd: ROOT, encoding: "utf8", timeout: 60000 });
+        const flushed = run("exitFlushed(0)");
+        assert.equal(flushed.status, 0, flushed.stderr);
+        assert.match(flushed.stdout, /x\nnpm test: 7 passed, 0 failed\n$/);
+        const bare = run("process.exit(0)");
+        assert.doesNotMatch(bare.stdout, /npm test: 7 passed/, "a bare process.exit kept the last line: the pipe must be slower than this");
     });
 
     it("refuses a bad --tier or --lanes, naming the option and the choices", function () {
