@@ -9,6 +9,7 @@ import { Metal3IronicConfig, RawConfig, StackConfig, formatIssues, validateConfi
 import { IronicPlan, buildPlan } from "../core/plan";
 import { userConfigMaps, userSecretIssues, userSecrets } from "../core/plan/secrets";
 import { TopologySummary } from "../core/plan/summary";
+import type { BmoReleaseFiles } from "../core/manifests/bmo";
 import { PersistedState, PreviousState, previousStateIssues } from "../core/plan/previous";
 import { maskOutput, maskProps } from "./secret-config";
 
@@ -25,6 +26,11 @@ export interface Metal3IronicArgs {
      * slots stay where they are and changes that would lose data or downgrade the schema are refused.
      */
     previous?: PreviousState;
+    /**
+     * With bmo.enabled: baremetal-operator's release, its `config/` tree as `loadBmoRelease`
+     * (components/bmo-release.ts) returns it for `config.bmo`; the stack program loads it.
+     */
+    bmoRelease?: BmoReleaseFiles;
     /**
      * Top-level keys of `config` whose values are secret (the stack program passes the keys set
      * with `pulumi config set --secret`): never shown in an error, and every resource property

@@ -7,6 +7,8 @@ export { Metal3Ironic } from "./stack";
 export { KUBERNETES_PROVIDER_OPTIONS, kubernetesProviderArgs, planFromArgs, validateArgs } from "./args";
 export type { Metal3IronicArgs, Metal3IronicOutputs } from "./args";
 export { readPreviousState } from "./previous-state";
+export { bmoCacheDir, loadBmoRelease } from "./bmo-release";
+export type { BmoRelease, BmoReleaseOptions } from "./bmo-release";
 export { parsePreviousState, PREVIOUS_OUTPUTS } from "../core/plan/previous";
 export type { PersistedState, PreviousState } from "../core/plan/previous";
 export type { Metal3IronicConfig, StackConfig } from "../core/config";

@@ -18,6 +18,8 @@ export interface StackPkiArgs {
     validityDays: number;
     /** Re-issue the CA and its certificates this many days before they expire, on a refresh (tls.renewBeforeDays). */
     renewBeforeDays: number;
+    /** Protect the CA key (default: yes); a CA only one client trusts, which it re-reads on every run, need not be. */
+    protectKey?: boolean;
 }
 
 export interface CertificateArgs {
@@ -40,7 +42,7 @@ export class StackPki extends pulumi.ComponentResource {
     constructor(name: string, args: StackPkiArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:tls:StackPki", name, {}, opts);
         // Protected: losing the CA key means re-issuing every certificate and re-distributing the CA.
-        this.caKey = new tls.PrivateKey(`${name}-ca-key`, KEY, { parent: this, protect: true });
+        this.caKey = new tls.PrivateKey(`${name}-ca-key`, KEY, { parent: this, protect: args.protectKey ?? true });
         this.caCert = new tls.SelfSignedCert(
             `${name}-ca`,
             {

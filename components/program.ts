@@ -7,6 +7,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { Metal3IronicConfig, RawConfig, rawConfigFromEntries } from "../core/config";
+import { bmoObjects } from "../core/manifests";
+import { loadBmoRelease } from "./bmo-release";
 import { maskProps, secretConfigKeys, secretNeedles } from "./secret-config";
 import { kubernetesProviderArgs, Metal3Ironic, Metal3IronicArgs, Metal3IronicOutputs, planFromArgs, readPreviousState, validateArgs } from "./index";
 
@@ -29,6 +31,16 @@ export async function runProgram(raw: RawConfig = readRawConfig()): Promise<Meta
     // plans an args object once).
     const config = validateArgs(args);
     const withPrevious: Metal3IronicArgs = { ...args, previous: await readPreviousState() };
+    // baremetal-operator's release (bmo.enabled): its module zip, verified, from the cache or the
+    // proxy; rendered once here, so that a release this program cannot wire is refused now.
+    if (config.bmo.enabled) {
+        try {
+            withPrevious.bmoRelease = (await loadBmoRelease({ version: config.bmo.version, h1: config.bmo.checksum!, goproxy: config.bmo.goproxy })).config;
+            bmoObjects({ plan: planFromArgs(withPrevious), release: withPrevious.bmoRelease, webhookCaBundle: "" });
+        } catch (e) {
+            throw new pulumi.RunError(e instanceof Error ? e.message : String(e));
+        }
+    }
     planFromArgs(withPrevious);
     // An explicit provider: nothing is deployed through an ambient default provider. It is the
     // root's (not the component's own) so that stacks deployed before the component took its

@@ -11,6 +11,7 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { kubernetesProviderArgs, Metal3IronicArgs, Metal3IronicOutputs, defaultProvider, maskedOutputs, planFromArgs, secretMask, userObjectGuard } from "./args";
 import { Conductors } from "./conductors";
+import { BaremetalOperator } from "./bmo";
 import { Credentials } from "./credentials";
 import { MariaDB } from "./mariadb";
 import { MariaDBOperatorCluster } from "./mariadb-operator";
@@ -50,6 +51,9 @@ export class Metal3Ironic extends pulumi.ComponentResource {
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         const plan = planFromArgs(args);
+        if (plan.config.bmo.enabled && !args.bmoRelease) {
+            throw new pulumi.RunError(`bmo.enabled: the component needs baremetal-operator's release in args.bmoRelease: (await loadBmoRelease({ version, h1: checksum, goproxy })).config for bmo.version ${plan.config.bmo.version} (loadBmoRelease is exported by this package; docs/library.md)`);
+        }
         const needles = secretNeedles(args.config as RawConfig, args.secretKeys ?? []);
         let self: pulumi.Resource | undefined;
         // Set below when the caller passed no Kubernetes provider; it applies to resources registered after that.
@@ -90,11 +94,14 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
         }
 
-        new k8s.core.v1.ConfigMap(
+        const bmoConfigMap = new k8s.core.v1.ConfigMap(
             `${name}-bmo`,
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
             { parent: this, dependsOn: [workload] },
         );
+        if (c.bmo.enabled) {
+            new BaremetalOperator(`${name}-baremetal-operator`, { plan, release: args.bmoRelease!, namespace, wiring: [bmoConfigMap, ...mounted] }, { parent: this });
+        }
         // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
         const [pods, service] = workload instanceof Conductors ? [workload.daemonSet, workload.service] : [workload.deployment, workload.service];
         const ready = Readiness.create(`${name}-readiness`, { plan, caPem: caPem ?? "", username: creds.username, password: creds.password, workload: pods, service }, { parent: this });
@@ -131,7 +138,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         return new StackPki(`${name}-pki`, args, { parent: this });
     }
 
-    /** The namespace (kept on destroy when the database volume in it is kept), or the configured one. */
+    /** The namespace (kept on destroy when the database volume in it is kept, or with BMO: hosts may live in it), or the configured one. */
     private namespace(name: string, plan: IronicPlan): pulumi.Output<string> {
         const c = plan.config;
         if (!c.createNamespace) {
@@ -139,7 +146,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             return pulumi.output(plan.namespace);
         }
         // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
-        const keep = (c.database.kind === "mariadb" || c.database.kind === "mariadb-operator") && c.database.retainOnDelete;
+        // With bmo.enabled the BareMetalHosts of the namespace, if any, are kept too (as its CRDs are).
+        const keep = ((c.database.kind === "mariadb" || c.database.kind === "mariadb-operator") && c.database.retainOnDelete) || c.bmo.enabled;
         return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: keep }).metadata.name;
     }
 

@@ -6,6 +6,7 @@
  * change of this one file. docs/ironic-image-contract.md states these facts in prose (read from
  * ironic-image main as of 2026-08; IrSO v0.11 for the deployer conventions).
  */
+import { BMO_PINNED } from "./bmo-release";
 
 /** Entrypoint scripts: the image has no ENTRYPOINT/CMD, every container sets `command`. */
 export const COMMANDS = {
@@ -97,13 +98,10 @@ export const HTTPD_TLS_ENV = {
     vmedia: { protocol: "IRONIC_VMEDIA_SSL_PROTOCOL", ciphers12: "IRONIC_VMEDIA_TLS_12_CIPHERS", ciphers13: "IRONIC_VMEDIA_TLS_13_CIPHERS", curves: "IRONIC_VMEDIA_CURVES" },
 } as const;
 
-/** The keepalived image's contract and our start script's (core/keepalived.ts), re-exported for its importers. */
+/** Re-exported for their importers: the keepalived image's contract and our start script's (core/keepalived.ts),
+ * the ironic image's exporter (core/exporter.ts), our DHCP pruner sidecar's own contract (core/pruner.ts). */
 export { KEEPALIVED_IMAGE, KEEPALIVED_START } from "./keepalived";
-
-/** The ironic image's exporter (core/exporter.ts), re-exported for its importers. */
 export { EXPORTER } from "./exporter";
-
-/** Our DHCP pruner sidecar's own contract (core/pruner.ts), re-exported for its importers. */
 export { PRUNER_ENV, PRUNER_SCRIPT } from "./pruner";
 
 /** Where our own rendered dnsmasq configuration is mounted in the dnsmasq container. */
@@ -245,4 +243,6 @@ export const DEFAULT_IMAGES = {
     ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader:latest",
     keepalived: "quay.io/metal3-io/keepalived:latest",
     mariadb: "docker.io/library/mariadb:11.4.5",
+    /** The pinned release's (BMO_PINNED); bmo.version moves the tag with it. */
+    baremetalOperator: `quay.io/metal3-io/baremetal-operator:${BMO_PINNED.version}`,
 } as const;

@@ -23,6 +23,7 @@ import { userSecretIssues } from "../core/plan/secrets";
 import { findUp } from "../core/render/assets";
 
 import { formatDiff, objectId, readRender } from "./diff";
+import { bmoCacheDir } from "../components/bmo-release";
 import { exitFlushed } from "./exit-flushed";
 import { dhcpLines, pinningLines } from "./plan-summary";
 import { valueOf } from "./offline";
@@ -197,6 +198,8 @@ async function main(): Promise<number> {
     const waitsFor = ready && (ready.expected.length > 0 ? `conductors ${ready.expected.join(", ")}` : "a conductor");
     lines.push(ready ? `readiness: after the workload, waits up to ${plan.config.readiness.timeoutSeconds} s (mode ${plan.config.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");
     lines.push(...dhcpLines(plan));
+    const b = plan.config.bmo;
+    if (b.enabled) lines.push(`baremetal-operator: ${b.version} (${plan.config.images.baremetalOperator}), its release's config/ from ${b.goproxy} (the module zip, verified: ${b.checksum}; cached in ${bmoCacheDir()})`);
     lines.push(...pinningLines(stack, rendered.objects));
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
     lines.push(...encryptedLines(stackFile, skipped));

@@ -1,7 +1,9 @@
 /** Defaults: what an unset key means. docs/configuration.md lists the same values (tools/config-reference.ts checks them). */
 import { DEFAULT_IMAGES, PORTS } from "../contract";
 import { mirrorImage } from "./network";
+import { parseImage } from "./pinning";
 import { resolveImageCache } from "./image-cache";
+import { resolveBmo } from "./bmo";
 import { resolveMetrics } from "./metrics";
 import { resolveResources } from "./resources";
 import { DEFAULT_GALERA_REPLICAS, DEFAULT_OPERATOR_NAMESPACE } from "./database";
@@ -43,7 +45,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         name: p.name ?? "ironic",
         createNamespace: p.createNamespace ?? true,
         clusterDomain: p.clusterDomain ?? "cluster.local",
-        images: imagesDefaults(p.images),
+        images: imagesDefaults(p.images, p),
         ports: {
             api: p.ports?.api ?? PORTS.api,
             http: p.ports?.http ?? PORTS.http,
@@ -90,6 +92,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         imagePullSecrets: p.imagePullSecrets ?? [],
         imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
         metrics: resolveMetrics(p.metrics),
+        bmo: resolveBmo(p.bmo),
         ...(p.external && Object.keys(p.external).length > 0 ? { external: p.external } : {}),
         keepalived: keepalivedDefaults(p.keepalived),
         readiness: {
@@ -140,7 +143,7 @@ function pick<T extends object, K extends keyof T>(o: T | undefined, keys: K[]):
 }
 
 /** Every image, then rewritten to images.registry when set: what every pod pulls. */
-function imagesDefaults(i: ParsedSections["images"]): StackConfig["images"] {
+function imagesDefaults(i: ParsedSections["images"], p: ParsedSections): StackConfig["images"] {
     const registry = i?.registry;
     const m = (ref: string) => mirrorImage(ref, registry);
     return {
@@ -148,6 +151,8 @@ function imagesDefaults(i: ParsedSections["images"]): StackConfig["images"] {
         ipaDownloader: m(i?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader),
         keepalived: m(i?.keepalived ?? DEFAULT_IMAGES.keepalived),
         mariadb: m(i?.mariadb ?? DEFAULT_IMAGES.mariadb),
+        // The release bmo.version names, unless set: the manifests and the binary of one release.
+        baremetalOperator: m(i?.baremetalOperator ?? `${parseImage(DEFAULT_IMAGES.baremetalOperator).repository}:${p.bmo?.version ?? parseImage(DEFAULT_IMAGES.baremetalOperator).tag}`),
         ...(registry !== undefined ? { registry } : {}),
         ...(i?.ironicVersion !== undefined ? { ironicVersion: i.ironicVersion } : {}),
     };

@@ -43,6 +43,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     keepalived: "With provisioning.keepalived: extra VIPs, the VRRP virtual router id and password (your Secret).",
     readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
     metrics: "Sensor data and the ironic-prometheus-exporter beside every Ironic (every conductor in multi); optional ServiceMonitor.",
+    bmo: "baremetal-operator deployed in the namespace from its release's Go module, already wired to this Ironic (off by default).",
 };
 
 export interface ReferenceRow {
@@ -69,6 +70,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["images.ipaDownloader"], type: "image ref", default: "`quay.io/metal3-io/ironic-ipa-downloader:latest`", notes: "the downloader publishes no release tags: pin a digest in production" },
     { keys: ["images.keepalived"], type: "image ref", default: "`quay.io/metal3-io/keepalived:latest`", notes: "only with `provisioning.keepalived`; no release tags: pin a digest in production" },
     { keys: ["images.mariadb"], type: "image ref", default: "`docker.io/library/mariadb:11.4.5`", notes: "with `database.kind: mariadb`" },
+    { keys: ["images.baremetalOperator"], type: "image ref", default: "`quay.io/metal3-io/baremetal-operator:v0.13.2`", notes: "with `bmo.enabled`; unless set, its tag is `bmo.version`: the binary of the release whose manifests are deployed" },
     { keys: ["images.registry"], type: "`host[:port][/path]`", default: "— (each image's own registry)", notes: "pull every image from this mirror: `quay.io/metal3-io/ironic:release-38.0` → `<registry>/metal3-io/ironic:release-38.0`, Docker Hub images under `library/`; see [Network](networks-and-trust.md#registry-mirror)" },
     // ports
     { keys: ["ports.api"], type: "1–65535", default: "`6385`", notes: "API (httpd TLS proxy)" },
@@ -184,6 +186,11 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["metrics.serviceMonitor.enabled"], type: "bool", default: "`false`", notes: "also a prometheus-operator `ServiceMonitor` (monitoring.coreos.com/v1) scraping every conductor's exporter; a switch, not a lookup (previews stay the same whether or not the CRD is installed): without the CRD `pulumi up` fails" },
     { keys: ["metrics.serviceMonitor.labels"], type: "map of label → value", default: "`{}`", notes: "extra labels on the ServiceMonitor, e.g. the one your Prometheus' `serviceMonitorSelector` matches (`release: prometheus`)" },
     { keys: ["metrics.serviceMonitor.interval"], type: "Prometheus duration", default: "— (Prometheus' own)", notes: "the scrape interval of every exporter (`endpoints[].interval`)" },
+    // bmo
+    { keys: ["bmo.enabled"], type: "bool", default: "`false`", notes: "deploy baremetal-operator in the namespace, wired to this Ironic (its `<name>-bmo` ConfigMap, CA and credentials), with its release's CRDs (kept on delete), RBAC and validating webhook (a serving certificate from a CA of its own); see [Getting started](getting-started.md#baremetal-operator-from-the-stack). The CRDs are cluster-wide: one stack per cluster enables it" },
+    { keys: ["bmo.version"], type: "release tag", default: "`v0.13.2`", notes: "the release whose `config/` (from its Go module) is deployed; another than the default needs `bmo.checksum`" },
+    { keys: ["bmo.checksum"], type: "`h1:` hash", default: "v0.13.2's: `h1:XSkyBv4l1OvCL66b7T0FEUaGeS0zOjQKhot9V8zeZQc=`", notes: "the module zip's go.sum hash (`github.com/metal3-io/baremetal-operator <version> h1:…`): the zip is refused unless it matches" },
+    { keys: ["bmo.goproxy"], type: "URL", default: "`https://proxy.golang.org`", notes: "the Go module proxy the zip comes from: `https://`, `http://` or `file://` (a GOPROXY-shaped directory such as `$(go env GOMODCACHE)/cache/download`, for air-gapped runs); the verified zip is cached (under `bmo/` of `$METAL3_IRONIC_CACHE`, else `$XDG_CACHE_HOME/metal3-ironic`, else `~/.cache/metal3-ironic`)" },
     // resources
     { keys: ["resources.<role>.requests.cpu","resources.<role>.requests.memory","resources.<role>.limits.cpu","resources.<role>.limits.memory"], type: "quantity", default: "below", notes: "per container role; what you set is laid over the defaults key by key; a request above its limit is refused" },
     // proxy

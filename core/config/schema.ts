@@ -12,6 +12,7 @@ import { networkSections, registryProblem } from "./network";
 import { externalBlock, reachSections, tlsPolicyShape } from "./reach";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
+import { bmoSection } from "./bmo";
 import { metricsSection } from "./metrics";
 import { databaseSection } from "./database";
 
@@ -123,6 +124,7 @@ export const sections = {
         ipaDownloader: imageRef.optional(),
         keepalived: imageRef.optional(),
         mariadb: imageRef.optional(),
+        baremetalOperator: imageRef.optional(),
         registry: checked(registryProblem).optional(),
         ironicVersion: z.string().regex(/^[0-9]+(\.[0-9]+){0,3}$/, "must be a dotted Ironic version such as 38.0 or 38.0.1").optional(),
     }),
@@ -199,6 +201,8 @@ export const sections = {
     ...reachSections({ strict }),
     imageCache: imageCacheSection({ strict, quantity, port, dnsLabel, storageClassName }),
     metrics: metricsSection({ port, strict }),
+    /** baremetal-operator from its release's module, wired to this Ironic (bmo.ts). */
+    bmo: bmoSection({ strict }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
     readiness: strict({
         enabled: z.boolean().optional(),

@@ -31,7 +31,7 @@ export function controlProblem(s: string): string | undefined {
     return `must not contain control characters (found ${quoted(m[0])} at position ${m.index}): a newline, tab, NUL or DEL would start a new line or field where the value is used`;
 }
 
-const tooLong = (s: string, max: number) => (s.length > max ? `must be at most ${max} characters (got ${s.length})` : undefined);
+export const tooLong = (s: string, max: number) => (s.length > max ? `must be at most ${max} characters (got ${s.length})` : undefined);
 
 /** Free text that reaches an env var or ini file: printable, bounded. */
 export const text = (max: number) => checked((s) => tooLong(s, max) ?? controlProblem(s));

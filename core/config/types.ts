@@ -1,5 +1,6 @@
 /** The validated, defaulted stack configuration: what `validateConfig` returns and the planner reads. */
 import type { ImageCacheConfig } from "./image-cache";
+import type { BmoConfig } from "./bmo";
 import type { MetricsConfig } from "./metrics";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
@@ -89,6 +90,8 @@ export interface StackConfig {
         ipaDownloader: string;
         keepalived: string;
         mariadb: string;
+        /** baremetal-operator's (used with bmo.enabled); its tag follows bmo.version unless set. */
+        baremetalOperator: string;
         /** The mirror every image above was rewritten to (already applied to them), if set. */
         registry?: string;
         /** The Ironic version of images.ironic when its reference has no comparable tag (a bare digest). */
@@ -182,6 +185,8 @@ export interface StackConfig {
     imageCache: ImageCacheConfig;
     /** The ironic-prometheus-exporter beside every Ironic, sensor collection, an optional ServiceMonitor. */
     metrics: MetricsConfig;
+    /** baremetal-operator deployed by the stack (off by default): its release and where its module comes from. */
+    bmo: BmoConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
     /** single: what BMCs on another network reach Ironic at (multi: conductors[].external). */
     external?: ExternalConfig;

@@ -16,6 +16,7 @@
  *   image-cache.ts the IPA image cache's Deployment, claim, Service and scripts; the Ironic pods' cache client
  *   namespace.ts   the namespace with its Pod Security labels; what a namespace made elsewhere must admit
  *   metrics.ts     the exporter container, the metrics Service and the ServiceMonitor (metrics.enabled)
+ *   bmo.ts         baremetal-operator's release objects wired to the stack (bmo.enabled)
  */
 export { ANNOTATIONS, contentHash, inNamespace, sha256 } from "./meta";
 export { databaseVolumes } from "./volumes";
@@ -27,3 +28,5 @@ export { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageC
 export { namespaceManifest, namespaceNotCreatedNote, POD_SECURITY_LABELS } from "./namespace";
 export { exporterContainer, metricsService, serviceMonitor } from "./metrics";
 export type { ServiceMonitor } from "./metrics";
+export { bmoLabels, bmoNames, bmoObjects, bmoWebhookDnsNames } from "./bmo";
+export type { BmoObjects, BmoReleaseFiles } from "./bmo";

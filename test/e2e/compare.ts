@@ -35,10 +35,11 @@ function sameQuantity(a: unknown, b: unknown): boolean {
 }
 
 /**
- * Annotations that hash generated key material (a certificate the stack issues): the offline
- * render's certificates are the mock engine's stand-ins, so only their presence can agree.
+ * Annotations that hash generated key material (a certificate the stack issues) and a webhook's
+ * caBundle (BMO's, a certificate the stack generates): the offline render's certificates are the
+ * mock engine's stand-ins, so only their presence can agree.
  */
-const GENERATED_HASH = /\.annotations\.metal3-ironic\.metal3\.io\/[a-z-]*cert-hash$/;
+const GENERATED_HASH = /\.annotations\.metal3-ironic\.metal3\.io\/[a-z-]*cert-hash$|\.clientConfig\.caBundle$/;
 
 /** Render ⊆ deployed. */
 export function renderedNotDeployed(render: unknown, deployed: unknown, path = ""): Difference[] {
@@ -67,8 +68,15 @@ function listElement(list: unknown[], key: string): unknown {
     }
     if (key.startsWith("i:")) return list[Number(key.slice(2))];
     const want = JSON.parse(key.slice(2)) as Record<string, unknown>;
-    return list.find((x) => isObj(x) && Object.entries(want).every(([k, v]) => String(x[k]) === String(v)));
+    return list.find((x) => isObj(x) && Object.entries(want).every(([k, v]) => String(x[k] ?? KEY_DEFAULTS[k]) === String(v)));
 }
+
+/**
+ * List-key fields the API server defaults when they are left out, so that server-side apply keys
+ * the element with the default: a Service or container port applied without `protocol` is keyed
+ * `{"port":8443,"protocol":"TCP"}` (baremetal-operator's release leaves it out).
+ */
+const KEY_DEFAULTS: Record<string, string> = { protocol: "TCP" };
 
 /** Fields owned by the manager (fieldsV1) that the render lacks. */
 export function ownedNotRendered(fields: Record<string, any>, render: unknown, path = ""): string[] {

@@ -20,7 +20,7 @@ import { describeConductorScenarios } from "./conductors";
 import { HA_FILE, haStack } from "./ha-stack";
 import { Cluster, ConfigSetting, READINESS_OFF, ROOT, Workspace } from "./harness";
 import { describeLifecycleScenarios } from "./lifecycle";
-import { requireToolchain } from "./toolchain";
+import { requireToolchain, toolchainGoProxy } from "./toolchain";
 import { planCli } from "../helpers/plan-cli";
 import { run, tmpDir } from "../helpers/sys";
 import { certManagerCrd } from "../helpers/cert-manager";
@@ -75,6 +75,9 @@ export const EXAMPLES: Example[] = [
         extra: [
             { key: 'metal3-ironic:ironic.config["redfish.password"]', value: "s3cr3t-redfish-pw", path: true, secret: true },
             { key: "metal3-ironic:createNamespace", value: "true", path: false },
+            // baremetal-operator from the stack, its release from the toolchain's Go module cache (as an air-gapped user would point it).
+            { key: "metal3-ironic:bmo.enabled", value: "true", path: true },
+            { key: "metal3-ironic:bmo.goproxy", value: toolchainGoProxy(), path: true },
         ],
         perKey: true,
     },
@@ -181,6 +184,18 @@ for (const ex of EXAMPLES) {
             }
             const out = ws.outputs();
             assert.equal(out.apiUrl, "https://ironic.metal3.svc:6385");
+            if (ex.stack === "dev") {
+                // bmo.enabled: baremetal-operator's CRDs established, its manager wired to the stack, its webhook's CA in caBundle.
+                for (const crd of ["baremetalhosts.metal3.io", "hardwaredata.metal3.io", "preprovisioningimages.metal3.io"]) {
+                    const c = cluster.get(["crd", crd]);
+                    assert.ok(c.status.conditions.some((x: any) => x.type === "Established" && x.status === "True"), `${crd} Established`);
+                }
+                const bmo = cluster.get(["deployment", "-n", ns, "ironic-baremetal-operator"]);
+                assert.deepEqual(bmo.spec.template.spec.containers[0].envFrom, [{ configMapRef: { name: "ironic-bmo" } }]);
+                const vwc = cluster.get(["validatingwebhookconfiguration", "metal3-ironic-bmo-validating-webhook-configuration"]);
+                const cert = cluster.get(["secret", "-n", ns, "ironic-bmo-webhook-cert"]);
+                for (const w of vwc.webhooks) assert.equal(w.clientConfig.caBundle, cert.data["ca.crt"], `${w.name}: caBundle is the CA of the webhook's certificate`);
+            }
             const creds = cluster.get(["secret", "-n", ns, out.credentialsSecretName]);
             assert.equal(Buffer.from(creds.data.username, "base64").toString(), out.credentials.username);
             // With cert-manager the CA is the issuer's (ca.crt of the Secrets it writes): the output is empty.

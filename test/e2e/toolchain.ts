@@ -22,6 +22,14 @@ export function toolchainBin(): string {
     return path.join(cache, key, "bin");
 }
 
+/**
+ * The toolchain's Go module cache as a `file://` Go module proxy (its cache/download is laid out
+ * like one): the build leaves baremetal-operator's release zip there, so bmo.goproxy can point at it.
+ */
+export function toolchainGoProxy(): string {
+    return `file://${path.join(path.dirname(path.dirname(toolchainBin())), "gomod", "cache", "download")}`;
+}
+
 export function missingBinaries(need: "cluster" | "all" = "all"): string[] {
     const bin = toolchainBin();
     return (need === "cluster" ? CLUSTER_BINARIES : TOOLCHAIN_BINARIES).filter((b) => !fs.existsSync(path.join(bin, b)));

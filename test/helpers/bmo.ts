@@ -1,15 +1,13 @@
 /**
- * baremetal-operator (BMO) as its pinned release ships it, for the pod runner: the binary the
- * toolchain builds from the release's module (tools/toolchain/build.sh, target bmo) and the release's
- * own config/ copied beside it (its CRDs, the manager Deployment, RBAC and kustomize components).
- * Nothing of BMO is kept in this repository: its manifests are read from that copy and put together
- * the way its kustomization does (namePrefix, namespace, the webhook patch), then wired to a stack
- * with the release's own tls and basic-auth components, their Secret names replaced by the stack's,
- * and its `ironic` ConfigMap replaced by the stack's `<name>-bmo`: what README.md tells users to do.
+ * baremetal-operator (BMO) for the pod runner: the binary the toolchain builds from the pinned
+ * release's module (tools/toolchain/build.sh, target bmo) in an image laid out like the release's,
+ * and its validating webhook called the way the API server calls it. What the pod runs (its pod
+ * spec, its CRDs, RBAC, the webhook's certificate) is what the stack renders with bmo.enabled
+ * (core/manifests/bmo.ts, from the release's own config/): nothing of BMO is kept here.
+ * Also sushy-tools, the Redfish BMC its hosts are behind.
  */
 import * as fs from "fs";
 import * as path from "path";
-import * as YAML from "yaml";
 
 import { toolchainBin } from "../e2e/toolchain";
 import type { StandinImage } from "./pod-runner";
@@ -17,8 +15,6 @@ import { Daemon, run } from "./sys";
 
 /** The manager's image reference in the release's config/base/manager.yaml. */
 export const BMO_IMAGE = "quay.io/metal3-io/baremetal-operator";
-/** config/base/kustomization.yaml: namePrefix of every object of the release. */
-const NAME_PREFIX = "baremetal-operator-";
 /** The distroless image's user (USER nonroot:nonroot in the release's Dockerfile). */
 const NONROOT = 65532;
 
@@ -28,98 +24,7 @@ export function bmoRelease(): { binary: string; config: string } {
 }
 
 export function bmoBuilt(): boolean {
-    const r = bmoRelease();
-    return fs.existsSync(r.binary) && fs.existsSync(path.join(r.config, "base", "manager.yaml"));
-}
-
-function docs(file: string): any[] {
-    return YAML.parseAllDocuments(fs.readFileSync(file, "utf8"))
-        .map((d) => d.toJS())
-        .filter((o) => o && typeof o === "object");
-}
-
-/** The release's CRDs (config/base/crds/bases), for `kubectl apply`. */
-export function bmoCrds(): any[] {
-    const dir = path.join(bmoRelease().config, "base", "crds", "bases");
-    return fs
-        .readdirSync(dir)
-        .filter((f) => f.endsWith(".yaml"))
-        .sort()
-        .flatMap((f) => docs(path.join(dir, f)));
-}
-
-const CLUSTER_SCOPED = new Set(["ClusterRole", "ClusterRoleBinding"]);
-
-/**
- * The manager's ServiceAccount, its ClusterRole and binding, its leader-election Role and binding
- * and the metrics endpoint's, from config/base/rbac as kustomize renders them into `namespace`.
- */
-export function bmoRbac(namespace: string): any[] {
-    const dir = path.join(bmoRelease().config, "base", "rbac");
-    // Every resource of the release's rbac kustomization (also the metrics Service and its auth roles).
-    const files: string[] = docs(path.join(dir, "kustomization.yaml"))[0].resources;
-    return files.flatMap((f) => docs(path.join(dir, f))).map((o) => {
-        o.metadata.name = NAME_PREFIX + o.metadata.name;
-        if (CLUSTER_SCOPED.has(o.kind)) delete o.metadata.namespace;
-        else o.metadata.namespace = namespace;
-        if (o.roleRef) o.roleRef.name = NAME_PREFIX + o.roleRef.name;
-        for (const s of o.subjects ?? []) Object.assign(s, { name: NAME_PREFIX + s.name, namespace });
-        return o;
-    });
-}
-
-/** The manager's ServiceAccount name as the release renders it. */
-export const BMO_SERVICE_ACCOUNT = `${NAME_PREFIX}controller-manager`;
-
-/** A strategic merge of a Deployment patch's pod template into `spec`, as far as the release's patches need it. */
-function mergePod(spec: any, patch: any): any {
-    const p = patch.spec.template.spec;
-    for (const pc of p.containers ?? []) {
-        const c = spec.containers.find((x: any) => x.name === pc.name);
-        if (!c) throw new Error(`patch names container ${pc.name}, which the manager Deployment does not have`);
-        for (const list of ["ports", "volumeMounts", "envFrom", "env"]) if (pc[list]) c[list] = [...(c[list] ?? []), ...pc[list]];
-    }
-    if (p.volumes) spec.volumes = [...(spec.volumes ?? []), ...p.volumes];
-    return spec;
-}
-
-export interface BmoWiring {
-    /** The stack's `<name>-bmo` ConfigMap, in place of the release's generated `ironic` ConfigMap. */
-    configMap: string;
-    /** The stack's `<name>-cacert` Secret, in place of `ironic-cacert` (the release's tls component). */
-    caSecret: string;
-    /** The stack's `<name>-credentials` Secret, in place of `ironic-credentials` (its basic-auth component). */
-    credentialsSecret: string;
-}
-
-/**
- * The manager Deployment's pod spec: config/base/manager.yaml with the base's webhook patch, the
- * namePrefix applied to what it names (ServiceAccount, ConfigMap), and the release's tls and
- * basic-auth components, wired to the stack as README.md says ("Wiring baremetal-operator").
- * Returns the spec and the name of the webhook's serving-certificate Secret it mounts.
- */
-export function bmoPodSpec(w: BmoWiring): { spec: any; webhookSecret: string } {
-    const config = bmoRelease().config;
-    const [dep] = docs(path.join(config, "base", "manager.yaml"));
-    const spec = dep.spec.template.spec;
-    mergePod(spec, docs(path.join(config, "base", "manager_webhook_patch.yaml"))[0]);
-    spec.serviceAccountName = NAME_PREFIX + spec.serviceAccountName;
-    const manager = spec.containers.find((c: any) => c.name === "manager");
-    const ironicCm = (manager.envFrom ?? []).find((e: any) => e.configMapRef);
-    if (ironicCm?.configMapRef.name !== "ironic") throw new Error(`the release's manager reads ConfigMap ${JSON.stringify(ironicCm)}, not "ironic"`);
-    ironicCm.configMapRef.name = w.configMap;
-    const renamed: Record<string, string> = { "ironic-cacert": w.caSecret, "ironic-credentials": w.credentialsSecret };
-    for (const component of ["tls/tls_ca_patch.yaml", "basic-auth/credentials_patch.yaml"]) {
-        const patch = docs(path.join(config, "components", component))[0];
-        for (const v of patch.spec.template.spec.volumes ?? []) {
-            if (!v.secret || !(v.secret.secretName in renamed)) throw new Error(`${component}: unexpected volume ${JSON.stringify(v)}`);
-            v.secret.secretName = renamed[v.secret.secretName];
-        }
-        mergePod(spec, patch);
-    }
-    const webhook = spec.volumes.find((v: any) => v.name === "cert")?.secret?.secretName;
-    if (!webhook) throw new Error("the release's webhook patch mounts no serving certificate Secret");
-    return { spec, webhookSecret: webhook };
+    return fs.existsSync(bmoRelease().binary);
 }
 
 /** The image as its Dockerfile makes it: distroless (no shell), the binary at /baremetal-operator, user nonroot. */
@@ -194,4 +99,55 @@ export async function startSushy(o: { ns: string; ip: string; port: number; conf
         await new Promise((r) => setTimeout(r, 300));
     }
     return d;
+}
+
+/**
+ * BMO's validating webhook called as the API server calls it, from what the stack renders: its
+ * configuration `vwc`, the Service it names and the pod template's labels. The Service must select
+ * the pod; an AdmissionReview is POSTed to the BareMetalHost webhook's path at the Service's DNS
+ * name, resolved (as the Service's endpoint would be) to the pod's address and the Service's
+ * targetPort, TLS verified with the configuration's caBundle alone. A valid host is allowed; one
+ * whose BMC address has an unknown scheme is refused with BMO's own reason.
+ */
+export async function checkWebhook(o: { work: string; vwc: any; services: any[]; podLabels: Record<string, string>; netns: string; podIp: string }): Promise<void> {
+    const { work, vwc, netns, podIp } = o;
+    const hook = vwc.webhooks.find((w: any) => w.name === "baremetalhost.metal3.io");
+    if (!hook) throw new Error(`the webhook configuration has no baremetalhost.metal3.io webhook: ${JSON.stringify(vwc.webhooks.map((w: any) => w.name))}`);
+    const svc = hook.clientConfig.service;
+    const namespace = svc.namespace;
+    const service = o.services.find((x) => x.metadata.name === svc.name && x.metadata.namespace === svc.namespace);
+    if (!service) throw new Error(`the webhook names Service ${svc.namespace}/${svc.name}, which the stack does not render`);
+    const unmatched = Object.entries(service.spec.selector ?? {}).filter(([k, v]) => o.podLabels[k] !== v);
+    if (unmatched.length > 0 || !service.spec.selector) throw new Error(`Service ${svc.name} does not select BMO's pod: ${JSON.stringify(unmatched)} (pod labels ${JSON.stringify(o.podLabels)})`);
+    const port = service.spec.ports.find((p: any) => p.port === (svc.port ?? 443));
+    if (!port) throw new Error(`Service ${svc.name} has no port ${svc.port ?? 443}: ${JSON.stringify(service.spec.ports)}`);
+    const target = port.targetPort ?? port.port;
+    const host = `${svc.name}.${svc.namespace}.svc`;
+    const ca = path.join(work, "bmo-webhook-ca.pem");
+    fs.writeFileSync(ca, Buffer.from(hook.clientConfig.caBundle, "base64"));
+    const review = (address: string) => ({
+        apiVersion: "admission.k8s.io/v1",
+        kind: "AdmissionReview",
+        request: {
+            uid: "6f1e4c2a-0000-4000-8000-00000000b0b0",
+            kind: { group: "metal3.io", version: "v1alpha1", kind: "BareMetalHost" },
+            resource: { group: "metal3.io", version: "v1alpha1", resource: "baremetalhosts" },
+            name: "webhook-probe",
+            namespace,
+            operation: "CREATE",
+            userInfo: { username: "system:admin" },
+            object: { apiVersion: "metal3.io/v1alpha1", kind: "BareMetalHost", metadata: { name: "webhook-probe", namespace }, spec: { online: false, bootMACAddress: "52:54:00:00:0b:0b", bmc: { address, credentialsName: "webhook-probe-bmc" } } },
+        },
+    });
+    const call = (address: string) => {
+        const file = path.join(work, "bmo-webhook-review.json");
+        fs.writeFileSync(file, JSON.stringify(review(address)));
+        const r = run("ip", ["netns", "exec", netns, "curl", "-sS", "--max-time", "20", "--cacert", ca, "--resolve", `${host}:${target}:${podIp}`, "-H", "Content-Type: application/json", "--data-binary", `@${file}`, `https://${host}:${target}${svc.path}`], { allowFail: true });
+        if (r.status !== 0) throw new Error(`BMO's webhook at https://${host}:${target}${svc.path} (caBundle of the webhook configuration): curl exited ${r.status}: ${r.stderr}`);
+        return JSON.parse(r.stdout).response;
+    };
+    const ok = call("redfish+http://192.0.2.1:8000/redfish/v1/Systems/1");
+    if (ok?.allowed !== true) throw new Error(`BMO's webhook refused a valid host: ${JSON.stringify(ok)}`);
+    const bad = call("bogus://192.0.2.1");
+    if (bad?.allowed !== false || !/Unknown BMC type 'bogus'/.test(bad.status?.message ?? "")) throw new Error(`BMO's webhook allowed or misjudged a host with an unknown BMC type: ${JSON.stringify(bad)}`);
 }

@@ -187,7 +187,8 @@ export class HaPodLab<N extends LabNode> {
         const { plan, rendered } = this.o;
         const kube = (this.kube = Cluster.up());
         kube.kubectl(["create", "namespace", plan.namespace]);
-        const rbac = rendered.objects.filter((x) => ["ServiceAccount", "Role", "RoleBinding"].includes(x.kind));
+        // The slot agents' (BMO's, with bmo.enabled, are the BMO test's).
+        const rbac = rendered.objects.filter((x) => ["ServiceAccount", "Role", "RoleBinding"].includes(x.kind) && x.metadata.labels?.["app.kubernetes.io/name"] !== "baremetal-operator");
         assert.deepEqual(rbac.map((x) => x.kind).sort(), ["Role", "RoleBinding", "ServiceAccount"]);
         kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
         const token = kube.kubectl(["create", "token", plan.names.slotAccount, "-n", plan.namespace, "--duration", "2h"]).stdout.trim();

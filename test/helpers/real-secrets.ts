@@ -65,7 +65,13 @@ export function realProviderState(type: string, name: string, rawInputs: Record<
             return withTmp((d) => {
                 fs.writeFileSync(path.join(d, "key.pem"), inputs.privateKeyPem);
                 const days = String(Math.max(1, Math.floor((inputs.validityPeriodHours ?? 24) / 24)));
-                const cert = openssl(["req", "-x509", "-new", "-key", path.join(d, "key.pem"), "-subj", subj(inputs.subject, name), "-days", days, "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"]);
+                // A CA (the stack's), or a server certificate that is its own trust anchor (BMO's webhook): with its SANs.
+                const sans = [...(inputs.dnsNames ?? []).map((n: string) => `DNS:${n}`), ...(inputs.ipAddresses ?? []).map((ip: string) => `IP:${ip}`)];
+                const ext = inputs.isCaCertificate
+                    ? ["-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign,digitalSignature"]
+                    : ["-addext", "basicConstraints=CA:FALSE", "-addext", "keyUsage=digitalSignature,keyEncipherment", "-addext", "extendedKeyUsage=serverAuth"];
+                if (sans.length > 0) ext.push("-addext", `subjectAltName=${sans.join(",")}`);
+                const cert = openssl(["req", "-x509", "-new", "-key", path.join(d, "key.pem"), "-subj", subj(inputs.subject, name), "-days", days, ...ext]);
                 return { certPem: cert, readyForRenewal: false };
             });
         case "tls:index/certRequest:CertRequest":

@@ -18,20 +18,20 @@ import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
-import { BMO_SERVICE_ACCOUNT, bmoBuilt, bmoCrds, bmoImage, bmoLogProblems, bmoPodSpec, bmoRbac, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
+import { bmoBuilt, bmoImage, bmoLogProblems, bmoRelease, checkWebhook, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { assertImageWritten, BmhWatch, ImageServer } from "../helpers/bmh";
 import { CLUSTER_IP, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { conductorName, until } from "../helpers/ironic-lab";
-import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
+import { makeCa } from "../helpers/openssl-ca";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
 import { canUseNetns, Daemon, dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
-import { requireToolchain } from "../e2e/toolchain";
+import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 
 /** A node the test knows in full, whether or not the stack config lists it. */
 interface KnownNode {
@@ -252,6 +252,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     let relay: DhcpRelay | undefined;
     /** baremetal-operator's pod, from the test that starts it to the one that provisions a host. */
     let operator: PodRunner | undefined;
+    /** METAL3_IRONIC_CACHE before the lab pointed the program's cache of BMO's release at its own dir. */
+    let cacheBefore: string | undefined;
     /** The real IPA ramdisk the image cache serves for x86_64, or why there is none. */
     let ipa: IpaRamdisk | string = "";
     const tagOf = (i: number) => `0d2c43d4-5a1e-4c3b-9a00-00000000000${i}`;
@@ -323,7 +325,10 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // Ironic's wait for a lost agent, shortened so that CI can wait for it (the ha example waits
         // 3600 s, the image 4800 s): the agent heartbeats every 18-36 s, a deploy with no call-back
         // for 120 s fails (checked every 10 s), and BMO retries it.
-        s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, conductors: [(raw.conductors as any[])[0], { name: "cp-1" }], ironic: labIronic(raw.ironic) }));
+        // bmo.enabled: baremetal-operator as the stack deploys it, its release from the toolchain's Go module cache (the program's cache of it: the lab's).
+        cacheBefore = process.env.METAL3_IRONIC_CACHE;
+        process.env.METAL3_IRONIC_CACHE = path.join(lab.work, "cache");
+        s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, conductors: [(raw.conductors as any[])[0], { name: "cp-1" }], ironic: labIronic(raw.ironic), bmo: { enabled: true, goproxy: toolchainGoProxy() } }));
         assert.deepEqual(listedConductors(s.plan).map((c) => [c.node, c.ip]), [["cp-0", "172.22.0.2"], ["cp-1", undefined]]);
         // One pod per node on the provisioning network, which carries cluster traffic too. The slot
         // agents claim their DHCP slots from the local cluster's real API server, reached from the
@@ -347,6 +352,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await relay?.stop();
         for (const d of daemons) await d.stop();
         await lab.tearDown();
+        if (cacheBefore === undefined) delete process.env.METAL3_IRONIC_CACHE;
+        else process.env.METAL3_IRONIC_CACHE = cacheBefore;
     });
 
     it("every node's init containers complete (IPA images from the cache, the DHCP provider's directories)", async function () {
@@ -583,22 +590,22 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await lab.runJob(lab.clusterPod("Job", "migrate", "172.22.0.252", "jm"));
     });
 
-    it("baremetal-operator, deployed as its release ships it and wired as README.md says, reaches the API through its Service, registers a Redfish host and brings it to available; its log has no TLS, auth or API-version error", async function () {
-        requireOrSkip(this, bmoBuilt(), `baremetal-operator and its release's config in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
+    it("baremetal-operator, deployed as the stack renders it (bmo.enabled: its release's objects, wired to the stack), reaches the API through its Service, serves its webhook with the certificate the webhook configuration trusts, registers a Redfish host and brings it to available; its log has no TLS, auth or API-version error", async function () {
+        requireOrSkip(this, bmoBuilt(), `baremetal-operator in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
         requireOrSkip(this, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
         const kube = lab.kube!;
         const ns = s.plan.namespace;
-        // The release's CRDs and RBAC, as `kubectl apply -k` of its config/base would create them in the stack's namespace.
-        kube.kubectl(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: bmoCrds() }) });
+        // Every object of BMO the stack renders goes to the API server but the webhook configuration: the
+        // API server of the local cluster cannot reach a pod (no kube-proxy); the test calls the webhook as it would, below.
+        const objs = s.rendered.objects.filter((o) => o.metadata?.labels?.["app.kubernetes.io/name"] === "baremetal-operator");
+        kube.kubectl(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objs.filter((o) => o.kind === "CustomResourceDefinition") }) });
         kube.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/baremetalhosts.metal3.io"]);
-        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: bmoRbac(ns) }) });
-        const token = kube.kubectl(["create", "token", BMO_SERVICE_ACCOUNT, "-n", ns, "--duration", "2h"]).stdout.trim();
-        // Its manager Deployment, wired with the stack's ConfigMap and Secrets only.
-        const { spec, webhookSecret } = bmoPodSpec({ configMap: s.plan.names.bmoConfigMap, caSecret: s.plan.names.caSecret, credentialsSecret: s.plan.names.credentialsSecret });
-        // cert-manager's part in the release (the webhook's serving certificate; no webhook configuration is registered here).
-        const whCa = makeCa(path.join(lab.work, "bmo-webhook-ca"));
-        makeIntermediate(whCa, path.join(lab.work, "bmo-webhook"), { ca: false });
-        s.cluster.secrets[webhookSecret] = Object.fromEntries(["tls.crt", "tls.key"].map((f) => [f, fs.readFileSync(path.join(lab.work, "bmo-webhook", f), "utf8")]));
+        const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Service"];
+        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objs.filter((o) => rbacKinds.includes(o.kind)) }) });
+        const dep = objs.find((o) => o.kind === "Deployment")!;
+        const spec = dep.spec.template.spec;
+        const token = kube.kubectl(["create", "token", spec.serviceAccountName, "-n", ns, "--duration", "2h"]).stdout.trim();
+        const webhook = objs.find((o) => o.kind === "ValidatingWebhookConfiguration")!;
         // A Redfish BMC (sushy-tools' fake driver) in the admin namespace, where BMCs are.
         const system = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b0", name: "bmo-host-0", mac: macOf(7) };
         const bmcPort = 8000;
@@ -611,10 +618,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const podIf = net.plug(podNs, "hbo", lab.sw, lab.br, { cidr: `${BMO_IP}/${lab.prefix}` });
         net.routeOnLink(podNs, `${CLUSTER_IP}/32`, podIf);
         bmoApiIp = known[0].ip;
-        const bmo = new PodRunner({ name: "baremetal-operator-0", namespace: ns, spec, cluster: s.cluster, images: bmoImage(lab.work), work: lab.work, netns: podNs, nodeName: known[0].node, hostIP: known[0].ip, podIP: BMO_IP, hosts: lab.serviceHosts(bmoApiIp), serviceAccount: { ...lab.serviceAccount!, token } });
+        const bmo = new PodRunner({ name: `${dep.metadata.name}-0`, namespace: ns, spec, cluster: s.cluster, images: bmoImage(lab.work), work: lab.work, netns: podNs, nodeName: known[0].node, hostIP: known[0].ip, podIP: BMO_IP, hosts: lab.serviceHosts(bmoApiIp), serviceAccount: { ...lab.serviceAccount!, token } });
         lab.others.push(bmo);
         bmo.startContainers();
         await bmo.waitReady("manager", 120000);
+        // The webhook as the API server calls it: at its Service's name (here the pod's address), TLS
+        // verified with the configuration's caBundle alone, an AdmissionReview of a host without a BMC address.
+        await checkWebhook({ work: lab.work, vwc: webhook, services: objs.filter((o) => o.kind === "Service"), podLabels: dep.spec.template.metadata.labels, netns: podNs, podIp: BMO_IP });
         const t0 = Date.now();
         kube.kubectl(["apply", "-f", "-"], {
             input: JSON.stringify({

@@ -57,7 +57,7 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(needsToolchain("test/e2e/examples.test.ts"), "all");
         assert.equal(needsToolchain("test/unit/ip.test.ts"), "none");
         // The pod tier needs a local cluster and BMO, no Pulumi: it starts once the toolchain's first stage is built.
-        for (const f of ["test/integration/pods.test.ts", "test/integration/pods-v6.test.ts", "test/integration/bmo-kustomize.test.ts"]) assert.equal(needsToolchain(f), "cluster", f);
+        for (const f of ["test/integration/pods.test.ts", "test/integration/pods-v6.test.ts", "test/integration/bmo-release.test.ts"]) assert.equal(needsToolchain(f), "cluster", f);
         const dir = tmpDir("needs");
         fs.mkdirSync(path.join(dir, "test"));
         // (Spelt in two parts: this file itself must not read as one that needs the toolchain.)
@@ -120,7 +120,7 @@ describe("npm test (tools/run-tests.ts)", function () {
         });
         fs.rmSync(dir, { recursive: true, force: true });
         assert.equal(r.status, 1, r.stdout + r.stderr);
-        assert.match(r.stdout, /integration\+toolchain \(test\/integration\/bmo-kustomize\.test\.ts, .*pods\.test\.ts.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /integration\+toolchain \(test\/integration\/bmo-release\.test\.ts, .*pods\.test\.ts.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
     });
 

@@ -3,6 +3,7 @@
  * Adding a rule is adding a file here that exports a `Rule` and listing it below; `rule.ts` (the
  * type) and `network.ts` (the provisioning network as numbers) are shared by the rules, not rules.
  */
+import { bmoRule } from "./bmo";
 import { conductorsRule } from "./conductors";
 import { databaseRule } from "./database";
 import { dhcpExtraRangesRule } from "./dhcp-extra-ranges";
@@ -48,6 +49,7 @@ export const RULES: readonly Rule[] = [
     resourcesRule,
     trustRule,
     metricsRule,
+    bmoRule,
     downloadsRule,
     externalRule,
     keepalivedRule,

@@ -105,6 +105,7 @@ describe("config/network: images.registry", function () {
                 ipaDownloader: "mirror.corp.example/metal3-io/ironic-ipa-downloader:latest",
                 keepalived: "mirror.corp.example/metal3-io/keepalived:latest",
                 mariadb: "mirror.corp.example/library/mariadb:11.4.5",
+                baremetalOperator: "mirror.corp.example/metal3-io/baremetal-operator:v0.13.2",
                 registry: "mirror.corp.example",
             },
         );

@@ -68,4 +68,28 @@ describe("e2e comparison: hashes of generated certificates", function () {
         assert.deepEqual(compareObject(dep("aaa", "c1"), withManager(dep("bbb", "c1"))), []);
         assert.equal(compareObject(dep("aaa", "c1"), withManager(dep("aaa", "c2"))).length, 1);
     });
+
+    it("finds a port the render gives without protocol under the key server-side apply gives it (protocol TCP, the API server's default), and no other", function () {
+        const svc = (ports: any[]) => ({ apiVersion: "v1", kind: "Service", metadata: { name: "s" }, spec: { ports } });
+        const fields = { "f:spec": { "f:ports": { 'k:{"port":8443,"protocol":"TCP"}': { ".": {}, "f:port": {} } } } };
+        const withManager = (o: any) => ({ ...o, metadata: { ...o.metadata, managedFields: [{ manager: "pulumi-kubernetes-1", operation: "Apply", fieldsV1: fields }] } });
+        const deployed = withManager(svc([{ port: 8443, protocol: "TCP" }]));
+        assert.deepEqual(compareObject(svc([{ port: 8443 }]), deployed), []);
+        assert.equal(compareObject(svc([{ port: 8443, protocol: "UDP" }]), deployed).length > 0, true, "another protocol is another port");
+        assert.equal(compareObject(svc([{ port: 9443 }]), deployed).length > 0, true, "another port");
+    });
+
+    it("compares a webhook's caBundle (BMO's, a certificate the stack generates) by presence only, not the rest of its clientConfig", function () {
+        const vwc = (ca: string | undefined, path: string) => ({
+            apiVersion: "admissionregistration.k8s.io/v1",
+            kind: "ValidatingWebhookConfiguration",
+            metadata: { name: "w" },
+            webhooks: [{ name: "h.metal3.io", clientConfig: { ...(ca !== undefined ? { caBundle: ca } : {}), service: { name: "s", namespace: "n", path } } }],
+        });
+        const fields = { "f:webhooks": { 'k:{"name":"h.metal3.io"}': { "f:clientConfig": { "f:caBundle": {}, "f:service": { "f:name": {}, "f:namespace": {}, "f:path": {} } } } } };
+        const withManager = (o: any) => ({ ...o, metadata: { ...o.metadata, managedFields: [{ manager: "pulumi-kubernetes-1", operation: "Apply", fieldsV1: fields }] } });
+        assert.deepEqual(compareObject(vwc("c3RhbmQtaW4=", "/v"), withManager(vwc("cmVhbA==", "/v"))), []);
+        assert.equal(compareObject(vwc("c3RhbmQtaW4=", "/v"), withManager(vwc("cmVhbA==", "/other"))).length, 1);
+        assert.equal(compareObject(vwc("c3RhbmQtaW4=", "/v"), withManager(vwc(undefined, "/v"))).length, 1, "absent when deployed");
+    });
 });

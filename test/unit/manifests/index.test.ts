@@ -2,6 +2,7 @@
 import { strict as assert } from "assert";
 
 import * as barrel from "../../../core/manifests";
+import * as bmo from "../../../core/manifests/bmo";
 import * as configmaps from "../../../core/manifests/configmaps";
 import * as imageCache from "../../../core/manifests/image-cache";
 import * as ironic from "../../../core/manifests/ironic";
@@ -26,6 +27,7 @@ describe("manifests/index", function () {
             imageCachePvc: imageCache, imageCacheScriptsData: imageCache, imageCacheService: imageCache,
             namespaceManifest: namespace, namespaceNotCreatedNote: namespace, POD_SECURITY_LABELS: namespace,
             exporterContainer: metrics, metricsService: metrics, serviceMonitor: metrics,
+            bmoLabels: bmo, bmoNames: bmo, bmoObjects: bmo, bmoWebhookDnsNames: bmo,
         };
         assert.deepEqual(Object.keys(barrel).sort(), Object.keys(from).sort());
         for (const [name, mod] of Object.entries(from)) assert.equal((barrel as Record<string, unknown>)[name], mod[name], name);
