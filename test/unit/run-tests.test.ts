@@ -17,8 +17,8 @@ describe("npm test (tools/run-tests.ts)", function () {
     this.timeout(120000);
 
     it("groups the files into units, longest first; a free lane takes the first it can run now, and waits for the toolchain stage that comes first only when nothing else is left", function () {
-        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/e2e/examples.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/unit/d.test.ts"];
-        const tc = (f: string): ToolchainNeed => (f.includes("/e2e/") ? "all" : f.endsWith("pods.test.ts") ? "cluster" : "none");
+        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/e2e/examples.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/integration/pods-v6.test.ts", "test/unit/d.test.ts"];
+        const tc = (f: string): ToolchainNeed => (f.includes("/e2e/") ? "all" : f.includes("/pods") ? "cluster" : "none");
         const units = planUnits(files, tc);
         assert.deepEqual(
             units.map((u) => [u.name, u.files, u.needsToolchain]),
@@ -27,6 +27,7 @@ describe("npm test (tools/run-tests.ts)", function () {
                 ["e2e-examples", ["test/e2e/examples.test.ts"], "all"],
                 ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
                 ["integration-2", ["test/integration/c2.test.ts"], "none"],
+                ["integration+toolchain-2", ["test/integration/pods-v6.test.ts"], "cluster"],
                 ["e2e", ["test/e2e/b.test.ts"], "all"],
                 ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], "none"],
             ],
@@ -34,20 +35,24 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(tierOf("test/components/a.test.ts"), "program");
         const built = (stages: ToolchainNeed[]) => (need: ToolchainNeed) => need === "none" || stages.includes(need);
         // Two lanes while the toolchain builds: both integration halves, then unit+program; a lane
-        // with nothing to run waits for the cluster stage (the pod tier), then for all of it (the
-        // example stacks, the other e2e suites).
+        // with nothing to run waits for the cluster stage (the pod tier first, then the other
+        // files that need that stage), then for all of it (the example stacks, the other e2e suites).
         const queue = [...units];
         const take = (stages: ToolchainNeed[]) => queue.splice(nextUnit(queue, built(stages)), 1)[0].name;
-        assert.deepEqual([take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster", "all"])], ["integration-1", "integration-2", "unit+program", "integration+toolchain", "e2e-examples", "e2e"]);
+        assert.deepEqual(
+            [take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster"]), take(["cluster", "all"])],
+            ["integration-1", "integration-2", "unit+program", "integration+toolchain", "integration+toolchain-2", "e2e-examples", "e2e"],
+        );
         assert.equal(nextUnit(queue, built(["cluster", "all"])), -1);
         // With the cluster stage built and the rest not: the pod tier goes first, whatever its place.
         const waiting = planUnits(files, tc).filter((u) => u.needsToolchain !== "none");
         assert.equal(waiting[nextUnit(waiting, built(["cluster"]))].name, "integration+toolchain");
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "e2e-examples", "integration-1", "integration-2", "e2e", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "e2e-examples", "integration-1", "integration-2", "integration+toolchain-2", "e2e", "unit+program"]);
         // A file that needs all of it makes its unit wait for all of it.
-        assert.equal(planUnits(["test/integration/x.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"))[0].needsToolchain, "all");
+        const mixed = planUnits(["test/integration/x.test.ts", "test/integration/y.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"));
+        assert.deepEqual(mixed.map((u) => [u.name, u.needsToolchain]), [["integration+toolchain", "cluster"], ["integration+toolchain-2", "all"]]);
     });
 
     it("finds every test file of the checkout, and the ones that need the toolchain from their source", function () {
@@ -120,8 +125,9 @@ describe("npm test (tools/run-tests.ts)", function () {
         });
         fs.rmSync(dir, { recursive: true, force: true });
         assert.equal(r.status, 1, r.stdout + r.stderr);
-        assert.match(r.stdout, /integration\+toolchain \(test\/integration\/bmo-release\.test\.ts, .*pods\.test\.ts.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
-        assert.match(r.stdout, /^npm test: 0 passed, 1 failed/m);
+        assert.match(r.stdout, /integration\+toolchain \(test\/integration\/pods\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /integration\+toolchain-2 \(test\/integration\/bmo-release\.test\.ts, .*pods-v6\.test\.ts.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /^npm test: 0 passed, 2 failed/m);
     });
 
     it("a mocha process whose tests ended but that does not exit (a leaked process or timer) is stopped and counted as a failure naming it, not left to hold its lane", function () {
