@@ -18,9 +18,9 @@ export const BMO_IMAGE = "quay.io/metal3-io/baremetal-operator";
 /** The distroless image's user (USER nonroot:nonroot in the release's Dockerfile). */
 const NONROOT = 65532;
 
-export function bmoRelease(): { binary: string; config: string } {
-    const bin = toolchainBin();
-    return { binary: path.join(bin, "baremetal-operator"), config: path.join(path.dirname(bin), "bmo-config") };
+/** The BMO binary the toolchain built (its manifests come from the release's module zip: core/bmo-release.ts). */
+export function bmoRelease(): { binary: string } {
+    return { binary: path.join(toolchainBin(), "baremetal-operator") };
 }
 
 export function bmoBuilt(): boolean {
