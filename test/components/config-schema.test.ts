@@ -24,6 +24,21 @@ describe("Pulumi.yaml config declarations (npm run config-schema)", function () 
         assert.equal(fs.readFileSync(PULUMI_YAML, "utf8"), pulumiYaml());
     });
 
+    it("the engine runs the program transpiled, not type-checked: the tsconfig Pulumi.yaml names extends tsconfig.json and the SDK reads noCheck from it; npm run typecheck still checks the program", function () {
+        const runtime = YAML.parse(fs.readFileSync(PULUMI_YAML, "utf8")).runtime;
+        assert.deepEqual(runtime, { name: "nodejs", options: { typescript: true, tsconfig: "tsconfig.pulumi.json" } });
+        const file = path.join(ROOT, runtime.options.tsconfig);
+        assert.equal(JSON.parse(fs.readFileSync(file, "utf8")).extends, "./tsconfig.json");
+        // The Node.js SDK's own reader (cmd/run/run.js): `noCheck` there makes ts-node transpile only.
+        // eslint-disable-next-line @typescript-eslint/no-var-requires
+        const { loadTypeScriptCompilerOptions } = require("@pulumi/pulumi/tsutils");
+        assert.equal(loadTypeScriptCompilerOptions(file).noCheck, true);
+        assert.equal(loadTypeScriptCompilerOptions(path.join(ROOT, "tsconfig.json")).noCheck, undefined, "tsconfig.json (npm run typecheck) checks types");
+        const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
+        assert.match(pkg.scripts.typecheck, /tsc --noEmit -p (\.|tsconfig\.json)( |$)/);
+        assert.ok(JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")).include.includes("index.ts"));
+    });
+
     it("docs/configuration.md is exactly what the schema and core/config/reference.ts generate (run `npm run config-schema` after changing either)", function () {
         assert.equal(fs.readFileSync(CONFIGURATION_MD, "utf8"), configurationMd(), "docs/configuration.md drifted: run `npm run config-schema` and commit it");
     });

@@ -82,8 +82,22 @@ export class Cluster {
     }
 }
 
+/**
+ * What a current Node.js language host hands the program from Pulumi.yaml's runtime options: it
+ * sets PULUMI_NODEJS_TSCONFIG_PATH from `tsconfig` (pulumi-language-nodejs, RunRequest.info.options).
+ * The toolchain's host (sdk v3.68.0, the newest the module proxy serves) reads options only from
+ * command-line flags, which the CLI no longer passes: without this, the e2e tier would run the
+ * program as no user's host does (type-checked on every run).
+ */
+export function runtimeOptionsEnv(projectDir: string): NodeJS.ProcessEnv {
+    const file = path.join(projectDir, "Pulumi.yaml");
+    if (!fs.existsSync(file)) return {};
+    const tsconfig = YAML.parse(fs.readFileSync(file, "utf8"))?.runtime?.options?.tsconfig;
+    return typeof tsconfig === "string" ? { PULUMI_NODEJS_TSCONFIG_PATH: tsconfig } : {};
+}
+
 /** Files of the project a Pulumi workspace needs; linked, so the workspace runs this checkout. */
-const PROJECT_FILES = ["index.ts", "components", "core", "assets", "node_modules", "package.json", "tsconfig.json"];
+const PROJECT_FILES = ["index.ts", "components", "core", "assets", "node_modules", "package.json", "tsconfig.json", "tsconfig.pulumi.json"];
 
 /**
  * A Pulumi project directory of its own (the checkout's program, linked) holding one stack, so
@@ -123,7 +137,7 @@ export class Workspace {
 
     pulumi(args: string[], opts: { allowFail?: boolean; timeout?: number; env?: NodeJS.ProcessEnv } = {}): Result {
         // The Kubernetes provider leaves a temporary kubeconfig per run in TMPDIR: keep them in the suite's directory.
-        const env = { ...this.cluster.env, TMPDIR: this.tmp, ...(opts.env ?? {}) };
+        const env = { ...this.cluster.env, TMPDIR: this.tmp, ...runtimeOptionsEnv(this.dir), ...(opts.env ?? {}) };
         const r = run("pulumi", [...args, "--non-interactive", "--stack", this.stack], { env, cwd: this.dir, timeout: opts.timeout ?? 900000, allowFail: true });
         if (!opts.allowFail && r.status !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${r.status}:\n${(r.stdout + r.stderr).slice(-6000)}`);
         return r;
