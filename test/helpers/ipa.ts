@@ -10,6 +10,15 @@ import * as path from "path";
 
 export const IPA_BUILD = path.resolve(__dirname, "..", "..", "tools", "ipa-ramdisk", "build.sh");
 
+/**
+ * The disk of a host the agent boots on, in MiB (a sparse file): the agent takes no disk under
+ * 4 GiB as a root device (utils.guess_root_disk) and, finding none, waits 10 × 3 s for one at start
+ * and again after its lookup (hardware.wait_for_disks): a minute of every boot, as on no real server.
+ */
+export const AGENT_DISK_MIB = 8192;
+/** What the agent logs when it gave up waiting for a root device (hardware.wait_for_disks). */
+export const NO_ROOT_DEVICE = /The root device was not detected/;
+
 export interface IpaRamdisk {
     dir: string;
     kernel: string;

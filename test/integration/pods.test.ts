@@ -19,10 +19,10 @@ import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { bmoBuilt, bmoImage, bmoLogProblems, bmoRelease, checkWebhook, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
-import { assertImageWritten, BmhWatch, ImageServer } from "../helpers/bmh";
+import { assertImageWritten, BmhWatch, ImageServer, readAt } from "../helpers/bmh";
 import { CLUSTER_IP, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { ImageCacheLab } from "../helpers/image-cache";
-import { IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
+import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk, NO_ROOT_DEVICE } from "../helpers/ipa";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
@@ -683,7 +683,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const ns = s.plan.namespace;
         // Legacy BIOS: a whole-disk image carries its own boot loader there; in UEFI mode the agent
         // wants an EFI system partition with one in the image (a UEFI image is the next step).
-        const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b1", name: "bmo-host-1", mac: "52:54:00:00:06:01", firmware: "bios", diskMiB: 512 };
+        const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b1", name: "bmo-host-1", mac: "52:54:00:00:06:01", firmware: "bios", diskMiB: AGENT_DISK_MIB };
         const hosts = new RedfishHosts({ lab: net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8002, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [host], memoryMiB: 2048 });
         stopAfter.push(() => hosts.stop());
         // The image: a whole-disk image of 8 MiB (a GPT with one partition: the agent refuses an image
@@ -830,7 +830,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             kube.kubectl(["patch", "baremetalhost", host.name, "-n", ns, "--type", "json", "-p", JSON.stringify([{ op: "remove", path: "/spec/image" }])]);
             await watch.until("available", 600000);
             assert.equal(watch.bmh.status?.errorMessage ?? "", "", JSON.stringify(watch.bmh.status));
-            const head = fs.readFileSync(hosts.disk(host)).subarray(0, 512);
+            const head = readAt(hosts.disk(host), 0, 512);
             assert.ok(head.every((b) => b === 0), "cleaning wiped the disk's first sector");
             assert.equal(conductorName(lab.nodeState(nodeId).conductor), owner.node.ip, "one owner all along");
             const cleaned = ownerOnly(host.mac, owner, marks, httpMarks);
@@ -923,10 +923,10 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const t0 = Date.now();
         try {
             for (const v of vms) {
-                // 2 GiB for the agent's ramdisk (unpacked in RAM) and a disk of 1 GiB for it to clean.
+                // 2 GiB for the agent's ramdisk (unpacked in RAM) and a disk for it to clean.
                 const disk = path.join(lab.work, `vm-${v.firmware}.disk`);
                 fs.writeFileSync(disk, "");
-                fs.truncateSync(disk, 1024 * 1024 * 1024);
+                fs.truncateSync(disk, AGENT_DISK_MIB * 1024 * 1024);
                 v.vm = new PxeVm({ name: v.firmware, mac: v.mac, firmware: v.firmware, lab: net, switchNs: lab.sw, bridge: lab.br, work: lab.work, memoryMiB: 2048, disk });
                 v.vm.start();
             }
@@ -973,6 +973,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 const agentUp = /ipa-ramdisk: starting ironic-python-agent \(([\d.]+) s after boot\)/.exec(serial);
                 assert.ok(agentUp, `the ramdisk started the agent:\n${tail(serial, 3000)}`);
                 assert.match(serial, /Starting ironic-python-agent version: 13\.0\.0/);
+                assert.doesNotMatch(serial, NO_ROOT_DEVICE, "the agent found the host's disk at once");
                 // Its callback address: the address its owner's dnsmasq gave it, on the agent's port.
                 assert.match(n.driver_internal_info?.agent_url ?? "", new RegExp(`^https?://${v.ip.replace(/\./g, "\\.")}:9999`), JSON.stringify(n.driver_internal_info));
                 const requests = v.owner.pod.logs("httpd").split("\n").filter((l) => requestFrom(l, v.ip));
