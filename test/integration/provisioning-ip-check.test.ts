@@ -2,7 +2,7 @@
  * assets/provisioning-ip-check.sh (the single topology's first init container without keepalived)
  * run by bash against real `ip` in a network namespace this test creates: the address found on
  * the named interface or on any, the answer when the address is elsewhere, and when the named
- * interface does not exist on the node. The pod as declared runs it in test/integration/pods.test.ts.
+ * interface does not exist on the node. The pod as declared runs it in test/integration/pods-single.test.ts.
  */
 import { strict as assert } from "assert";
 import * as path from "path";

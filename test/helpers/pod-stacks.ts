@@ -1,0 +1,49 @@
+/**
+ * What the pod-runner test files share: an example stack rendered with real secrets (its plan and
+ * the objects the program registers), the prerequisites of the pod runner, and small probes.
+ */
+import * as fs from "fs";
+import * as path from "path";
+
+import { RawConfig, validateConfig } from "../../core/config";
+import { ipToNumber } from "../../core/ip";
+import { buildPlan, IronicPlan } from "../../core/plan";
+import type { SizedRange } from "../../core/plan/types";
+import { Rendered, readStackConfig } from "../../tools/render";
+import { ClusterData } from "./pod-runner";
+import { renderWithRealSecrets } from "./real-secrets";
+import { canUseNetns, requireOrSkip, run, which } from "./sys";
+
+export const ROOT = path.join(__dirname, "..", "..");
+
+export interface Stack {
+    raw: RawConfig;
+    plan: IronicPlan;
+    rendered: Rendered;
+    cluster: ClusterData;
+}
+
+/** An example stack file rendered as the program renders it, with real secrets; `edit` changes its config first. */
+export async function renderStack(file: string, stack: string, edit: (raw: RawConfig) => RawConfig = (r) => r): Promise<Stack> {
+    const raw = edit(readStackConfig(file));
+    const r = validateConfig(raw);
+    if (!r.ok) throw new Error(JSON.stringify(r.issues));
+    return { raw, plan: buildPlan(r.config), ...(await renderWithRealSecrets(raw, stack)) };
+}
+
+export function podRunnerPrerequisites(ctx: Mocha.Context): void {
+    requireOrSkip(ctx, canUseNetns(), "root and iproute2 for network namespaces");
+    requireOrSkip(ctx, ["dnsmasq", "busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl"].every((c) => !!which(c)), "dnsmasq, busybox, libcap2-bin, util-linux, openssl, curl");
+}
+
+/** Whether `ip` lies in the DHCP range of `c`. */
+export const inRange = (ip: string | undefined, c: { range?: SizedRange }) => !!ip && ipToNumber(ip) >= ipToNumber(c.range!.start) && ipToNumber(ip) <= ipToNumber(c.range!.end);
+
+/** Host PID and uid of the process listening on UDP port 67 in a namespace. */
+export function dhcpListener(ns: string): { pid: number; uid: number } | undefined {
+    const out = run("ip", ["netns", "exec", ns, "ss", "-lunpH", "sport = :67"], { allowFail: true }).stdout;
+    const m = /pid=(\d+)/.exec(out);
+    if (!m) return undefined;
+    const status = fs.readFileSync(`/proc/${m[1]}/status`, "utf8");
+    return { pid: Number(m[1]), uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]) };
+}
