@@ -15,6 +15,7 @@ import { REFERENCE } from "../../core/config/reference";
 import { CONFIGURATION_MD, configurationMd, referenceProblems, schemaKeys } from "../../tools/config-reference";
 import { PULUMI_YAML, configDeclarations, pulumiYaml } from "../../tools/config-schema";
 import { EXAMPLE_STACKS } from "../../tools/golden";
+import { PROJECT_FILES } from "../e2e/harness";
 import { readStackConfig } from "../../tools/render";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -37,6 +38,15 @@ describe("Pulumi.yaml config declarations (npm run config-schema)", function () 
         const pkg = JSON.parse(fs.readFileSync(path.join(ROOT, "package.json"), "utf8"));
         assert.match(pkg.scripts.typecheck, /tsc --noEmit -p (\.|tsconfig\.json)( |$)/);
         assert.ok(JSON.parse(fs.readFileSync(path.join(ROOT, "tsconfig.json"), "utf8")).include.includes("index.ts"));
+    });
+
+    it("the local-cluster recipe (README, getting started) links every file a workspace of the checkout needs, the tsconfig Pulumi.yaml names included", function () {
+        for (const doc of ["README.md", "docs/getting-started.md"]) {
+            const m = /for f in ([^;]+); do ln -s ~\/metal3-ironic\/\$f; done/.exec(fs.readFileSync(path.join(ROOT, doc), "utf8"));
+            assert.ok(m, `${doc} has the workspace recipe`);
+            assert.deepEqual(m[1].split(" ").sort(), [...PROJECT_FILES].sort(), `${doc} links what test/e2e/harness.ts links`);
+        }
+        assert.ok(PROJECT_FILES.includes(YAML.parse(fs.readFileSync(PULUMI_YAML, "utf8")).runtime.options.tsconfig));
     });
 
     it("docs/configuration.md is exactly what the schema and core/config/reference.ts generate (run `npm run config-schema` after changing either)", function () {

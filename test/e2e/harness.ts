@@ -97,7 +97,7 @@ export function runtimeOptionsEnv(projectDir: string): NodeJS.ProcessEnv {
 }
 
 /** Files of the project a Pulumi workspace needs; linked, so the workspace runs this checkout. */
-const PROJECT_FILES = ["index.ts", "components", "core", "assets", "node_modules", "package.json", "tsconfig.json", "tsconfig.pulumi.json"];
+export const PROJECT_FILES = ["index.ts", "components", "core", "assets", "node_modules", "package.json", "tsconfig.json", "tsconfig.pulumi.json"];
 
 /**
  * A Pulumi project directory of its own (the checkout's program, linked) holding one stack, so
