@@ -112,8 +112,9 @@ export class ImageServer {
     private readonly daemon: Daemon;
 
     constructor(o: { ns: string; ip: string; port: number; dir: string; work: string }) {
-        this.held = path.join(o.work, "image-server.held");
-        this.log = path.join(o.work, "image-server.log");
+        // Named by its port: two servers in one work directory at once.
+        this.held = path.join(o.work, `image-server-${o.port}.held`);
+        this.log = path.join(o.work, `image-server-${o.port}.log`);
         const script = path.join(o.work, "image-server.py");
         fs.writeFileSync(
             script,

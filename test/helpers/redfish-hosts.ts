@@ -49,7 +49,8 @@ class H(http.server.BaseHTTPRequestHandler):
         pass
 http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
 `;
-const RECEIVER_PORT = 8001;
+/** The receiver of a BMC's notifications: its own port per instance (two BMCs at once never share one). */
+const receiverPort = (bmcPort: number) => 7000 + (bmcPort % 1000);
 
 export interface PowerEvent {
     /** Milliseconds since start(). */
@@ -72,7 +73,7 @@ export class RedfishHosts {
     private busy = false;
 
     constructor(readonly o: RedfishHostsOptions) {
-        this.notifications = path.join(o.work, "bmc-notifications.jsonl");
+        this.notifications = path.join(o.work, `bmc-${o.port}-notifications.jsonl`);
     }
 
     /** The BMC address of `host` as a BareMetalHost names it. */
@@ -92,10 +93,11 @@ export class RedfishHosts {
             fs.writeFileSync(this.disk(h), "");
             fs.truncateSync(this.disk(h), h.diskMiB * 1024 * 1024);
         }
-        this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, "/usr/bin/python3", "-c", RECEIVER, String(RECEIVER_PORT), this.notifications], path.join(o.work, "bmc-receiver.log")));
-        const conf = path.join(o.work, "sushy-hosts.conf");
-        fs.writeFileSync(conf, sushyConfig(o.hosts, path.join(o.work, "sushy-hosts-state"), `http://127.0.0.1:${RECEIVER_PORT}`));
-        this.daemons.push(await startSushy({ ns: o.ns, ip: o.ip, port: o.port, conf, log: path.join(o.work, "sushy-hosts.log"), uuid: o.hosts[0].uuid }));
+        this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, "/usr/bin/python3", "-c", RECEIVER, String(receiverPort(o.port)), this.notifications], path.join(o.work, `bmc-${o.port}-receiver.log`)));
+        // Everything of this BMC is named by its port: two instances in one work directory at once.
+        const conf = path.join(o.work, `sushy-${o.port}.conf`);
+        fs.writeFileSync(conf, sushyConfig(o.hosts, path.join(o.work, `sushy-${o.port}-state`), `http://127.0.0.1:${receiverPort(o.port)}`));
+        this.daemons.push(await startSushy({ ns: o.ns, ip: o.ip, port: o.port, conf, log: path.join(o.work, `sushy-${o.port}.log`), uuid: o.hosts[0].uuid }));
         this.timer = setInterval(() => void this.reconcile(), 300);
     }
 
