@@ -26,7 +26,7 @@ import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { NetnsLab, trackProcessGroup, which } from "./sys";
+import { Daemon, NetnsLab, trackProcessGroup, which } from "./sys";
 
 export type Firmware = "bios" | "uefi" | "uefi6";
 
@@ -67,10 +67,36 @@ export const OVMF_KNOBS: Record<Exclude<Firmware, "bios">, Record<string, string
     uefi6: { "opt/org.tianocore/IPv4PXESupport": "no" },
 };
 
+/** The chassis MAC of the lab's "switch" (locally administered). */
+export const LAB_SWITCH_MAC = "02:4d:33:49:00:01";
+export const LAB_SWITCH_NAME = "m3i-lab-switch";
+/**
+ * The VM's switch port speaking LLDP, as a server's top-of-rack switch does: every second an LLDP
+ * frame (chassis MAC, the port's name as port ID, TTL, system name) out of the VM's tap. Without
+ * one, the agent (ipa-collect-lldp, the image's default for inspection) waits its 30 s LLDP timeout
+ * each time it lists the NICs: three times per inspection.
+ */
+export const LLDP_SENDER = `import socket, struct, sys, time
+port, chassis = sys.argv[1], bytes.fromhex(sys.argv[2].replace(":", ""))
+def tlv(t, v):
+    return struct.pack("!H", (t << 9) | len(v)) + v
+frame = bytes.fromhex("0180c200000e") + chassis + b"\\x88\\xcc" + tlv(1, b"\\x04" + chassis) + tlv(2, b"\\x05" + port.encode()) + tlv(3, struct.pack("!H", 120)) + tlv(5, sys.argv[3].encode()) + b"\\x00\\x00"
+frame += bytes(max(0, 60 - len(frame)))
+s = socket.socket(socket.AF_PACKET, socket.SOCK_RAW)
+s.bind((port, 0))
+while True:
+    try:
+        s.send(frame)
+    except OSError:
+        pass
+    time.sleep(1)
+`;
+
 export class PxeVm {
     readonly tap: string;
     readonly serialLog: string;
     private proc?: ChildProcess;
+    private lldp?: Daemon;
     startedAt = 0;
 
     constructor(private readonly o: VmOptions) {
@@ -84,6 +110,7 @@ export class PxeVm {
         const exists = spawnSync("ip", ["-n", o.switchNs, "link", "show", "dev", this.tap], { stdio: "ignore" }).status === 0;
         if (!exists) execFileSync("ip", ["-n", o.switchNs, "tuntap", "add", "dev", this.tap, "mode", "tap"]);
         execFileSync("ip", ["-n", o.switchNs, "link", "set", this.tap, "master", o.bridge, "up"]);
+        if (!this.lldp?.running) this.lldp = new Daemon("ip", ["netns", "exec", o.switchNs, "python3", "-c", LLDP_SENDER, this.tap, LAB_SWITCH_MAC, LAB_SWITCH_NAME], path.join(o.work, `lldp-${o.name}.log`));
         const diskFirst = o.disk && o.bootFrom === "disk";
         const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=${diskFirst ? 2 : 1}`];
         const args = [
@@ -128,6 +155,7 @@ export class PxeVm {
     }
 
     async stop(): Promise<void> {
+        await this.lldp?.stop();
         const p = this.proc;
         if (!p || !this.running) return;
         const exited = new Promise((res) => p.once("exit", res));
