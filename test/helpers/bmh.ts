@@ -101,6 +101,40 @@ export function readAt(file: string, offset: number, length: number): Buffer {
     }
 }
 
+/** Debian's grub-efi-amd64-bin: a standalone x86_64 GRUB that reads $prefix/grub.cfg (prefix /EFI/debian) or the one beside it. */
+export const GRUB_EFI = "/usr/lib/grub/x86_64-efi/monolithic/grubx64.efi";
+/** What the UEFI whole-disk image's boot loader prints on the console once the firmware started it from the disk. */
+export const UEFI_DISK_BOOT_MARKER = "M3I-UEFI-DISK-BOOT-OK";
+/** What the UEFI image needs here (with sfdisk), or "" when all is there. */
+export function uefiImagePrerequisites(): string {
+    if (!fs.existsSync(GRUB_EFI)) return `${GRUB_EFI} (apt-get install grub-efi-amd64-bin)`;
+    return run("sh", ["-c", "command -v mformat && command -v mcopy && command -v mmd"], { allowFail: true }).status === 0 ? "" : "mtools (apt-get install mtools)";
+}
+
+/**
+ * A UEFI whole-disk image (40 MiB): a GPT whose one partition is an EFI system partition (FAT32)
+ * holding \EFI\BOOT\BOOTX64.EFI, the firmware's removable-media path (no boot entry needed), which
+ * is Debian's standalone GRUB printing UEFI_DISK_BOOT_MARKER. Made as a file, no loop device
+ * (sfdisk, mtools at the partition's offset). What the agent needs to install a UEFI boot entry
+ * for it: an ESP on the written disk and a boot loader the ESP holds (ironic_python_agent efi_utils).
+ */
+export function uefiWholeDiskImage(file: string): Buffer {
+    fs.writeFileSync(file, "");
+    fs.truncateSync(file, 40 * 1024 * 1024);
+    run("sfdisk", ["--quiet", file], { input: 'label: gpt\nstart=2048, size=73728, type=C12A7328-F81F-11D2-BA4B-00A0C93EC93B, name="EFI System"\n' });
+    const esp = `${file}@@1M`;
+    const env = { ...process.env, MTOOLS_SKIP_CHECK: "1" };
+    run("mformat", ["-i", esp, "-T", "73728", "-H", "2048", "-F", "-v", "ESP", "::"], { env });
+    run("mmd", ["-i", esp, "::/EFI", "::/EFI/BOOT", "::/EFI/debian"], { env });
+    run("mcopy", ["-i", esp, GRUB_EFI, "::/EFI/BOOT/BOOTX64.EFI"], { env });
+    const cfg = `${file}.grub.cfg`;
+    // No halt: a guest that powers itself off is reported to its BMC (and Ironic would power it on again).
+    fs.writeFileSync(cfg, `echo "${UEFI_DISK_BOOT_MARKER}"\n`);
+    run("mcopy", ["-i", esp, cfg, "::/EFI/debian/grub.cfg"], { env });
+    run("mcopy", ["-i", esp, cfg, "::/EFI/BOOT/grub.cfg"], { env });
+    return fs.readFileSync(file);
+}
+
 /**
  * The image server of the provisioning tests: `dir` over HTTP at ip:port in namespace `ns`. While
  * `held` exists, a GET waits (HEAD answers at once): the deploy's download is in flight, and stays

@@ -19,14 +19,14 @@ import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { bmoBuilt, bmoImage, bmoLogProblems, bmoRelease, checkWebhook, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
-import { assertImageWritten, BmhWatch, ImageServer, readAt } from "../helpers/bmh";
+import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
 import { CLUSTER_IP, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk, NO_ROOT_DEVICE } from "../helpers/ipa";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
 import { dhcpListener, inRange, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
-import { Firmware, PxeVm, vmPrerequisites } from "../helpers/vm";
+import { Firmware, LAB_SWITCH_MAC, LAB_SWITCH_NAME, PxeVm, vmPrerequisites } from "../helpers/vm";
 import { Daemon, dhcpClient, DhcpRelay, requireOrSkip, run } from "../helpers/sys";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 
@@ -319,6 +319,25 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
     });
 
     const api = (nodeIp: string, p: string, extra: string[] = []) => lab.api(nodeIp, p, extra);
+    /** A node's owner once every API names it twice, a ring reset apart (after a node rejoined, a rebalance may move it). */
+    const agreedOwner = async (nodeId: string): Promise<LabPod<KnownNode>> => {
+        let seen = "";
+        let agreed = "";
+        await until(
+            () => {
+                const views = pods.map((p) => conductorName(JSON.parse(api(p.node.ip, `/v1/nodes/${nodeId}`).body).conductor));
+                const now = new Set(views).size === 1 ? views[0] : "";
+                [agreed, seen] = [now && now === seen ? now : "", now];
+                return !!agreed;
+            },
+            60000,
+            `every API names one owner of ${nodeId}`,
+            4000,
+        );
+        const owner = pods.find((p) => p.node.ip === agreed)!;
+        assert.ok(owner, `${agreed} is one of the pods`);
+        return owner;
+    };
 
     it("MariaDB starts from its StatefulSet as declared (TLS, first-start SQL) and the schema Job upgrades it", async function () {
         await lab.startDatabase();
@@ -623,6 +642,102 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
+    it("baremetal-operator provisions a second host, in UEFI mode, through a conductor other than the first host's: inspected and deployed through its owner only; the agent installs the boot entry of the whole-disk image's EFI system partition, and the VM then boots the image's own boot loader from its disk", async function () {
+        requireOrSkip(this, !!provisioned && !!operator, "the host and baremetal-operator the test before this one left");
+        requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
+        const missing = uefiImagePrerequisites();
+        requireOrSkip(this, !missing, missing);
+        this.timeout(1200000);
+        const kube = lab.kube!;
+        const ns = s.plan.namespace;
+        const firstOwner = await agreedOwner(`${ns}~${provisioned!.host.name}`);
+        const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b2", name: "bmo-host-2", mac: "52:54:00:00:06:02", firmware: "uefi", diskMiB: AGENT_DISK_MIB };
+        const hosts = new RedfishHosts({ lab: net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8003, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [host], memoryMiB: 2048 });
+        stopAfter.push(() => hosts.stop());
+        const imageDir = path.join(lab.work, "images-uefi");
+        fs.mkdirSync(imageDir, { recursive: true });
+        const image = uefiWholeDiskImage(path.join(imageDir, "uefi.raw"));
+        const checksum = createHash("sha256").update(image).digest("hex");
+        const images = new ImageServer({ ns: lab.adminNs, ip: lab.o.adminIp, port: 8081, dir: imageDir, work: lab.work });
+        stopAfter.push(() => images.stop());
+        const nodeId = `${ns}~${host.name}`;
+        const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+        const bmh = {
+            apiVersion: "metal3.io/v1alpha1",
+            kind: "BareMetalHost",
+            metadata: { name: host.name, namespace: ns },
+            // No automated cleaning: the first host showed it; this one shows the UEFI deploy.
+            spec: { online: true, bootMACAddress: host.mac, bootMode: "UEFI", automatedCleaningMode: "disabled", rootDeviceHints: { deviceName: "/dev/vda" }, bmc: { address: hosts.address(host), credentialsName: `${host.name}-bmc` }, image: { url: `http://${lab.o.adminIp}:8081/uefi.raw`, checksum, checksumType: "sha256", format: "raw" } },
+        };
+        const marks = pods.map((p) => p.pod.logs("dnsmasq").length);
+        const httpMarks = pods.map((p) => p.pod.logs("httpd").length);
+        try {
+            await hosts.start();
+            // Another owner than the first host's: the ring places a node by the UUID Ironic draws
+            // when BMO enrolls it, so a host enrolled by the first host's owner is enrolled again
+            // (deleted while still registering, before anything powers it on). BMO takes its BMC
+            // Secret along when it deletes a host: each enrolment gets it anew.
+            const secret = { apiVersion: "v1", kind: "Secret", metadata: { name: `${host.name}-bmc`, namespace: ns }, stringData: { username: "admin", password: "password" } };
+            const refused: string[] = [];
+            let owner: LabPod<KnownNode> | undefined;
+            while (!owner && refused.length < 8) {
+                kube.kubectl(["delete", "secret", secret.metadata.name, "-n", ns, "--ignore-not-found", "--timeout=60s"]);
+                kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: [secret, bmh] }) });
+                await until(() => api(known[0].ip, `/v1/nodes/${nodeId}`).code === 200, 180000, `BMO enrolled ${nodeId}`, 500);
+                const at = pods.find((p) => p.node.ip === conductorName(lab.nodeState(nodeId).conductor));
+                if (at && at !== firstOwner) owner = at;
+                else {
+                    refused.push(at?.node.node ?? "?");
+                    kube.kubectl(["delete", "baremetalhost", host.name, "-n", ns, "--timeout=120s"]);
+                    await until(() => api(known[0].ip, `/v1/nodes/${nodeId}`).code === 404, 120000, `node ${nodeId} deleted by BMO`, 500);
+                }
+            }
+            assert.ok(owner, `a node not owned by ${firstOwner.node.node} in ${refused.length} enrolments (owners: ${refused.join(", ")})`);
+            assert.equal(hosts.events.length, 0, `nothing powered the host on before its last enrolment: ${JSON.stringify(hosts.events)}`);
+            const watch = new BmhWatch(kube, ns, host.name, Date.now(), () => `VM:\n${tail(hosts.output(host), 3000)}\nBMO:\n${tail(operator!.logs("manager"), 3000)}`);
+            await watch.until("provisioned", 900000);
+            assert.equal(watch.bmh.status?.errorMessage ?? "", "", JSON.stringify(watch.bmh.status));
+            assert.equal((await agreedOwner(nodeId)).node.node, owner.node.node, "one owner all along");
+            const node = lab.nodeState(nodeId);
+            assert.match(JSON.stringify(node.properties?.capabilities ?? ""), /boot_mode:uefi/, JSON.stringify(node.properties));
+            // Inspected with the LLDP its switch port sends (test/helpers/vm.ts: the port ID is the
+            // VM's tap), as Ironic's parse-lldp hook read it from the agent's inventory.
+            const inventory = JSON.parse(api(owner.node.ip, `/v1/nodes/${nodeId}/inventory`).body);
+            const lldp = Object.values(inventory.plugin_data?.parsed_lldp ?? {}) as { switch_port_id?: string; switch_chassis_id?: string; switch_system_name?: string }[];
+            assert.ok(
+                lldp.some((l) => l.switch_port_id === hosts.vms.get(host.uuid)?.tap && l.switch_chassis_id === LAB_SWITCH_MAC && l.switch_system_name === LAB_SWITCH_NAME),
+                `the switch port in the inventory: ${JSON.stringify(inventory.plugin_data?.parsed_lldp)}`,
+            );
+            // The firmware boots the disk: the ESP's \EFI\BOOT\BOOTX64.EFI (a fresh VM's NVRAM
+            // forgets the agent's boot entry; the removable-media path needs none) prints the marker.
+            await until(() => hosts.output(host).includes(UEFI_DISK_BOOT_MARKER), 180000, `${host.name} boots its disk's boot loader`, 1000).catch((e) =>
+                assert.fail(`${e.message}:\n${tail(hosts.output(host), 3000)}`),
+            );
+            assert.ok(hosts.events.some((e) => /boot from disk/.test(e.what)), `powered on from its disk: ${JSON.stringify(hosts.events)}`);
+            // The written disk: the image's EFI system partition and its boot loader, byte for byte.
+            const label = JSON.parse(run("sfdisk", ["--json", hosts.disk(host)]).stdout).partitiontable;
+            assert.equal(label.partitions[0]?.type, "C12A7328-F81F-11D2-BA4B-00A0C93EC93B", JSON.stringify(label));
+            const loader = run("mcopy", ["-n", "-i", `${hosts.disk(host)}@@1M`, "::/EFI/BOOT/BOOTX64.EFI", path.join(lab.work, "bootx64.efi")], { env: { ...process.env, MTOOLS_SKIP_CHECK: "1" } });
+            assert.equal(loader.status, 0, loader.stderr);
+            assert.ok(fs.readFileSync(path.join(lab.work, "bootx64.efi")).equals(fs.readFileSync(GRUB_EFI)), "the ESP on the disk holds the image's boot loader");
+            // In UEFI mode Ironic has the agent install a whole-disk image's boot loader (a boot entry
+            // for the ESP's loader, efibootmgr through efivarfs) and fails the deploy when it cannot
+            // (no ESP, no EFI variables): ironic/drivers/modules/agent.py configure_local_boot.
+            assert.match(owner.pod.logs("ironic"), new RegExp(`Local boot successfully configured for node ${node.uuid}`), "the owner configured local boot");
+            for (const p of pods) assert.doesNotMatch(p.pod.logs("ironic"), /Failed to install a bootloader/, `${p.node.node}: no boot loader failure`);
+            const served = ownerOnly(host.mac, owner, marks, httpMarks);
+            console.log(`      ${host.name} (UEFI): ${watch.format()}; owned by ${owner.node.node} (the first host's: ${firstOwner.node.node}; enrolled ${refused.length + 1} time(s)); requests per conductor: ${served.counts}`);
+            console.log(`      power: ${hosts.events.map((e) => `${e.what} at ${secs(e.ms)}`).join(", ")}`);
+            // Deleted (no cleaning): BMO deprovisions and deletes its node.
+            kube.kubectl(["delete", "baremetalhost", host.name, "-n", ns, "--wait=false"]);
+            await watch.until("(deleted)", 300000);
+            assert.equal(api(known[0].ip, `/v1/nodes/${nodeId}`).code, 404, "BMO deleted the Ironic node");
+        } finally {
+            await hosts.stop();
+            await images.stop();
+        }
+    });
+
     it("baremetal-operator deprovisions the host (the agent cleans its disk through its owner only) back to available, then deletes it: BMO deletes the node, and the owner's pruner silences the entry Ironic left, so nobody answers the machine", async function () {
         requireOrSkip(this, !!provisioned, "the host the test before this one provisioned");
         this.timeout(1200000);
@@ -631,22 +746,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const ns = s.plan.namespace;
         const nodeId = `${ns}~${host.name}`;
         try {
-            // The owner once every API agrees on it twice, a ring reset apart (the lost node rejoined: a rebalance may move the node).
-            let seen = "";
-            let agreed = "";
-            await until(
-                () => {
-                    const views = pods.map((p) => conductorName(JSON.parse(api(p.node.ip, `/v1/nodes/${nodeId}`).body).conductor));
-                    const now = new Set(views).size === 1 ? views[0] : "";
-                    [agreed, seen] = [now && now === seen ? now : "", now];
-                    return !!agreed;
-                },
-                60000,
-                `every API names one owner of ${nodeId}`,
-                4000,
-            );
-            const owner = pods.find((p) => p.node.ip === agreed)!;
-            assert.ok(owner, `${agreed} is one of the pods`);
+            // The lost node rejoined: a rebalance may have moved the node.
+            const owner = await agreedOwner(nodeId);
             const marks = pods.map((p) => p.pod.logs("dnsmasq").length);
             const httpMarks = pods.map((p) => p.pod.logs("httpd").length);
             const from = watch.timeline.length;

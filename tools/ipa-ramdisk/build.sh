@@ -23,8 +23,9 @@ MIRROR=${METAL3_DEBIAN_MIRROR:-http://deb.debian.org/debian}
 # What the agent calls (ironic_python_agent.hardware and its deploy steps), its network and udev.
 PACKAGES=udev,kmod,iproute2,isc-dhcp-client,procps,util-linux,psmisc,hdparm,bsdextrautils,file,parted,gdisk,dosfstools,e2fsprogs,qemu-utils,dmidecode,lshw,pciutils,efibootmgr,mdadm,python3,python3-venv,ca-certificates
 # Drivers of the test VMs (test/helpers/vm.ts: q35, virtio NIC and disk; e1000 for other models),
-# the file systems the agent reads, and their dependencies (resolved by modprobe below).
-MODULES="virtio_pci virtio_net virtio_blk virtio_scsi sd_mod sr_mod ahci ata_piix e1000 e1000e ext4 vfat nls_cp437 nls_ascii nls_utf8 isofs loop"
+# the file systems the agent reads, efivarfs (the EFI variables efibootmgr writes when the agent
+# installs a UEFI image's boot entry), and their dependencies (resolved by modprobe below).
+MODULES="virtio_pci virtio_net virtio_blk virtio_scsi sd_mod sr_mod ahci ata_piix e1000 e1000e ext4 vfat nls_cp437 nls_ascii nls_utf8 isofs loop efivarfs"
 
 cache=${METAL3_IPA_CACHE:-/var/cache/metal3-ironic-ipa}
 key=$(cat "$0" "$here/init" | sha256sum | cut -c1-16)
