@@ -107,6 +107,8 @@ export class Workspace {
     readonly dir: string;
     readonly stack: string;
     readonly cluster: Cluster;
+    /** What the language host passes from this project's Pulumi.yaml (read once: the file does not change). */
+    private runtimeEnv: NodeJS.ProcessEnv = {};
     /** Successful `pulumi up` runs in this workspace. */
     updates = 0;
 
@@ -124,6 +126,7 @@ export class Workspace {
                 if (!fs.existsSync(link)) fs.symlinkSync(path.join(ROOT, f), link);
             }
         }
+        this.runtimeEnv = runtimeOptionsEnv(this.dir);
         this.pulumi(["stack", "init"]);
     }
 
@@ -137,7 +140,7 @@ export class Workspace {
 
     pulumi(args: string[], opts: { allowFail?: boolean; timeout?: number; env?: NodeJS.ProcessEnv } = {}): Result {
         // The Kubernetes provider leaves a temporary kubeconfig per run in TMPDIR: keep them in the suite's directory.
-        const env = { ...this.cluster.env, TMPDIR: this.tmp, ...runtimeOptionsEnv(this.dir), ...(opts.env ?? {}) };
+        const env = { ...this.cluster.env, TMPDIR: this.tmp, ...this.runtimeEnv, ...(opts.env ?? {}) };
         const r = run("pulumi", [...args, "--non-interactive", "--stack", this.stack], { env, cwd: this.dir, timeout: opts.timeout ?? 900000, allowFail: true });
         if (!opts.allowFail && r.status !== 0) throw new Error(`pulumi ${args.join(" ")} exited ${r.status}:\n${(r.stdout + r.stderr).slice(-6000)}`);
         return r;
