@@ -23,6 +23,7 @@ import * as path from "path";
 
 import { DEFAULT_IMAGES, IPXE_FILES, IRONIC_GID, IRONIC_UID, KEEPALIVED_IMAGE } from "../../core/contract";
 import type { StandinImage } from "./pod-runner";
+import { which } from "./sys";
 
 const SRC = path.join(__dirname, "..", "standins");
 
@@ -44,6 +45,7 @@ export function imageVenvReady(): boolean {
 function probeImageVenv(): boolean {
     const py = path.join(IMAGE_VENV, "bin", "python");
     if (!fs.existsSync(py)) return false;
+    if (IMAGE_PROGRAMS.some((p) => !which(p))) return false;
     try {
         const v = execFileSync(py, ["-c", "import importlib.metadata as m, ironic.conf, ironic_prometheus_exporter.messaging, gunicorn; print(m.version('ironic'))"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 60000 }).trim();
         return v === "38.0.0";
@@ -52,8 +54,16 @@ function probeImageVenv(): boolean {
     }
 }
 
+/**
+ * Programs the image installs (its RPMs) that Ironic runs, taken from the host as the rest of /usr:
+ * without ipmitool the ipmi hardware type (enabled by the image's default config) fails to load
+ * and the conductor exits, which would look like a hang; xorrisofs builds the config drive BMO
+ * sends with every deploy; qemu-img and mkfs.vfat images and virtual media.
+ */
+export const IMAGE_PROGRAMS = ["ipmitool", "xorrisofs", "qemu-img", "mkfs.vfat"];
+
 /** What a test that runs the image's Ironic names when the environment is missing. */
-export const IMAGE_VENV_NEEDED = `${IMAGE_IRONIC} with ironic-prometheus-exporter and gunicorn in ${IMAGE_VENV} (bash .ci/run creates the pinned venv)`;
+export const IMAGE_VENV_NEEDED = `${IMAGE_IRONIC} with ironic-prometheus-exporter and gunicorn in ${IMAGE_VENV}, and ${IMAGE_PROGRAMS.join(", ")} on PATH (bash .ci/run creates the pinned venv and installs them)`;
 
 function users(extra: { name: string; uid: number; gid: number }[]): { passwd: string; group: string } {
     const taken = (line: string) => {
