@@ -1,5 +1,5 @@
 /**
- * The multi (ha) stack's lab for the pod runner (test/helpers/pod-runner.ts), shared by
+ * The pod lab of a stack (multi; single for its provisioning tier) for the pod runner (test/helpers/pod-runner.ts), shared by
  * test/integration/pods.test.ts (the ha stack), pods-v6.test.ts (IPv6) and pod-corp-pki.test.ts
  * (a corporate PKI): one network namespace per conductor node on a provisioning bridge, each with
  * its pod of the rendered DaemonSet; an admin namespace where BMO, BMCs and the test talk to the
@@ -132,7 +132,7 @@ export class HaPodLab<N extends LabNode> {
     async setUp(o: HaPodLabOptions<N>): Promise<void> {
         this.opts = o;
         if (!this.work) this.makeWork(`pods-${o.tag}`);
-        const server = o.kubeApi ? this.startKube() : undefined;
+        const server = o.kubeApi ? await this.startKube() : undefined;
         this.caFile = o.caFile ?? path.join(this.work, "ca.crt");
         if (!o.caFile) fs.writeFileSync(this.caFile, o.cluster.secrets[o.plan.names.caSecret]["tls.crt"]);
         this.images = prepareImages(this.work);
@@ -149,7 +149,8 @@ export class HaPodLab<N extends LabNode> {
             this.net.addAddress(apiNs, apiIf, `${CLUSTER_IP}/32`);
             this.apiBridge = new ApiBridge(apiNs, CLUSTER_IP, 443, server!, path.join(this.work, "api-bridge.log"));
         }
-        const ds = o.rendered.objects.find((x) => x.kind === "DaemonSet")!;
+        // multi: the conductors' DaemonSet; single (the dev stack's provisioning tier): the one Ironic Deployment.
+        const ds = o.rendered.objects.find((x) => x.kind === "DaemonSet") ?? o.rendered.objects.find((x) => x.kind === "Deployment" && x.metadata.name === o.plan.names.deployment)!;
         o.nodes.forEach((c, i) => {
             const ns = this.net.addNamespace(`${t}${i}`);
             if (ipv6) this.net.enableIpv6(ns);
@@ -183,15 +184,19 @@ export class HaPodLab<N extends LabNode> {
     }
 
     /** The local cluster with the slot agents' namespace, ServiceAccount, Role and RoleBinding as rendered; returns the API server's port. */
-    private startKube(): number {
+    private async startKube(): Promise<number> {
         const { plan, rendered } = this.o;
         const kube = (this.kube = Cluster.up());
         kube.kubectl(["create", "namespace", plan.namespace]);
-        // The slot agents' (BMO's, with bmo.enabled, are the BMO test's).
+        // The slot agents' (BMO's, with bmo.enabled, are the BMO test's); a single stack has none.
         const rbac = rendered.objects.filter((x) => ["ServiceAccount", "Role", "RoleBinding"].includes(x.kind) && x.metadata.labels?.["app.kubernetes.io/name"] !== "baremetal-operator");
-        assert.deepEqual(rbac.map((x) => x.kind).sort(), ["Role", "RoleBinding", "ServiceAccount"]);
-        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
-        const token = kube.kubectl(["create", "token", plan.names.slotAccount, "-n", plan.namespace, "--duration", "2h"]).stdout.trim();
+        const slots = rendered.objects.some((x) => x.kind === "DaemonSet");
+        assert.deepEqual(rbac.map((x) => x.kind).sort(), slots ? ["Role", "RoleBinding", "ServiceAccount"] : []);
+        if (slots) kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: rbac }) });
+        // A pod that names no ServiceAccount runs as the namespace's `default` (the controller manager makes it).
+        const account = slots ? plan.names.slotAccount : "default";
+        if (!slots) await until(() => kube.kubectl(["get", "serviceaccount", account, "-n", plan.namespace], { allowFail: true }).status === 0, 60000, `ServiceAccount ${plan.namespace}/default`, 500);
+        const token = kube.kubectl(["create", "token", account, "-n", plan.namespace, "--duration", "2h"]).stdout.trim();
         const server = new URL(kube.kubectl(["config", "view", "--minify", "-o", "jsonpath={.clusters[0].cluster.server}"]).stdout.trim());
         this.serviceAccount = { apiHost: CLUSTER_IP, apiPort: 443, token, caCrt: fs.readFileSync(path.join(kube.dir, "pki", "ca.crt"), "utf8") };
         return Number(server.port);

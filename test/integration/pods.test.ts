@@ -18,7 +18,8 @@ import { dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan"
 import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
-import { bmoBuilt, bmoImage, bmoLogProblems, bmoRelease, checkWebhook, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
+import { bmoBuilt, bmoLogProblems, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
+import { startOperator } from "../helpers/bmo-pod";
 import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
 import { CLUSTER_IP, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk, NO_ROOT_DEVICE } from "../helpers/ipa";
@@ -437,17 +438,6 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         requireOrSkip(this, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
         const kube = lab.kube!;
         const ns = s.plan.namespace;
-        // Every object of BMO the stack renders goes to the API server but the webhook configuration: the
-        // API server of the local cluster cannot reach a pod (no kube-proxy); the test calls the webhook as it would, below.
-        const objs = s.rendered.objects.filter((o) => o.metadata?.labels?.["app.kubernetes.io/name"] === "baremetal-operator");
-        kube.kubectl(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objs.filter((o) => o.kind === "CustomResourceDefinition") }) });
-        kube.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/baremetalhosts.metal3.io"]);
-        const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Service"];
-        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objs.filter((o) => rbacKinds.includes(o.kind)) }) });
-        const dep = objs.find((o) => o.kind === "Deployment")!;
-        const spec = dep.spec.template.spec;
-        const token = kube.kubectl(["create", "token", spec.serviceAccountName, "-n", ns, "--duration", "2h"]).stdout.trim();
-        const webhook = objs.find((o) => o.kind === "ValidatingWebhookConfiguration")!;
         // A Redfish BMC (sushy-tools' fake driver) in the admin namespace, where BMCs are.
         const system = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b0", name: "bmo-host-0", mac: macOf(7) };
         const bmcPort = 8000;
@@ -455,18 +445,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         fs.writeFileSync(path.join(lab.work, "sushy.conf"), sushyConfig([system], path.join(lab.work, "sushy-state")));
         const bmc = await startSushy({ ns: lab.adminNs, ip: bmcIp, port: bmcPort, conf: path.join(lab.work, "sushy.conf"), log: path.join(lab.work, "sushy.log"), uuid: system.uuid });
         daemons.push(bmc);
-        // The operator's pod on the cluster network: the API Service's names resolve to cp-0 (cluster DNS stand-in), the kubernetes Service is the bridge.
-        const podNs = net.addNamespace("hbo");
-        const podIf = net.plug(podNs, "hbo", lab.sw, lab.br, { cidr: `${BMO_IP}/${lab.prefix}` });
-        net.routeOnLink(podNs, `${CLUSTER_IP}/32`, podIf);
+        // The operator's pod: the API Service's names resolve to cp-0 (cluster DNS stand-in).
         bmoApiIp = known[0].ip;
-        const bmo = new PodRunner({ name: `${dep.metadata.name}-0`, namespace: ns, spec, cluster: s.cluster, images: bmoImage(lab.work), work: lab.work, netns: podNs, nodeName: known[0].node, hostIP: known[0].ip, podIP: BMO_IP, hosts: lab.serviceHosts(bmoApiIp), serviceAccount: { ...lab.serviceAccount!, token } });
-        lab.others.push(bmo);
-        bmo.startContainers();
-        await bmo.waitReady("manager", 120000);
-        // The webhook as the API server calls it: at its Service's name (here the pod's address), TLS
-        // verified with the configuration's caBundle alone, an AdmissionReview of a host without a BMC address.
-        await checkWebhook({ work: lab.work, vwc: webhook, services: objs.filter((o) => o.kind === "Service"), podLabels: dep.spec.template.metadata.labels, netns: podNs, podIp: BMO_IP });
+        const bmo = (await startOperator(lab, { ip: BMO_IP, apiIp: bmoApiIp })).pod;
         const t0 = Date.now();
         kube.kubectl(["apply", "-f", "-"], {
             input: JSON.stringify({

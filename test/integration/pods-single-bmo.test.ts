@@ -1,0 +1,169 @@
+/**
+ * The provisioning tier of the `single` topology: the dev stack (Pulumi.dev.yaml, one Ironic,
+ * SQLite, its own dnsmasq) with bmo.enabled, its Ironic pod and baremetal-operator's pod started
+ * as declared (test/helpers/pod-runner.ts) on the local cluster's kube-apiserver, and two VMs with
+ * real firmware behind a Redfish BMC: a legacy BIOS host and a UEFI host, driven by BMO at once
+ * from registering to provisioned and back to available, BMO's status the oracle. The `multi`
+ * scenarios (a conductor's loss, owners) are in pods.test.ts.
+ */
+import { strict as assert } from "assert";
+import { createHash } from "crypto";
+import * as fs from "fs";
+import * as path from "path";
+
+import { bmoBuilt, bmoLogProblems, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyReady } from "../helpers/bmo";
+import { OperatorPod, startOperator } from "../helpers/bmo-pod";
+import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
+import { HaPodLab, LabNode } from "../helpers/ha-pod-lab";
+import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
+import { until } from "../helpers/ironic-lab";
+import { tail } from "../helpers/pod-runner";
+import { podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
+import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
+import { requireOrSkip, run } from "../helpers/sys";
+import { vmPrerequisites } from "../helpers/vm";
+import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
+
+describe("pods as declared: dev stack (single), baremetal-operator provisions hosts through its Ironic (pod runner)", function () {
+    this.timeout(300000);
+    const lab = new HaPodLab<LabNode>();
+    let s: Stack;
+    let ipa: IpaRamdisk | string = "";
+    let operator: OperatorPod | undefined;
+    /** METAL3_IRONIC_CACHE before the lab pointed the program's cache of BMO's release at its own dir. */
+    let cacheBefore: string | undefined;
+    const stopAfter: (() => Promise<void>)[] = [];
+    const BMO_IP = "172.22.0.248";
+
+    before(async function () {
+        podRunnerPrerequisites(this);
+        requireToolchain(this, "cluster");
+        requireOrSkip(this, bmoBuilt(), `baremetal-operator in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
+        requireOrSkip(this, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
+        const vm = vmPrerequisites() ?? uefiImagePrerequisites();
+        requireOrSkip(this, !vm, vm ?? "");
+        this.timeout(600000);
+        lab.makeWork("pods-sb");
+        cacheBefore = process.env.METAL3_IRONIC_CACHE;
+        process.env.METAL3_IRONIC_CACHE = path.join(lab.work, "cache");
+        // The dev example as a user enables BMO in it; its release from the toolchain's Go module cache.
+        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev", (raw) => ({ ...raw, bmo: { enabled: true, goproxy: toolchainGoProxy() } }));
+        assert.equal(s.plan.config.database.kind, "sqlite", "the dev example keeps Ironic's database in its pod");
+        ipa = await ipaRamdisk(240000);
+        requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
+        const prov = s.plan.config.provisioning;
+        await lab.setUp({ tag: "d", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: [{ node: "cp-0", ip: prov.ip, interface: prov.interface! }], adminIp: "172.22.0.253", dbIp: "172.22.0.250", kubeApi: { bridgeIp: "172.22.0.249" }, ipa: ipa as IpaRamdisk });
+        // The Ironic pod (every container of the Deployment), then BMO's, its API Service resolving to it.
+        const { pod, ns } = lab.pods[0];
+        await lab.cache.serve(ns);
+        await pod.runInitContainers();
+        pod.startContainers();
+        for (const c of pod.spec.containers) await pod.waitReady(c.name, 240000);
+        operator = await startOperator(lab, { ip: BMO_IP, apiIp: prov.ip });
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") lab.printLogs(3000);
+    });
+
+    after(async function () {
+        for (const stop of stopAfter) await stop();
+        await lab.tearDown();
+        if (cacheBefore === undefined) delete process.env.METAL3_IRONIC_CACHE;
+        else process.env.METAL3_IRONIC_CACHE = cacheBefore;
+    });
+
+    it("a legacy BIOS host and a UEFI host at once: registering → inspecting (the agent's inventory) → available → provisioning a raw image with its checksum → provisioned (the image on each disk; the UEFI host boots its own boot loader from it) → deprovisioning (the agent cleans each disk) → available; every DHCP and HTTP request answered by the one conductor; BMO's log has no TLS, auth or API-version error", async function () {
+        this.timeout(1800000);
+        const kube = lab.kube!;
+        const ns = s.plan.namespace;
+        const conductor = lab.pods[0];
+        const bios: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000c0b1", name: "dev-bios", mac: "52:54:00:00:07:01", firmware: "bios", diskMiB: AGENT_DISK_MIB };
+        const uefi: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000c0b2", name: "dev-uefi", mac: "52:54:00:00:07:02", firmware: "uefi", diskMiB: AGENT_DISK_MIB };
+        const hosts = new RedfishHosts({ lab: lab.net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8004, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [bios, uefi], memoryMiB: 2048 });
+        stopAfter.push(() => hosts.stop());
+        // The images, served over HTTP from the admin namespace: for the BIOS host a GPT whose one
+        // partition holds bytes no disk starts with; for the UEFI host one with an EFI system
+        // partition and a boot loader that prints a marker (test/helpers/bmh.ts).
+        const imageDir = path.join(lab.work, "images");
+        fs.mkdirSync(imageDir, { recursive: true });
+        const pattern = Buffer.alloc(8 * 1024 * 1024);
+        for (let i = 0; i < pattern.length; i += 32) createHash("sha256").update(`dev block ${i}`).digest().copy(pattern, i);
+        fs.writeFileSync(path.join(imageDir, "bios.raw"), pattern);
+        run("sfdisk", ["--quiet", path.join(imageDir, "bios.raw")], { input: "label: gpt\nstart=2048, type=L\n" });
+        const images = { [bios.uuid]: fs.readFileSync(path.join(imageDir, "bios.raw")), [uefi.uuid]: uefiWholeDiskImage(path.join(imageDir, "uefi.raw")) };
+        const server = new ImageServer({ ns: lab.adminNs, ip: lab.o.adminIp, port: 8084, dir: imageDir, work: lab.work });
+        stopAfter.push(() => server.stop());
+        const bmh = (h: RedfishHost, file: string, bootMode: string) => ({
+            apiVersion: "metal3.io/v1alpha1",
+            kind: "BareMetalHost",
+            metadata: { name: h.name, namespace: ns },
+            // Its disk is virtio (BMO's default hint is /dev/sda); cleaning wipes the disk's metadata when the host is deprovisioned.
+            spec: {
+                online: true,
+                bootMACAddress: h.mac,
+                bootMode,
+                automatedCleaningMode: "metadata",
+                rootDeviceHints: { deviceName: "/dev/vda" },
+                bmc: { address: hosts.address(h), credentialsName: `${h.name}-bmc` },
+                image: { url: `http://${lab.o.adminIp}:8084/${file}`, checksum: createHash("sha256").update(images[h.uuid]).digest("hex"), checksumType: "sha256", format: "raw" },
+            },
+        });
+        const secret = (h: RedfishHost) => ({ apiVersion: "v1", kind: "Secret", metadata: { name: `${h.name}-bmc`, namespace: ns }, stringData: { username: "admin", password: "password" } });
+        const context = (h: RedfishHost) => () => `VM:\n${tail(hosts.output(h), 3000)}\nBMO:\n${tail(operator!.pod.logs("manager"), 3000)}`;
+        const secs = (ms: number) => `${(ms / 1000).toFixed(0)} s`;
+        await hosts.start();
+        const t0 = Date.now();
+        kube.kubectl(["apply", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: [secret(bios), secret(uefi), bmh(bios, "bios.raw", "legacy"), bmh(uefi, "uefi.raw", "UEFI")] }) });
+        const watches = [bios, uefi].map((h) => new BmhWatch(kube, ns, h.name, t0, context(h)));
+        // Both at once: each watch polls until its host is provisioned.
+        await Promise.all(watches.map((w) => w.until("provisioned", 1500000)));
+        for (const [i, h] of [bios, uefi].entries()) {
+            const w = watches[i];
+            assert.equal(w.bmh.status?.errorMessage ?? "", "", JSON.stringify(w.bmh.status));
+            for (const st of ["registering", "inspecting", "available", "provisioning"]) assert.ok(w.at(st) !== undefined, `${h.name} went through ${st}: ${w.format()}`);
+            // Inspected: the agent's inventory, as BMO reports it.
+            const hw = w.bmh.status.hardware;
+            assert.ok(hw?.nics?.some((n: any) => n.mac === h.mac), `${h.name}'s inspected NICs: ${JSON.stringify(hw?.nics)}`);
+            assert.ok(hw?.storage?.some((d: any) => d.sizeBytes === h.diskMiB * 1024 * 1024), `${h.name}'s inspected disks: ${JSON.stringify(hw?.storage)}`);
+            const node = lab.nodeState(`${ns}~${h.name}`);
+            assert.match(JSON.stringify(node.properties?.capabilities ?? ""), new RegExp(`boot_mode:${h.firmware === "bios" ? "bios" : "uefi"}`), JSON.stringify(node.properties));
+        }
+        assertImageWritten(hosts.disk(bios), images[bios.uuid]);
+        // The UEFI host: the image's EFI system partition and boot loader on its disk, byte for byte,
+        // and the firmware boots it (\EFI\BOOT\BOOTX64.EFI prints the marker).
+        const loader = run("mcopy", ["-n", "-i", `${hosts.disk(uefi)}@@1M`, "::/EFI/BOOT/BOOTX64.EFI", path.join(lab.work, "bootx64.efi")], { env: { ...process.env, MTOOLS_SKIP_CHECK: "1" } });
+        assert.equal(loader.status, 0, loader.stderr);
+        assert.ok(fs.readFileSync(path.join(lab.work, "bootx64.efi")).equals(fs.readFileSync(GRUB_EFI)), "the ESP on the UEFI host's disk holds the image's boot loader");
+        await until(() => hosts.output(uefi).includes(UEFI_DISK_BOOT_MARKER), 180000, `${uefi.name} boots its disk's boot loader`, 1000).catch((e) => assert.fail(`${e.message}:\n${tail(hosts.output(uefi), 3000)}`));
+        assert.match(conductor.pod.logs("ironic"), /Local boot successfully configured for node/, "Ironic configured the UEFI host's local boot");
+        // One conductor served both: its dnsmasq acknowledged each MAC from the range, its httpd served the agent's boot.
+        const range = s.plan.config.provisioning.dhcp!;
+        for (const h of [bios, uefi]) {
+            const acks = [...conductor.pod.logs("dnsmasq").matchAll(new RegExp(`DHCPACK\\(\\S+\\) (\\S+) ${h.mac}`, "g"))].map((m) => m[1]);
+            assert.ok(acks.length > 0, `dnsmasq acknowledged ${h.mac}`);
+            console.log(`      ${h.name}: ${watches[[bios, uefi].indexOf(h)].format()}; DHCP acks ${acks.length} (${[...new Set(acks)].join(", ")}, range ${range.rangeStart}-${range.rangeEnd})`);
+        }
+        for (const h of [bios, uefi]) {
+            const uuid = lab.nodeState(`${ns}~${h.name}`).uuid;
+            assert.ok(conductor.pod.logs("httpd").includes(`GET /${uuid}/deploy_kernel`), `httpd served ${h.name}'s deploy kernel`);
+        }
+        console.log(`      power: ${hosts.events.map((e) => `${e.host} ${e.what} at ${secs(e.ms)}`).join(", ")}`);
+        // Deprovisioned: the image removed, BMO deprovisions (cleaning through the agent) back to available.
+        const from = watches.map((w) => w.timeline.length);
+        for (const h of [bios, uefi]) kube.kubectl(["patch", "baremetalhost", h.name, "-n", ns, "--type", "json", "-p", JSON.stringify([{ op: "remove", path: "/spec/image" }])]);
+        await Promise.all(watches.map((w) => w.until("available", 900000)));
+        for (const [i, h] of [bios, uefi].entries()) {
+            const w = watches[i];
+            assert.equal(w.bmh.status?.errorMessage ?? "", "", JSON.stringify(w.bmh.status));
+            assert.ok(w.at("deprovisioning", from[i]) !== undefined, `${h.name} deprovisioned: ${w.format(from[i])}`);
+            assert.ok(readAt(hosts.disk(h), 0, 512).every((b) => b === 0), `cleaning wiped ${h.name}'s first sector`);
+            console.log(`      ${h.name} deprovisioned: ${w.format(from[i])}`);
+        }
+        assert.deepEqual(bmoLogProblems(operator!.pod.logs("manager")).slice(0, 5), [], "BMO's log has no TLS, auth or API-version error");
+        // Deleted: BMO deletes its nodes.
+        for (const h of [bios, uefi]) kube.kubectl(["delete", "baremetalhost", h.name, "-n", ns, "--wait=false"]);
+        await Promise.all(watches.map((w) => w.until("(deleted)", 300000)));
+        for (const h of [bios, uefi]) assert.equal(lab.api(s.plan.config.provisioning.ip, `/v1/nodes/${ns}~${h.name}`).code, 404, `BMO deleted ${h.name}'s node`);
+    });
+});
