@@ -3,7 +3,7 @@
  * time went, and a failed toolchain build failing the units that need it, naming the target.
  */
 import { strict as assert } from "assert";
-import { spawnSync } from "child_process";
+import { spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -168,6 +168,37 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.match(flushed.stdout, /x\nnpm test: 7 passed, 0 failed\n$/);
         const bare = run("process.exit(0)");
         assert.doesNotMatch(bare.stdout, /npm test: 7 passed/, "a bare process.exit kept the last line: the pipe must be slower than this");
+    });
+
+    it("while the toolchain builds, two lanes run (the build is the critical path on an empty cache); a third starts once it has ended", async function () {
+        const dir = tmpDir("run-tests");
+        fs.writeFileSync(path.join(dir, "status"), ""); // the whole build: running
+        fs.writeFileSync(path.join(dir, "cluster.status"), "0\n");
+        const child = spawn(process.execPath, [require.resolve("ts-node/dist/bin.js"), "--transpile-only", path.join(ROOT, "tools", "run-tests.ts"), "--tier", "integration,unit", "--lanes", "3", "--log-dir", path.join(dir, "logs"), "--grep", "matches no test at all"], {
+            cwd: ROOT,
+            env: { ...process.env, METAL3_TOOLCHAIN_STATUS: path.join(dir, "status"), METAL3_TOOLCHAIN_CLUSTER_STATUS: path.join(dir, "cluster.status"), METAL3_TOOLCHAIN_LOG: path.join(dir, "toolchain.log") },
+        });
+        let out = "";
+        child.stdout.on("data", (b) => (out += b));
+        child.stderr.on("data", (b) => (out += b));
+        const exited = new Promise<number | null>((res) => child.on("exit", (c) => res(c)));
+        try {
+            // Both building lanes take a unit; the third takes none while the build runs.
+            for (const end = Date.now() + 60000; (out.match(/^\[lane [12]\] \S+: started/gm) ?? []).length < 2; await new Promise((r) => setTimeout(r, 200))) {
+                assert.ok(Date.now() < end, `two lanes started within 60 s:\n${out}`);
+            }
+            await new Promise((r) => setTimeout(r, 3000));
+            assert.doesNotMatch(out, /^\[lane 3\]/m, out);
+            fs.writeFileSync(path.join(dir, "status"), "0\n");
+            assert.equal(await exited, 0, out);
+            const timings = fs.readFileSync(path.join(dir, "logs", "timings.txt"), "utf8");
+            // Lane 3 waited for the build, then ran what was left (or found nothing left).
+            const waited = Number(/lane 3: .*waited (\d+) s for the toolchain/.exec(timings)?.[1]);
+            assert.ok(waited >= 3, timings);
+        } finally {
+            child.kill();
+            fs.rmSync(dir, { recursive: true, force: true });
+        }
     });
 
     it("refuses a bad --tier or --lanes, naming the option and the choices", function () {
