@@ -113,8 +113,8 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["tls.renewBeforeDays"], type: "int", default: "`30`", notes: "must be below the validity (else every run re-issues)" },
     { keys: ["tls.caValidityDays"], type: "int", default: "`3650`" },
     { keys: ["tls.extraDnsNames","tls.extraIps"], type: "lists", default: "`[]`", notes: "additional SANs (DNS names ≤ 253, parts ≤ 63, `*.` allowed)" },
-    { keys: ["tls.minVersion"], default: "— (image: API TLS 1.2+, virtual media any)", notes: "the oldest TLS version httpd accepts on the API and virtual-media ports (`IRONIC_SSL_PROTOCOL`, `IRONIC_VMEDIA_SSL_PROTOCOL`) and Ironic's own TLS servers (`[api]`/`[json_rpc]tls_minimum_version`); see [TLS policy](networks-and-trust.md#tls-policy)" },
-    { keys: ["tls.ciphers"], type: "OpenSSL cipher list", default: "— (OpenSSL's)", notes: "TLS 1.2 ciphers of httpd (`IRONIC_TLS_12_CIPHERS`, `IRONIC_VMEDIA_TLS_12_CIPHERS`) and Ironic (`[api]`/`[json_rpc]tls_ciphers`)" },
+    { keys: ["tls.minVersion"], default: "`1.2`", notes: "the oldest TLS version httpd accepts on the API and virtual-media ports (`IRONIC_SSL_PROTOCOL`, `IRONIC_VMEDIA_SSL_PROTOCOL`; the image's own virtual-media default is `ALL`); JSON-RPC keeps Ironic's TLS 1.3; see [TLS policy](networks-and-trust.md#tls-policy)" },
+    { keys: ["tls.ciphers"], type: "OpenSSL cipher list", default: "— (OpenSSL's)", notes: "TLS 1.2 ciphers of httpd (`IRONIC_TLS_12_CIPHERS`, `IRONIC_VMEDIA_TLS_12_CIPHERS`)" },
     { keys: ["tls.ciphersTls13"], type: "TLS 1.3 suites, `:`-separated", default: "— (OpenSSL's)", notes: "httpd only (`IRONIC_TLS_13_CIPHERS`, `IRONIC_VMEDIA_TLS_13_CIPHERS`)" },
     { keys: ["tls.curves"], type: "groups, `:`-separated", default: "— (OpenSSL's)", notes: "key-exchange groups of httpd (`IRONIC_TLS_CURVES`, `IRONIC_VMEDIA_CURVES`), e.g. `X25519MLKEM768:X25519:P-256` where OpenSSL has ML-KEM" },
     // placement

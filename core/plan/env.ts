@@ -10,7 +10,7 @@ import { extraCaEnv, proxyEnv } from "./downloads";
 import { imageCacheOsloSettings } from "./image-cache";
 import { externalEnv, planExternal } from "./external";
 import { ipv6Env } from "./dual-stack";
-import { httpdTlsEnv, tlsOsloSettings } from "./tls-policy";
+import { httpdTlsEnv } from "./tls-policy";
 import { trustOsloSettings } from "./trust";
 import { FAILOVER_SETTINGS } from "./timings";
 import type { EnvMap, OsloSetting } from "./types";
@@ -90,7 +90,7 @@ export function osloSettings(config: StackConfig): OsloSetting[] {
 
 function programOsloSettings(config: StackConfig): OsloSetting[] {
     if (config.topology !== "multi") return [];
-    const settings: OsloSetting[] = [...FAILOVER_SETTINGS, ...tlsOsloSettings(config)];
+    const settings: OsloSetting[] = [...FAILOVER_SETTINGS];
     if (config.provisioning.dhcp) {
         // Ironic's dnsmasq provider writes each owned host into this conductor's own directories.
         settings.push(

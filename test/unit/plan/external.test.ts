@@ -186,7 +186,7 @@ describe("keepalived with an IPv6 VIP (issue 19): what Debian's keepalived does 
 });
 
 describe("tls policy: httpd's and Ironic's", function () {
-    it("every key reaches both httpd vhosts through the image's variables; multi also Ironic's JSON-RPC server", function () {
+    it("every key reaches both httpd vhosts through the image's variables; unset, both take TLS 1.2+; Ironic's JSON-RPC server keeps its own TLS 1.3", function () {
         const tls = { minVersion: "1.3", ciphers: "ECDHE-RSA-AES256-GCM-SHA384", ciphersTls13: "TLS_AES_256_GCM_SHA384", curves: "X25519:P-256" };
         const single = planOf(withKeys(devNoDhcpRaw, { tls }));
         assert.deepEqual(
@@ -203,10 +203,13 @@ describe("tls policy: httpd's and Ironic's", function () {
             },
         );
         assert.equal(planOf(withKeys(devNoDhcpRaw, { tls: { minVersion: "1.2" } })).commonEnv.IRONIC_VMEDIA_SSL_PROTOCOL, "-ALL +TLSv1.2 +TLSv1.3");
-        const multi = planOf(withKeys(haRaw, { tls }));
-        assert.equal(multi.ironicEnv.OS_JSON_RPC__TLS_MINIMUM_VERSION, "1.3");
-        assert.equal(multi.ironicEnv.OS_JSON_RPC__TLS_CIPHERS, "ECDHE-RSA-AES256-GCM-SHA384");
-        assert.equal(planOf(devRaw).commonEnv.IRONIC_SSL_PROTOCOL, undefined, "unset: the image's defaults");
+        // JSON-RPC's peers are the stack's own conductors: tls.minVersion "1.2" must not lower Ironic 38's 1.3.
+        const multi = planOf(withKeys(haRaw, { tls: { ...tls, minVersion: "1.2" } }));
+        assert.deepEqual(Object.keys(multi.ironicEnv).filter((k) => k.startsWith("OS_JSON_RPC__TLS")), []);
+        // Unset: not the image's virtual-media default (ALL), but TLS 1.2 and 1.3 on both vhosts.
+        const unset = planOf(devRaw).commonEnv;
+        assert.deepEqual([unset.IRONIC_SSL_PROTOCOL, unset.IRONIC_VMEDIA_SSL_PROTOCOL], ["-ALL +TLSv1.2 +TLSv1.3", "-ALL +TLSv1.2 +TLSv1.3"]);
+        assert.equal(unset.IRONIC_TLS_12_CIPHERS, undefined, "unset ciphers: OpenSSL's");
     });
 
     it("refuses with the key and the fix: an unknown version, blanks in a cipher list, an unknown TLS 1.3 suite, a malformed group list", function () {
