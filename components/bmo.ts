@@ -9,7 +9,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { bmoLabels, bmoNames, BmoReleaseFiles, bmoObjects, bmoWebhookDnsNames, inNamespace } from "../core/manifests";
+import { ANNOTATIONS, bmoLabels, bmoNames, BmoReleaseFiles, bmoObjects, bmoWebhookDnsNames, inNamespace } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { StackPki, serverTlsSecret } from "./pki";
 
@@ -20,6 +20,11 @@ export interface BaremetalOperatorArgs {
     namespace: pulumi.Input<string>;
     /** What the manager mounts and reads: the `<name>-bmo` ConfigMap, the CA and credentials Secrets. */
     wiring: pulumi.Resource[];
+    /**
+     * Hash of the API credentials (Credentials.rollHash): the manager reads them once at start
+     * (environment-variable mode, clients.LoadAuth), so a new password rolls its pod.
+     */
+    credentialsHash: pulumi.Input<string>;
 }
 
 /** One resource of a kind the release ships, typed by its kind. */
@@ -64,7 +69,9 @@ export class BaremetalOperator extends pulumi.ComponentResource {
         const rbac = objs.rbac.map((o) => resourceOf(`${name}-${o.kind.toLowerCase()}-${o.metadata.name}`, placed(o), { parent: this }));
         const secret = tlsSecret.secret;
         const service = new k8s.core.v1.Service(`${name}-webhook-service`, placed(objs.webhookService), { parent: this });
-        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, placed(objs.deployment), { parent: this, dependsOn: [...crds, ...rbac, secret, ...args.wiring] });
+        const template = objs.deployment.spec.template;
+        const deployment = { ...objs.deployment, spec: { ...objs.deployment.spec, template: { ...template, metadata: { ...template.metadata, annotations: { ...template.metadata?.annotations, [ANNOTATIONS.credentials]: args.credentialsHash } } } } };
+        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, placed(deployment), { parent: this, dependsOn: [...crds, ...rbac, secret, ...args.wiring] });
         // After the manager: with failurePolicy Fail, BareMetalHosts are refused while nothing serves the webhook.
         new k8s.admissionregistration.v1.ValidatingWebhookConfiguration(`${name}-webhook`, objs.webhookConfiguration, { parent: this, dependsOn: [service, this.deployment] });
         this.registerOutputs({ deployment: this.deployment.metadata.name });

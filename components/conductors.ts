@@ -11,7 +11,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { Credentials } from "./credentials";
-import { ANNOTATIONS, conductorDaemonSet, inNamespace, sha256, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName } from "../core/manifests";
+import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName } from "../core/manifests";
+import { rollAnnotations } from "./ironic";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
@@ -27,6 +28,8 @@ export interface ConductorsArgs {
     pki?: StackPki;
     /** With tls.mode "existing": the user's API certificate; its hash rolls the pods when it changes. */
     tlsCertPem?: pulumi.Input<string>;
+    /** Hash of the API credentials (Credentials.rollHash): the pods roll when the password changes. */
+    credentialsHash?: pulumi.Input<string>;
     /** Objects the pods mount; the DaemonSet waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
@@ -76,7 +79,7 @@ export class Conductors extends pulumi.ComponentResource {
 
         this.daemonSet = new k8s.apps.v1.DaemonSet(
             `${name}${WORKLOAD_IDENTITY.multi.workload}`,
-            inNamespace(conductorDaemonSet(plan, args.tlsCertPem ? { [ANNOTATIONS.tlsCert]: pulumi.output(args.tlsCertPem).apply(sha256) } : {}), namespace),
+            inNamespace(conductorDaemonSet(plan, rollAnnotations(args)), namespace),
             { parent: this, dependsOn: [...args.dependsOn, rpc.secret, ...(caSecret ? [caSecret] : []), nodeData, scripts, ...slotRbac], ...fromSingle.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });

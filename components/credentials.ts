@@ -7,6 +7,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
+import { sha256 } from "../core/manifests";
 import { htpasswdLine } from "../core/render/htpasswd";
 
 export interface CredentialsArgs {
@@ -22,6 +23,12 @@ export class Credentials extends pulumi.ComponentResource {
     public readonly password: pulumi.Output<string>;
     public readonly secret: k8s.core.v1.Secret;
     public readonly secretName: pulumi.Output<string>;
+    /**
+     * SHA-256 of the htpasswd line, for a pod-template annotation: the image writes its htpasswd
+     * files at start only, so a new password (a replaced RandomPassword) rolls the pods. Not a
+     * secret: a hash of a salted bcrypt hash that only the Secret holds.
+     */
+    public readonly rollHash: pulumi.Output<string>;
 
     constructor(name: string, args: CredentialsArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:auth:Credentials", name, {}, opts);
@@ -40,6 +47,7 @@ export class Credentials extends pulumi.ComponentResource {
             { parent: this },
         );
         this.secretName = this.secret.metadata.name;
+        this.rollHash = pulumi.unsecret(htpasswd.apply(sha256));
         this.registerOutputs({ secretName: this.secretName });
     }
 }

@@ -15,6 +15,8 @@ export interface IronicArgs {
     namespace: pulumi.Input<string>;
     /** Server certificate PEM: its hash rolls the pod when the certificate is re-issued (none with cert-manager). */
     tlsCertPem?: pulumi.Input<string>;
+    /** Hash of the API credentials (Credentials.rollHash): the pod rolls when the password changes. */
+    credentialsHash?: pulumi.Input<string>;
     /** Objects the pod mounts; the Deployment waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }
@@ -40,13 +42,21 @@ export class Ironic extends pulumi.ComponentResource {
             );
             dependsOn.push(this.dnsmasqConfig);
         }
-        const certHash: Record<string, pulumi.Input<string>> = args.tlsCertPem ? { [ANNOTATIONS.tlsCert]: pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem)) } : {};
+        const rollOn = rollAnnotations(args);
         this.deployment = new k8s.apps.v1.Deployment(
             `${name}${WORKLOAD_IDENTITY.single.workload}`,
-            inNamespace(ironicDeployment(plan, certHash), args.namespace),
+            inNamespace(ironicDeployment(plan, rollOn), args.namespace),
             { parent: this, dependsOn, ...fromMulti.workload },
         );
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this, ...fromMulti.service });
         this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service.metadata.name });
     }
+}
+
+/** The pod-template annotations that roll the pods when what the image reads at start only changes: the server certificate, the API credentials. */
+export function rollAnnotations(args: { tlsCertPem?: pulumi.Input<string>; credentialsHash?: pulumi.Input<string> }): Record<string, pulumi.Input<string>> {
+    return {
+        ...(args.tlsCertPem ? { [ANNOTATIONS.tlsCert]: pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem)) } : {}),
+        ...(args.credentialsHash ? { [ANNOTATIONS.credentials]: args.credentialsHash } : {}),
+    };
 }

@@ -86,7 +86,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const upgrade = this.database(name, plan, namespace, pki, mounted);
         const cache = imageCacheForStack(this, name, plan, namespace, pki);
         mounted.push(...cache.mounted);
-        const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted);
+        const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted, creds.rollHash);
         deployImageCache(this, name, plan, namespace, pki);
         if (c.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
         if (upgrade) {
@@ -100,7 +100,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             { parent: this, dependsOn: [workload] },
         );
         if (c.bmo.enabled) {
-            new BaremetalOperator(`${name}-baremetal-operator`, { plan, release: args.bmoRelease!, namespace, wiring: [bmoConfigMap, ...mounted] }, { parent: this });
+            new BaremetalOperator(`${name}-baremetal-operator`, { plan, release: args.bmoRelease!, namespace, wiring: [bmoConfigMap, ...mounted], credentialsHash: creds.rollHash }, { parent: this });
         }
         // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
         const [pods, service] = workload instanceof Conductors ? [workload.daemonSet, workload.service] : [workload.deployment, workload.service];

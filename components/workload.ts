@@ -22,6 +22,7 @@ namespace: pulumi.Output<string>,
 pki: StackPki | undefined,
 existing: ExistingTls | undefined,
 mounted: pulumi.Resource[],
+credentialsHash: pulumi.Input<string>,
 ): Ironic | Conductors {
     const c = plan.config;
     if (plan.topology.kind === "multi") {
@@ -29,7 +30,7 @@ mounted: pulumi.Resource[],
         // user's Secret, and the API certificate (httpd) is theirs too; "cert-manager": both are
         // Certificates of the issuer (components/cert-manager.ts).
         const own = c.tls.mode === "existing" ? { tlsCertPem: existing!.tlsCertPem } : c.tls.mode === "generate" ? { pki: pki! } : {};
-        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, dependsOn: mounted }, { parent });
+        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, dependsOn: mounted }, { parent });
     }
     let tlsCertPem: pulumi.Output<string> | undefined;
     if (c.tls.mode === "generate" && pki) {
@@ -54,5 +55,5 @@ mounted: pulumi.Resource[],
     }
     // cert-manager: no hash (this program never sees the certificate); the image restarts httpd
     // when the kubelet updates the mounted Secret (RESTART_CONTAINER_CERTIFICATE_UPDATED).
-    return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, dependsOn: mounted }, { parent });
+    return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, credentialsHash, dependsOn: mounted }, { parent });
 }

@@ -17,6 +17,8 @@ export type SecurityContext = k8s.types.input.core.v1.SecurityContext;
 export const ANNOTATIONS = {
     dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
     tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
+    /** The API credentials' htpasswd line (bcrypt, salted): the image reads it at start only. */
+    credentials: "metal3-ironic.metal3.io/credentials-hash",
 } as const;
 
 /**

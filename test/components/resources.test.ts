@@ -4,11 +4,13 @@
  */
 import { strict as assert } from "assert";
 import * as bcrypt from "bcryptjs";
+import { createHash } from "crypto";
 import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig } from "../../core/config";
 import { PATHS } from "../../core/contract";
+import { htpasswdLine } from "../../core/render/htpasswd";
 import { containsSecret, unwrapSecrets, valueOf } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 import { requireOrSkip, run, tmpDir } from "../helpers/sys";
@@ -19,11 +21,15 @@ const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml
 const FIXED_PASSWORD = "s3cretPassw0rdFromTheMock";
 
 /** Computes what the random provider would: a real bcrypt hash of the password (Go writes $2a$). */
-function realBcrypt(type: string, _name: string, inputs: Record<string, any>) {
+function realBcrypt(type: string, name: string, inputs: Record<string, any>) {
     if (type !== "random:index/randomPassword:RandomPassword") return undefined;
     assert.equal(inputs.length, 32);
-    return { result: FIXED_PASSWORD, bcryptHash: bcrypt.hashSync(FIXED_PASSWORD, 4).replace(/^\$2b\$/, "$2a$") };
+    const bcryptHash = bcrypt.hashSync(FIXED_PASSWORD, 4).replace(/^\$2b\$/, "$2a$");
+    bcryptHashes.set(name, bcryptHash);
+    return { result: FIXED_PASSWORD, bcryptHash };
 }
+/** The bcrypt hash the mock gave each RandomPassword, by resource name. */
+const bcryptHashes = new Map<string, string>();
 
 function obj(r: Rendered, kind: string, name: string) {
     const o = r.objects.find((x) => x.kind === kind && x.metadata?.name === name);
@@ -157,6 +163,9 @@ describe("resource graph (pulumi mocks)", function () {
         const ann = obj(r, "Deployment", "ironic").spec.template.metadata.annotations;
         assert.match(ann["metal3-ironic.metal3.io/dnsmasq-config-hash"], /^[0-9a-f]{64}$/);
         assert.match(ann["metal3-ironic.metal3.io/tls-cert-hash"], /^[0-9a-f]{64}$/);
+        // The image writes its htpasswd files at start only: a new API password rolls the pod.
+        const htpasswd = htpasswdLine("metal3", bcryptHashes.get("ironic-credentials-password")!);
+        assert.equal(ann["metal3-ironic.metal3.io/credentials-hash"], createHash("sha256").update(htpasswd).digest("hex"));
         for (const name of ["ironic", "httpd", "ramdisk-logs", "ipa-cache-client"]) {
             const sc = container(r, name).securityContext;
             assert.deepEqual(sc.capabilities, { drop: ["ALL"] }, name);

@@ -1,7 +1,7 @@
 /**
  * Day-2 on a real cluster with the real Pulumi CLI (the ha example, MariaDB and schema Jobs):
  * an Ironic image bump (the schema upgrade Job completes before the rollout, the online
- * migrations run after it), a release with new scripts (new ConfigMaps, the old ones kept until
+ * migrations run after it), a rotated API password (the conductors roll onto it), a release with new scripts (new ConfigMaps, the old ones kept until
  * the DaemonSet no longer names them), a topology switch multi → single → multi (no pod left Pending on a
  * host-port conflict, the API Service and the database claim kept), and `pulumi destroy` (refused
  * on protected resources until unprotected; the claim and namespace survive) followed by a
@@ -9,6 +9,7 @@
  * On the ha stack its example checks deployed (ha-stack.ts), which the conductor scenarios use after these.
  */
 import { strict as assert } from "assert";
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -69,6 +70,35 @@ function lifecycleScenarios(this: Mocha.Suite): void {
             assert.equal(p.spec.containers.find((c: any) => c.name === "ironic").image, NEW_IMAGE, `${p.metadata.name} runs the new image`);
             assert.ok(time(p.metadata.creationTimestamp) >= time(upgrade.status.completionTime), `${p.metadata.name} started after the schema upgrade completed`);
             assert.ok(time(migrate.metadata.creationTimestamp) >= time(p.metadata.creationTimestamp), `the migrations started after ${p.metadata.name}`);
+        }
+        quiet();
+    });
+
+    it("a rotated API password (pulumi up --replace of the generated password): the preview shows the password replaced and its Secret and the DaemonSet updated; the pod template's credentials-hash changes, so every conductor pod is replaced onto the new htpasswd", function () {
+        const CREDS_HASH = "metal3-ironic.metal3.io/credentials-hash";
+        const ds = () => cluster.get(["daemonset", "-n", NS, "ironic"]);
+        const secret = () => cluster.get(["secret", "-n", NS, "ironic-credentials"]);
+        const before = { hash: ds().spec.template.metadata.annotations[CREDS_HASH], password: secret().data.password, pods: workloadPods("DaemonSet").map((p) => p.metadata.uid) };
+        assert.match(before.hash, /^[0-9a-f]{64}$/);
+        const resources = JSON.parse(ws.pulumi(["stack", "export"]).stdout).deployment.resources as any[];
+        const urn = resources.find((r) => r.type === "random:index/randomPassword:RandomPassword" && r.urn.endsWith("::ironic-credentials-password"))?.urn;
+        assert.ok(urn, `the API password in the state: ${resources.filter((r) => /RandomPassword/.test(r.type)).map((r) => r.urn).join(", ")}`);
+        // What a reviewer sees: the password replaced, the Secret and the DaemonSet (its annotation) updated.
+        const preview = JSON.parse(ws.pulumi(["preview", "--json", "--replace", urn]).stdout);
+        const steps = (preview.steps as any[]).filter((st) => !["same", "refresh"].includes(st.op)).map((st) => `${st.urn.split("::").slice(-2).join("::")}: ${st.op}`);
+        assert.ok(steps.some((st) => /RandomPassword::ironic-credentials-password: .*replace/.test(st)), steps.join(", "));
+        assert.ok(steps.some((st) => /:Secret::ironic-credentials-secret: update/.test(st)), steps.join(", "));
+        assert.ok(steps.some((st) => /:DaemonSet::\S+: update/.test(st)), steps.join(", "));
+        ws.up(["--replace", urn]);
+        const after = ds();
+        assert.notEqual(secret().data.password, before.password, "a new password");
+        const htpasswd = Buffer.from(secret().data.htpasswd, "base64").toString();
+        assert.equal(after.spec.template.metadata.annotations[CREDS_HASH], createHash("sha256").update(htpasswd).digest("hex"), "the annotation hashes the new htpasswd line");
+        const pods = workloadPods("DaemonSet");
+        assert.equal(pods.length, 3);
+        for (const p of pods) {
+            assert.ok(!before.pods.includes(p.metadata.uid), `${p.metadata.name} is a new pod`);
+            assert.equal(p.metadata.annotations[CREDS_HASH], after.spec.template.metadata.annotations[CREDS_HASH], `${p.metadata.name} runs the new template`);
         }
         quiet();
     });
