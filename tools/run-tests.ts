@@ -29,11 +29,10 @@ import * as path from "path";
 
 import { exitFlushed } from "./exit-flushed";
 import { LaneTimes, nextUnit, planUnits, readResults, report, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
+import { sleep, toolchainEnded, waitForToolchain } from "./toolchain-wait";
 
 const ROOT = path.join(__dirname, "..");
 const MOCHA = require.resolve("mocha/bin/mocha.js");
-/** How long a unit waits for the toolchain build before it fails. */
-const TOOLCHAIN_WAIT_MAX_S = 60 * 60;
 /**
  * How long a mocha process may take to exit once its tests are over (the reporter's end marker):
  * longer means something a test started still holds it (a process, a server, a timer) and it would
@@ -83,42 +82,6 @@ function parseArgs(argv: string[]): { lanes: number; logDir: string; tiers: stri
     if (!logDir) logDir = fs.mkdtempSync(path.join(os.tmpdir(), "m3i-test-"));
     fs.mkdirSync(logDir, { recursive: true });
     return { lanes, logDir, tiers, mochaArgs };
-}
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/**
- * The file the background build writes a stage's exit code to ($METAL3_TOOLCHAIN_CLUSTER_STATUS for
- * the cluster stage, else the whole build's $METAL3_TOOLCHAIN_STATUS), or undefined when none runs.
- */
-function statusFile(need: ToolchainNeed): string | undefined {
-    if (need === "none") return undefined;
-    return (need === "cluster" ? process.env.METAL3_TOOLCHAIN_CLUSTER_STATUS : undefined) || process.env.METAL3_TOOLCHAIN_STATUS || undefined;
-}
-
-/** Whether what a unit needs of the toolchain is no longer being built: nothing needed, no build running, or that stage has ended. */
-function toolchainEnded(need: ToolchainNeed): boolean {
-    const status = statusFile(need);
-    return !status || (fs.existsSync(status) && fs.readFileSync(status, "utf8").trim() !== "");
-}
-
-/** Waits for a stage of the background toolchain build: undefined when it succeeded (or none runs), else why it failed. */
-async function waitForToolchain(need: ToolchainNeed): Promise<string | undefined> {
-    const status = statusFile(need);
-    if (!status) return undefined;
-    const start = Date.now();
-    for (;;) {
-        const rc = fs.existsSync(status) ? fs.readFileSync(status, "utf8").trim() : "";
-        if (rc !== "") {
-            if (rc === "0") return undefined;
-            const log = process.env.METAL3_TOOLCHAIN_LOG;
-            const lines = log && fs.existsSync(log) ? fs.readFileSync(log, "utf8").split("\n") : [];
-            const target = lines.filter((l) => /^\[toolchain\] \S+: building/.test(l)).pop()?.replace(/^\[toolchain\] (\S+):.*/, "$1");
-            return `the toolchain build (tools/toolchain/build.sh) exited ${rc}${target ? ` while building ${target}` : ""}${log ? `; log: ${log}` : ""}`;
-        }
-        if ((Date.now() - start) / 1000 > TOOLCHAIN_WAIT_MAX_S) return `the toolchain build did not finish within ${TOOLCHAIN_WAIT_MAX_S / 60} min (status file ${status} still empty)`;
-        await sleep(2000);
-    }
 }
 
 interface Run {
