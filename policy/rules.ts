@@ -212,7 +212,7 @@ export function weakProtocols(value: string): string[] {
 /**
  * httpd's API and virtual-media vhosts accept nothing older than TLS 1.2 when the workload sets
  * their protocol (tls.minVersion): a hand-written `ALL` or `+TLSv1.1` in a program's override fires.
- * Unset, the image's defaults apply (docs/networks-and-trust.md, TLS policy).
+ * The program always sets both (TLS 1.2+ unless tls.minVersion says 1.3; docs/networks-and-trust.md, TLS policy).
  */
 export const tlsProtocols: Rule = (args, report) => {
     eachContainer(args, (c, where) => {

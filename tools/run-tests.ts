@@ -157,10 +157,10 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
 async function lane(run: Run, n: number): Promise<void> {
     const times: LaneTimes = { lane: n, units: [], waitedSeconds: 0 };
     run.laneTimes.push(times);
-    if (n > LANES_WHILE_BUILDING) {
-        const w = Date.now();
-        while (!toolchainEnded("all") && run.queue.length > 0) await sleep(2000);
-        times.waitedSeconds += (Date.now() - w) / 1000;
+    // (Counted as it goes: an interrupted run's breakdown shows the wait so far.)
+    while (n > LANES_WHILE_BUILDING && !toolchainEnded("all") && run.queue.length > 0) {
+        await sleep(2000);
+        times.waitedSeconds += 2;
     }
     for (let i = nextUnit(run.queue, toolchainEnded); i >= 0; i = nextUnit(run.queue, toolchainEnded)) {
         const u = run.queue.splice(i, 1)[0];

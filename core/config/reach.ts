@@ -84,7 +84,7 @@ const curveList = checked((s) => (/^[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_-]{1,64}){0,
 /** The keys of `tls` this file adds (schema.ts spreads them into its `tls` section). */
 export function tlsPolicyShape() {
     return {
-        minVersion: z.enum(["1.2", "1.3"], { error: 'must be "1.2" or "1.3" (the oldest TLS version httpd and Ironic accept)' }).optional(),
+        minVersion: z.enum(["1.2", "1.3"], { error: 'must be "1.2" or "1.3" (the oldest TLS version httpd accepts on the API and virtual-media ports)' }).optional(),
         ciphers: cipherList.optional(),
         ciphersTls13: tls13List.optional(),
         curves: curveList.optional(),

@@ -120,7 +120,7 @@ export interface StackConfig {
         caValidityDays: number;
         extraDnsNames: string[];
         extraIps: string[];
-        /** The TLS policy of httpd (API and virtual media) and Ironic's own TLS servers; unset: the image's defaults. */
+        /** The TLS policy of httpd (API and virtual media); unset minVersion: TLS 1.2+, unset ciphers and curves: OpenSSL's. Ironic's JSON-RPC keeps its own TLS 1.3. */
         minVersion?: "1.2" | "1.3";
         ciphers?: string;
         ciphersTls13?: string;

@@ -87,7 +87,12 @@ describe("bmo.enabled through the program", function () {
         const secret = r.objects.find((o) => o.kind === "Secret" && o.metadata.name === "ironic-bmo-webhook-cert")!;
         assert.match(JSON.stringify(secret), /tls\.key/);
         assert.doesNotMatch(JSON.stringify(secret), /PRIVATE KEY/);
-        assert.equal(r.objects.find((o) => o.kind === "Deployment" && o.metadata.name === "ironic-baremetal-operator")!.spec.template.spec.containers[0].image, "quay.io/metal3-io/baremetal-operator:v0.13.1");
+        const bmoDeployment = r.objects.find((o) => o.kind === "Deployment" && o.metadata.name === "ironic-baremetal-operator")!;
+        assert.equal(bmoDeployment.spec.template.spec.containers[0].image, "quay.io/metal3-io/baremetal-operator:v0.13.1");
+        // BMO reads the API credentials once at start: a new password rolls its pod, as it rolls Ironic's.
+        const credsHash = (d: any) => d.spec.template.metadata.annotations?.["metal3-ironic.metal3.io/credentials-hash"];
+        assert.match(credsHash(bmoDeployment), /^[0-9a-f]{64}$/);
+        assert.equal(credsHash(bmoDeployment), credsHash(r.objects.find((o) => o.kind === "Deployment" && o.metadata.name === "ironic")!));
     });
 
     describe("npm run plan", function () {

@@ -45,7 +45,8 @@ export function imageVenvReady(): boolean {
 function probeImageVenv(): boolean {
     const py = path.join(IMAGE_VENV, "bin", "python");
     if (!fs.existsSync(py)) return false;
-    if (IMAGE_PROGRAMS.some((p) => !which(p))) return false;
+    // Looked up on the PATH the pod runner gives containers (sbin included: mkfs.vfat is in /sbin).
+    if (IMAGE_PROGRAMS.some((p) => !which(p, POD_PATH))) return false;
     try {
         const v = execFileSync(py, ["-c", "import importlib.metadata as m, ironic.conf, ironic_prometheus_exporter.messaging, gunicorn; print(m.version('ironic'))"], { encoding: "utf8", stdio: ["ignore", "pipe", "ignore"], timeout: 60000 }).trim();
         return v === "38.0.0";
@@ -61,6 +62,8 @@ function probeImageVenv(): boolean {
  * sends with every deploy; qemu-img and mkfs.vfat images and virtual media.
  */
 export const IMAGE_PROGRAMS = ["ipmitool", "xorrisofs", "qemu-img", "mkfs.vfat"];
+/** The PATH the pod runner gives containers (test/helpers/pod-runner.ts DEFAULT_PATH). */
+const POD_PATH = "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin";
 
 /** What a test that runs the image's Ironic names when the environment is missing. */
 export const IMAGE_VENV_NEEDED = `${IMAGE_IRONIC} with ironic-prometheus-exporter and gunicorn in ${IMAGE_VENV}, and ${IMAGE_PROGRAMS.join(", ")} on PATH (bash .ci/run creates the pinned venv and installs them)`;

@@ -8,8 +8,9 @@ import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
 
-export function which(cmd: string): string | undefined {
-    const r = spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8" });
+/** Where `cmd` is on `path` (default: this process's PATH), or undefined. */
+export function which(cmd: string, path?: string): string | undefined {
+    const r = spawnSync("sh", ["-c", `command -v ${cmd}`], { encoding: "utf8", env: path === undefined ? process.env : { ...process.env, PATH: path } });
     return r.status === 0 ? r.stdout.trim() : undefined;
 }
 
