@@ -5,10 +5,11 @@ import { ANNOTATIONS, contentHash, inNamespace, podBase, restrictedSecurityConte
 import { dev, ha } from "./support";
 
 describe("manifests/meta", function () {
-    it("names the two pod-template annotations", function () {
+    it("names the three pod-template annotations", function () {
         assert.deepEqual(ANNOTATIONS, {
             dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
             tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
+            credentials: "metal3-ironic.metal3.io/credentials-hash",
         });
     });
 

@@ -17,6 +17,9 @@ const SHARED_ENV = {
     VMEDIA_TLS_PORT: "6183",
     IRONIC_ENABLE_VLAN_INTERFACES: "all",
     RESTART_CONTAINER_CERTIFICATE_UPDATED: "true",
+    // TLS 1.2+ on both vhosts with tls.minVersion unset (the image's virtual-media default is ALL).
+    IRONIC_SSL_PROTOCOL: "-ALL +TLSv1.2 +TLSv1.3",
+    IRONIC_VMEDIA_SSL_PROTOCOL: "-ALL +TLSv1.2 +TLSv1.3",
 };
 
 const FAILOVER_ENV = {
