@@ -63,15 +63,13 @@ export class BaremetalOperator extends pulumi.ComponentResource {
         const secretMeta = { name: names.webhookSecret, namespace, labels: bmoLabels(plan) };
         // The names are in the SANs; the common name is short (at most 64 characters in X.509).
         const tlsSecret = serverTlsSecret(pki, `${name}-webhook`, { commonName: "baremetal-operator webhook", dnsNames: bmoWebhookDnsNames(plan), ipAddresses: [] }, secretMeta, { issue: this, secret: this })!;
-        const objs = bmoObjects({ plan, release, webhookCaBundle: pki.caCertPem.apply((pem) => Buffer.from(pem).toString("base64")) });
+        const objs = bmoObjects({ plan, release, webhookCaBundle: pki.caCertPem.apply((pem) => Buffer.from(pem).toString("base64")), podAnnotations: { [ANNOTATIONS.credentials]: args.credentialsHash } });
         const crds = objs.crds.map((o) => new k8s.apiextensions.v1.CustomResourceDefinition(`${name}-crd-${o.metadata.name}`, o, { parent: this, retainOnDelete: true }));
         const placed = (o: any) => (o.metadata.namespace !== undefined ? inNamespace(o, namespace) : o);
         const rbac = objs.rbac.map((o) => resourceOf(`${name}-${o.kind.toLowerCase()}-${o.metadata.name}`, placed(o), { parent: this }));
         const secret = tlsSecret.secret;
         const service = new k8s.core.v1.Service(`${name}-webhook-service`, placed(objs.webhookService), { parent: this });
-        const template = objs.deployment.spec.template;
-        const deployment = { ...objs.deployment, spec: { ...objs.deployment.spec, template: { ...template, metadata: { ...template.metadata, annotations: { ...template.metadata?.annotations, [ANNOTATIONS.credentials]: args.credentialsHash } } } } };
-        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, placed(deployment), { parent: this, dependsOn: [...crds, ...rbac, secret, ...args.wiring] });
+        this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, placed(objs.deployment), { parent: this, dependsOn: [...crds, ...rbac, secret, ...args.wiring] });
         // After the manager: with failurePolicy Fail, BareMetalHosts are refused while nothing serves the webhook.
         new k8s.admissionregistration.v1.ValidatingWebhookConfiguration(`${name}-webhook`, objs.webhookConfiguration, { parent: this, dependsOn: [service, this.deployment] });
         this.registerOutputs({ deployment: this.deployment.metadata.name });

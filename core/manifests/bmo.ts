@@ -56,6 +56,8 @@ export interface BmoRender {
     release: BmoReleaseFiles;
     /** The CA of the webhook's serving certificate, base64 of its PEM (caBundle): the API server verifies the webhook with it. */
     webhookCaBundle: pulumi.Input<string>;
+    /** Pod-template annotations of the manager (the credentials hash that rolls it), as ironicDeployment takes them. */
+    podAnnotations?: Record<string, pulumi.Input<string>>;
 }
 
 const CLUSTER_SCOPED = new Set(["ClusterRole", "ClusterRoleBinding", "ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"]);
@@ -162,7 +164,7 @@ export function bmoObjects(r: BmoRender): BmoObjects {
     need(deployment.spec?.selector?.matchLabels && deployment.spec.template?.spec?.containers, "the manager Deployment has no selector or no containers");
     deployment.spec.selector.matchLabels = { ...deployment.spec.selector.matchLabels, ...selector };
     const template = deployment.spec.template;
-    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...labels } };
+    template.metadata = { ...template.metadata, labels: { ...template.metadata?.labels, ...labels }, ...(r.podAnnotations ? { annotations: { ...template.metadata?.annotations, ...r.podAnnotations } } : {}) };
     const spec = deployment.spec.template.spec;
     mergePod(spec, docs(release, "base/manager_webhook_patch.yaml")[0], "base/manager_webhook_patch.yaml");
     spec.serviceAccountName = nameOf("ServiceAccount", spec.serviceAccountName);
