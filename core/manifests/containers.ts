@@ -9,7 +9,7 @@ import { cidrParts } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { containerResources, restrictedSecurityContext } from "./meta";
+import { containerResources, restrictedSecurityContext, untraced } from "./meta";
 import type { Container } from "./meta";
 import { slotAgentCommand, slotAgentEnv, usesSlotAgents } from "./slots";
 import type { PodTopology } from "./topology";
@@ -34,13 +34,13 @@ export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], t
     return {
         name: "ironic",
         image: plan.config.images.ironic,
-        command: topology.command([COMMANDS.ironic]),
+        command: untraced(topology.command([COMMANDS.ironic])),
         env: [...topology.wrapperEnv("ironic", nodeCertDirs(plan, "ironic")), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
         // SQLite is reset on every restart: probes are lenient so a slow start is not killed.
-        readinessProbe: { exec: { command: [COMMANDS.readiness] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
-        livenessProbe: { exec: { command: [COMMANDS.liveness] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
+        readinessProbe: { exec: { command: untraced([COMMANDS.readiness]) }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        livenessProbe: { exec: { command: untraced([COMMANDS.liveness]) }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: containerResources(plan, "ironic"),
     };
 }
@@ -51,7 +51,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
     return {
         name: "httpd",
         image: plan.config.images.ironic,
-        command: topology.command([COMMANDS.httpd]),
+        command: untraced(topology.command([COMMANDS.httpd])),
         env: [...topology.wrapperEnv("httpd", nodeCertDirs(plan, "httpd")), ...sortedEnv(plan.commonEnv)],
         securityContext: restrictedSecurityContext(),
         ports: [

@@ -10,7 +10,7 @@ import { MARIADB } from "../plan/database";
 import { databaseEnv, sortedEnv } from "../plan/env";
 import { SCHEMA_JOB_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { containerResources, podBase, restrictedSecurityContext, sortedRecord } from "./meta";
+import { containerResources, podBase, restrictedSecurityContext, sortedRecord, untraced } from "./meta";
 import { databaseVolumes, fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
 
 /** Labels of the MariaDB pod (a selector distinct from Ironic's). */
@@ -143,7 +143,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
     const container: k8s.types.input.core.v1.Container = {
         name: upgrade ? "dbsync-upgrade" : "online-data-migrations",
         image,
-        command: [upgrade ? COMMANDS.dbUpgrade : COMMANDS.onlineDataMigrations],
+        command: untraced([upgrade ? COMMANDS.dbUpgrade : COMMANDS.onlineDataMigrations]),
         env: [
             // Only to satisfy the image's configuration script, which waits for an IP.
             { name: ENV.provisioningIp, valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },

@@ -7,6 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { createHash } from "crypto";
 
 import type { Amounts, ResourceRole } from "../config/resources";
+import { COMMANDS } from "../contract";
 import type { IronicPlan } from "../plan/types";
 
 export type PodSpec = k8s.types.input.core.v1.PodSpec;
@@ -54,6 +55,25 @@ export function restrictedSecurityContext(): SecurityContext {
         runAsNonRoot: true,
         capabilities: { drop: ["ALL"] },
     };
+}
+
+/**
+ * The descriptor the image's shell trace goes to (BASH_XTRACEFD), opened on /dev/null by untraced().
+ * 9 is the highest bash leaves to scripts; the image's scripts redirect none of 3-9.
+ */
+export const TRACE_FD = 9;
+
+/**
+ * `command` with the image's shell trace discarded. The image's scripts run under `set -x` and read
+ * the mounted credentials while tracing (auth-common.sh: the MariaDB password and both htpasswd files,
+ * sourced by runironic, runhttpd, the schema Jobs and the probes), so every value would reach the
+ * container's log, readable by anyone allowed `pods/log`, and a failed exec probe's output reaches
+ * the pod's events. Bash writes its trace to the descriptor BASH_XTRACEFD names, takes it from the
+ * environment and passes it to every script it starts; a closed descriptor would not do (bash
+ * falls back to stderr), so this opens TRACE_FD on /dev/null first, then runs the command.
+ */
+export function untraced(command: string[]): string[] {
+    return [COMMANDS.shell, "-c", `exec ${TRACE_FD}>/dev/null; export BASH_XTRACEFD=${TRACE_FD}; exec "$@"`, "untraced", ...command];
 }
 
 /** What every pod of the stack shares: non-root identity, no API token, the configured placement and image pull Secrets. */

@@ -104,9 +104,9 @@ describe("database: MariaDB component and schema Jobs (pulumi mocks)", function 
         assert.ok(dependsOn("ironic-ironic-deployment").includes("ironic-db-upgrade"), "the Deployment rolls only after the upgrade Job completed");
         assert.ok(dependsOn("ironic-db-migrate").includes("ironic-ironic"), "migrations run after the workload is ready");
         const up = objOf(r, "Job", `ironic-dbsync-${imageKey(IMG_B)}`)!;
-        assert.deepEqual(up.spec.template.spec.containers[0].command, ["/bin/rundatabase-upgrade"]);
+        assert.deepEqual(up.spec.template.spec.containers[0].command, ["/bin/bash", "-c", "exec 9>/dev/null; export BASH_XTRACEFD=9; exec \"$@\"", "untraced", "/bin/rundatabase-upgrade"]);
         const mig = objOf(r, "Job", `ironic-migrate-${imageKey(IMG_B)}`)!;
-        assert.deepEqual(mig.spec.template.spec.containers[0].command, ["/bin/runonline-data-migrations"]);
+        assert.deepEqual(mig.spec.template.spec.containers[0].command, ["/bin/bash", "-c", "exec 9>/dev/null; export BASH_XTRACEFD=9; exec \"$@\"", "untraced", "/bin/runonline-data-migrations"]);
         assert.equal(up.metadata.annotations["pulumi.com/replaceUnready"], "true");
         const ha = await renderWithOptions(haRaw);
         assert.ok(ha.dependsOn("ironic-conductors-daemonset").includes("ironic-db-upgrade"), "the DaemonSet too");

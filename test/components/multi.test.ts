@@ -142,7 +142,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.equal(env.MARIADB_HOST, "ironic-mariadb.metal3.svc");
         assert.equal(env.IRONIC_SKIP_DBSYNC, "true", "schema changes run in the ordered Jobs");
         assert.equal(env.PROVISIONING_IP, undefined, "the node's IP comes from its entry, not the template");
-        assert.deepEqual(ironic.command, ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh", "/bin/runironic"]);
+        assert.deepEqual(ironic.command, ["/bin/bash", "-c", "exec 9>/dev/null; export BASH_XTRACEFD=9; exec \"$@\"", "untraced", "/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh", "/bin/runironic"]);
         const mounts = Object.fromEntries(ironic.volumeMounts.map((m: any) => [m.mountPath, m.name]));
         assert.equal(mounts["/auth/ironic-rpc"], "rpc-auth");
         assert.equal(mounts["/auth/mariadb"], "db-auth");

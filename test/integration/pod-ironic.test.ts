@@ -15,8 +15,10 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { RawConfig } from "../../core/config";
+import { COMMANDS } from "../../core/contract";
 import { htpasswdLine } from "../../core/render/htpasswd";
 import { Rendered, readStackConfig } from "../../tools/render";
+import { credentialLeaks } from "../helpers/credential-leaks";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
@@ -198,6 +200,17 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
     it("the ironic container's declared readiness and liveness probes pass", function () {
         assert.equal(pod.probe("ironic", "readinessProbe"), true);
         assert.equal(pod.probe("ironic", "livenessProbe"), true);
+    });
+
+    it("no credential reaches a log or a probe's output: the stand-ins trace as the image does (set -x, the htpasswd read while tracing), and the declared commands and probes discard the trace", function () {
+        const { leaks, credentials } = credentialLeaks(pod, { probes: true });
+        assert.deepEqual(credentials, ["ironic-credentials/htpasswd", "ironic-credentials/htpasswd hash"]);
+        assert.deepEqual(leaks, []);
+        // The same probe script without the declared prefix: the hash is in its trace, as the image's would be.
+        const hash = cluster.secrets["ironic-credentials"].htpasswd.trim().split(":")[1];
+        const bare = pod.exec("ironic", [COMMANDS.readiness]);
+        assert.equal(bare.status, 0, bare.stderr);
+        assert.ok(bare.stderr.includes(hash), "the bare probe traces the htpasswd hash");
     });
 
     it("serves the API over TLS on https://172.22.0.2:6385/v1 through httpd, verified with the stack CA from the cacert Secret", function () {

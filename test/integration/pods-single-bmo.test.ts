@@ -14,6 +14,7 @@ import * as path from "path";
 import { bmoBuilt, bmoLogProblems, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyReady } from "../helpers/bmo";
 import { OperatorPod, startOperator } from "../helpers/bmo-pod";
 import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
+import { credentialLeaks } from "../helpers/credential-leaks";
 import { HaPodLab, LabNode } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
 import { until } from "../helpers/ironic-lab";
@@ -169,6 +170,10 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
             console.log(`      ${h.name} deprovisioned: ${w.format(from[i])}`);
         }
         assert.deepEqual(bmoLogProblems(operator!.pod.logs("manager")).slice(0, 5), [], "BMO's log has no TLS, auth or API-version error");
+        // The image's scripts trace every step (set -x) and read the htpasswd while tracing: none of it in a log or a probe's output.
+        const { leaks, credentials } = credentialLeaks(conductor.pod, { probes: true });
+        assert.ok(credentials.includes(`${s.plan.names.credentialsSecret}/htpasswd hash`), credentials.join(", "));
+        assert.deepEqual(leaks, [], "no credential in the Ironic pod's logs or probe output");
         // Deleted: BMO deletes its nodes.
         for (const h of [bios, uefi]) kube.kubectl(["delete", "baremetalhost", h.name, "-n", ns, "--wait=false"]);
         await Promise.all(watches.map((w) => w.until("(deleted)", 300000)));

@@ -18,6 +18,7 @@ import { dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan"
 import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
 import { SLOT_TIMINGS } from "../../core/plan/timings";
+import { credentialLeaks } from "../helpers/credential-leaks";
 import { bmoBuilt, bmoLogProblems, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { startOperator } from "../helpers/bmo-pod";
 import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
@@ -431,6 +432,20 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("the online data migrations Job completes once the conductors are up", async function () {
         await lab.runJob(lab.clusterPod("Job", "migrate", "172.22.0.252", "jm"));
+    });
+
+    it("no credential reaches a log or a probe's output, though the image's scripts trace every step (set -x) and read the mounted passwords and htpasswd files while tracing: every node's containers (their exec probes run as the kubelet runs them), MariaDB and both schema Jobs", function () {
+        const looked: string[] = [];
+        for (const pod of [...pods.map((p) => p.pod), ...lab.others]) {
+            const { leaks, credentials } = credentialLeaks(pod, { probes: true });
+            assert.deepEqual(leaks, [], `pod ${pod.o.name}: a credential in a log or probe output`);
+            looked.push(...credentials.map((c) => `${pod.o.name}:${c}`));
+        }
+        // What was looked for: the database password (ironic, both Jobs), the RPC password and htpasswd, the API htpasswd.
+        for (const want of [`${s.plan.database.names.credentialsSecret}/password`, `${s.plan.names.rpcCredentialsSecret}/password`, `${s.plan.names.credentialsSecret}/htpasswd hash`]) {
+            assert.ok(looked.some((l) => l.endsWith(want)), `looked for ${want}: ${looked.join(", ")}`);
+        }
+        assert.ok(looked.some((l) => /dbsync.*mariadb-credentials\/password/.test(l)) && looked.some((l) => /migrate.*mariadb-credentials\/password/.test(l)), `both Jobs' database password: ${looked.join(", ")}`);
     });
 
     it("baremetal-operator, deployed as the stack renders it (bmo.enabled: its release's objects, wired to the stack), reaches the API through its Service, serves its webhook with the certificate the webhook configuration trusts, registers a Redfish host and brings it to available; its log has no TLS, auth or API-version error", async function () {

@@ -10,7 +10,7 @@ import {
     keepalivedContainer,
     ramdiskLogsContainer,
 } from "../../../core/manifests/containers";
-import { restrictedSecurityContext } from "../../../core/manifests/meta";
+import { restrictedSecurityContext, untraced } from "../../../core/manifests/meta";
 import { multiTopology, SINGLE } from "../../../core/manifests/topology";
 import { mount } from "../../../core/manifests/volumes";
 import type { EnvVar } from "../../../core/manifests/meta";
@@ -34,21 +34,21 @@ describe("manifests/containers", function () {
             assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "volumeMounts", "readinessProbe", "livenessProbe", "resources"]);
             assert.equal(c.name, "ironic");
             assert.equal(c.image, IRONIC_IMAGE);
-            assert.deepEqual(c.command, ["/bin/runironic"]);
+            assert.deepEqual(c.command, untraced(["/bin/runironic"]));
             const names = envNames(c.env);
             assert.ok(isSorted(names), `env sorted: ${names}`);
             assert.deepEqual(names, Object.keys({ ...dev.commonEnv, ...dev.ironicEnv }).sort());
             assert.equal(envValue(c.env, "PROVISIONING_IP"), "172.22.0.2");
             assert.deepEqual(c.securityContext, restrictedSecurityContext());
             assert.equal(c.volumeMounts, MOUNTS);
-            assert.deepEqual(c.readinessProbe, { exec: { command: ["/bin/ironic-readiness"] }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 });
-            assert.deepEqual(c.livenessProbe, { exec: { command: ["/bin/ironic-liveness"] }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 });
+            assert.deepEqual(c.readinessProbe, { exec: { command: untraced(["/bin/ironic-readiness"]) }, initialDelaySeconds: 10, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 });
+            assert.deepEqual(c.livenessProbe, { exec: { command: untraced(["/bin/ironic-liveness"]) }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 });
             assert.deepEqual(c.resources, { requests: { cpu: "250m", memory: "512Mi" }, limits: { memory: "1Gi" } });
         });
 
         it("multi: through the wrapper, the wrapper env first (a certificate minted into /certs/ironic and /certs/vmedia), then the sorted env", function () {
             const c = ironicContainer(ha, MOUNTS, multiTopology(ha));
-            assert.deepEqual(c.command, [...WRAPPER, "/bin/runironic"]);
+            assert.deepEqual(c.command, untraced([...WRAPPER, "/bin/runironic"]));
             const names = envNames(c.env);
             assert.deepEqual(names.slice(0, W), [...WRAPPER_NAMES, ...MINTING]);
             assert.equal(envValue(c.env, "CONDUCTOR_RUN_DIR"), "/run/metal3-ironic/ironic");
@@ -63,7 +63,7 @@ describe("manifests/containers", function () {
         it("single: host ports for the API, the image server and virtual-media TLS; probes on the plain port", function () {
             const c = httpdContainer(dev, MOUNTS, SINGLE);
             assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "ports", "volumeMounts", "readinessProbe", "livenessProbe", "resources"]);
-            assert.deepEqual(c.command, ["/bin/runhttpd"]);
+            assert.deepEqual(c.command, untraced(["/bin/runhttpd"]));
             assert.deepEqual(envNames(c.env), Object.keys(dev.commonEnv).sort());
             assert.deepEqual(c.ports, [
                 { name: "ironic-api", containerPort: 6385, hostPort: 6385, protocol: "TCP" },
@@ -78,7 +78,7 @@ describe("manifests/containers", function () {
 
         it("multi: through the wrapper, minting its certificate", function () {
             const c = httpdContainer(ha, MOUNTS, multiTopology(ha));
-            assert.deepEqual(c.command, [...WRAPPER, "/bin/runhttpd"]);
+            assert.deepEqual(c.command, untraced([...WRAPPER, "/bin/runhttpd"]));
             assert.deepEqual(envNames(c.env).slice(0, W), [...WRAPPER_NAMES, ...MINTING]);
             assert.deepEqual(envNames(c.env).slice(W), Object.keys(ha.commonEnv).sort());
         });

@@ -1,7 +1,14 @@
 /** core/manifests/meta.ts: annotation keys, namespace placement, content hashes, the pod and container baseline. */
 import { strict as assert } from "assert";
+import { spawnSync } from "child_process";
+import * as fs from "fs";
+import * as os from "os";
+import * as path from "path";
+import { parseAllDocuments } from "yaml";
 
-import { ANNOTATIONS, contentHash, inNamespace, podBase, restrictedSecurityContext, sha256, sortedRecord } from "../../../core/manifests/meta";
+import { COMMANDS, DEFAULT_IMAGES } from "../../../core/contract";
+import { ANNOTATIONS, contentHash, inNamespace, podBase, restrictedSecurityContext, sha256, sortedRecord, untraced } from "../../../core/manifests/meta";
+import { GOLDEN_DIR } from "../../../tools/golden";
 import { dev, ha } from "./support";
 
 describe("manifests/meta", function () {
@@ -56,6 +63,66 @@ describe("manifests/meta", function () {
             assert.deepEqual(ha.config.placement.nodeSelector, {});
             assert.equal(podBase(ha, 1, 1).nodeSelector, undefined);
             assert.deepEqual(podBase(ha, 1, 1, { k: "v" }).nodeSelector, { k: "v" });
+        });
+    });
+
+    describe("untraced: the image's shell trace never reaches a log", function () {
+        const SECRET = "s3cr3t-Pa55word";
+        /** A script as the image writes them: traced from the start, a credential read while tracing, then another script started. */
+        let dir = "";
+        before(function () {
+            dir = fs.mkdtempSync(path.join(os.tmpdir(), "m3i-untraced-"));
+            fs.writeFileSync(path.join(dir, "password"), SECRET);
+            fs.writeFileSync(path.join(dir, "child"), "#!/bin/bash\nset -euxo pipefail\nP=$(<\"$1/password\")\necho \"child done ${#P}\"\n", { mode: 0o755 });
+            fs.writeFileSync(path.join(dir, "start"), `#!/bin/bash\nset -euxo pipefail\nMARIADB_PASSWORD=$(<"$1/password")\necho "start done"\n"$1/child" "$1"\n`, { mode: 0o755 });
+        });
+        after(() => fs.rmSync(dir, { recursive: true, force: true }));
+        const run = (argv: string[]) => spawnSync(argv[0], argv.slice(1), { encoding: "utf8" });
+
+        it("run plainly, the script traces the password to stderr (what the image's auth-common.sh does)", function () {
+            const r = run([path.join(dir, "start"), dir]);
+            assert.equal(r.status, 0, r.stderr);
+            assert.ok(r.stderr.includes(`MARIADB_PASSWORD=${SECRET}`), r.stderr);
+        });
+
+        it("run untraced, its output and its child's are there and no trace line is, the password nowhere", function () {
+            const r = run(untraced([path.join(dir, "start"), dir]));
+            assert.equal(r.status, 0, r.stderr);
+            assert.equal(r.stdout, `start done\nchild done ${SECRET.length}\n`);
+            assert.equal(r.stderr, "");
+        });
+
+        it("keeps the exit status and the arguments as given (spaces, quotes)", function () {
+            assert.equal(run(untraced(["/bin/bash", "-c", "exit 7"])).status, 7);
+            assert.equal(run(untraced(["/bin/echo", "a b", "'c'"])).stdout, "a b 'c'\n");
+        });
+
+        it("every container of the ironic image that mounts a credential (under /auth) runs untraced, its exec probes too, in every example stack", function () {
+            const ironicRepo = DEFAULT_IMAGES.ironic.replace(/:[^:/]+$/, "");
+            const prefix = untraced([]);
+            const IMAGE_SCRIPTS: string[] = [COMMANDS.ironic, COMMANDS.httpd, COMMANDS.dbUpgrade, COMMANDS.onlineDataMigrations, COMMANDS.ramdiskLogs];
+            let checked = 0;
+            const files = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(d, e.name)) : [path.join(d, e.name)]));
+            for (const f of files(GOLDEN_DIR).filter((x) => x.endsWith(".yaml"))) {
+                for (const doc of parseAllDocuments(fs.readFileSync(f, "utf8"))) {
+                    const o = doc.toJS();
+                    const pod = o?.spec?.template?.spec ?? (o?.kind === "Pod" ? o.spec : undefined);
+                    for (const c of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) {
+                        if (!String(c.image).startsWith(ironicRepo)) continue;
+                        if (!(c.volumeMounts ?? []).some((m: { mountPath: string }) => m.mountPath.startsWith("/auth"))) continue;
+                        // The image's start scripts trace; our own programs (the pruner, in Python) do not.
+                        if (!(c.command ?? []).some((a: string) => IMAGE_SCRIPTS.includes(a))) continue;
+                        const where = `${path.relative(GOLDEN_DIR, f)} ${c.name}`;
+                        assert.deepEqual(c.command.slice(0, prefix.length), prefix, `${where}: command`);
+                        for (const p of ["readinessProbe", "livenessProbe", "startupProbe"]) {
+                            if (c[p]?.exec) assert.deepEqual(c[p].exec.command.slice(0, prefix.length), prefix, `${where}: ${p}`);
+                        }
+                        checked++;
+                    }
+                }
+            }
+            // ironic and httpd of every stack, the two schema Jobs of each stack with MariaDB.
+            assert.ok(checked >= 30, `checked ${checked} containers`);
         });
     });
 });

@@ -7,7 +7,10 @@
 #
 # Written for this repository's tests; no code of the image is copied.
 
-set -euo pipefail
+# As the image's scripts: every step traced (`set -x`, ironic-image-contract.md §2), the reads of
+# the mounted credentials included (read_auth_files), so a container started without its trace
+# discarded writes them to its log as the image would.
+set -euxo pipefail
 
 STANDIN_NAME=$(basename "$0")
 
@@ -242,6 +245,18 @@ setup_htpasswd_sources() {
         IRONIC_RPC_HTPASSWD=$(</auth/ironic-rpc/htpasswd)
     fi
     export IRONIC_RPC_HTPASSWD=${IRONIC_RPC_HTPASSWD:-$IRONIC_HTPASSWD}
+}
+
+# What the image's auth-common.sh reads when it is sourced (by runironic, runhttpd, the schema Jobs'
+# scripts, the exporter and the probes), traced: both htpasswd files, the MariaDB password and user.
+read_auth_files() {
+    setup_htpasswd_sources
+    if [[ -z "${MARIADB_PASSWORD:-}" && -f /auth/mariadb/password ]]; then
+        MARIADB_PASSWORD=$(</auth/mariadb/password)
+    fi
+    if [[ -z "${MARIADB_USER:-}" && -f /auth/mariadb/username ]]; then
+        MARIADB_USER=$(</auth/mariadb/username)
+    fi
 }
 
 # Every htpasswd entry must be "user:<bcrypt hash>": Ironic's basic-auth middleware accepts only

@@ -57,7 +57,10 @@ setup_database() {
     fi
     export MARIADB_HOST=${MARIADB_HOST:-127.0.0.1}
     export MARIADB_DATABASE=${MARIADB_DATABASE:-ironic}
+    # Untraced, as the image builds the URL (it turns the trace off around it).
+    set +x
     DB_CONNECTION="mysql+pymysql://$(url_quote "$user"):$(url_quote "$password")@${MARIADB_HOST}/${MARIADB_DATABASE}?charset=utf8"
+    set -x
     if is_true "$MARIADB_TLS_ENABLED"; then
         DB_CONNECTION+="&ssl=on&ssl_ca=${MARIADB_CACERT_FILE}"
     fi
@@ -83,9 +86,12 @@ setup_json_rpc() {
         check_bcrypt "JSON-RPC htpasswd" "$IRONIC_RPC_HTPASSWD" "Ironic's JSON-RPC server would reject every call"
         printf '%s\n' "$IRONIC_RPC_HTPASSWD" >"$IRONIC_RPC_HTPASSWD_FILE"
     else
-        # As the image does with htpasswd -B: a server entry from the client credentials.
+        # As the image does with htpasswd -B: a server entry from the client credentials (the
+        # image passes the password on stdin, out of the trace).
+        set +x
         python3 -c 'import bcrypt, sys; print(sys.argv[1] + ":" + bcrypt.hashpw(sys.argv[2].encode(), bcrypt.gensalt()).decode())' \
             "$RPC_USERNAME" "$RPC_PASSWORD" >"$IRONIC_RPC_HTPASSWD_FILE"
+        set -x
     fi
     chmod 0600 "$IRONIC_RPC_HTPASSWD_FILE"
     # A conductor is dialled at <[DEFAULT]host>:<port>: it must be routable, and with TLS covered by the certificate.
@@ -351,7 +357,7 @@ configure_ironic() {
     if is_true "$IRONIC_REVERSE_PROXY_SETUP" && ! is_true "$IRONIC_TLS_SETUP"; then
         warn "IRONIC_REVERSE_PROXY_SETUP=true without TLS: the API listens only on the unix socket and httpd (which proxies only with TLS) will not expose it"
     fi
-    setup_htpasswd_sources
+    read_auth_files
     wait_for_ip
     setup_urls
     export IRONIC_CONDUCTOR_HOST=${IRONIC_CONDUCTOR_HOST:-$IRONIC_URL_HOST}
@@ -363,7 +369,10 @@ configure_ironic() {
     echo "Options set from environment variables (they override ironic.conf):"
     env | grep '^OS_' | sed -e 's/PASSWORD=.*/PASSWORD=<redacted>/' || true
     mkdir -p /shared/html /shared/tmp /shared/ironic_prometheus_exporter
+    # Untraced: the image renders ironic.conf with Jinja (one traced command, no value in the trace).
+    set +x
     write_ironic_conf
+    set -x
     export NO_PROXY="${NO_PROXY:-},$IRONIC_IP"
     info "wrote $IRONIC_CONF"
 }
