@@ -237,9 +237,9 @@ export function osloEnvName(group: string, option: string): string {
     return `${OSLO_ENV_PREFIX}${group.toUpperCase()}__${option.toUpperCase()}`;
 }
 
-/** Default images, pinned to a real release tag (Ironic 38.0; docs/ironic-image-contract.md, Default images). */
+/** Default images (contract doc, Default images): Ironic's immutable v38.0.0, not release-38.0 (moves with its branch). */
 export const DEFAULT_IMAGES = {
-    ironic: "quay.io/metal3-io/ironic:release-38.0",
+    ironic: "quay.io/metal3-io/ironic:v38.0.0",
     ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader:latest",
     keepalived: "quay.io/metal3-io/keepalived:latest",
     mariadb: "docker.io/library/mariadb:11.4.5",

@@ -83,7 +83,7 @@ const DOCKER_HUB = ["docker.io", "index.docker.io", "registry-1.docker.io"];
  * `ref` pulled from `registry`: the reference's own registry host is replaced by `registry`, the
  * repository path, tag and digest are kept. A reference without a host is Docker Hub's, and an
  * official Docker Hub image gets its implicit `library/`:
- *   quay.io/metal3-io/ironic:release-38.0   → <registry>/metal3-io/ironic:release-38.0
+ *   quay.io/metal3-io/ironic:v38.0.0   → <registry>/metal3-io/ironic:v38.0.0
  *   docker.io/library/mariadb:11.4.5        → <registry>/library/mariadb:11.4.5
  *   mariadb:11 (or docker.io/mariadb:11)     → <registry>/library/mariadb:11
  * A reference already under `<registry>/` is left as it is.

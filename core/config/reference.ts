@@ -65,13 +65,13 @@ export const REFERENCE: ReferenceRow[] = [
     // clusterDomain
     { keys: ["clusterDomain"], type: "DNS domain", default: "`cluster.local`", notes: "used in the certificate SANs" },
     // images
-    { keys: ["images.ironic"], type: "image ref", default: "`quay.io/metal3-io/ironic:release-38.0`", notes: "tag, `tag@sha256:` digest, or a bare `@sha256:` digest (then `images.ironicVersion` with a database)" },
+    { keys: ["images.ironic"], type: "image ref", default: "`quay.io/metal3-io/ironic:v38.0.0`", notes: "tag, `tag@sha256:` digest, or a bare `@sha256:` digest (then `images.ironicVersion` with a database)" },
     { keys: ["images.ironicVersion"], type: "dotted version", default: "— (read from the tag)", notes: "`38.0`: the version of a digest-only `images.ironic`, for the downgrade guard; required with a bare digest and `database.kind` `mariadb` or `external`" },
     { keys: ["images.ipaDownloader"], type: "image ref", default: "`quay.io/metal3-io/ironic-ipa-downloader:latest`", notes: "the downloader publishes no release tags: pin a digest in production" },
     { keys: ["images.keepalived"], type: "image ref", default: "`quay.io/metal3-io/keepalived:latest`", notes: "only with `provisioning.keepalived`; no release tags: pin a digest in production" },
     { keys: ["images.mariadb"], type: "image ref", default: "`docker.io/library/mariadb:11.4.5`", notes: "with `database.kind: mariadb`" },
     { keys: ["images.baremetalOperator"], type: "image ref", default: "`quay.io/metal3-io/baremetal-operator:v0.13.2`", notes: "with `bmo.enabled`; unless set, its tag is `bmo.version`: the binary of the release whose manifests are deployed" },
-    { keys: ["images.registry"], type: "`host[:port][/path]`", default: "— (each image's own registry)", notes: "pull every image from this mirror: `quay.io/metal3-io/ironic:release-38.0` → `<registry>/metal3-io/ironic:release-38.0`, Docker Hub images under `library/`; see [Network](networks-and-trust.md#registry-mirror)" },
+    { keys: ["images.registry"], type: "`host[:port][/path]`", default: "— (each image's own registry)", notes: "pull every image from this mirror: `quay.io/metal3-io/ironic:v38.0.0` → `<registry>/metal3-io/ironic:v38.0.0`, Docker Hub images under `library/`; see [Network](networks-and-trust.md#registry-mirror)" },
     // ports
     { keys: ["ports.api"], type: "1–65535", default: "`6385`", notes: "API (httpd TLS proxy)" },
     { keys: ["ports.http"], type: "1–65535", default: "`6180`", notes: "images and iPXE scripts" },

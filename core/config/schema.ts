@@ -73,7 +73,7 @@ const IMAGE_REF =
 export const imageRef = z
     .string()
     .max(255, "image reference is too long")
-    .regex(IMAGE_REF, "not a valid image reference (expected e.g. quay.io/metal3-io/ironic:release-38.0 or ...@sha256:<64 hex>)");
+    .regex(IMAGE_REF, "not a valid image reference (expected e.g. quay.io/metal3-io/ironic:v38.0.0 or ...@sha256:<64 hex>)");
 
 /**
  * Kubernetes resource quantity (apimachinery's grammar, non-negative): a decimal number and an

@@ -13,7 +13,7 @@ const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
 const singleMariadb: RawConfig = { ...devRaw, database: { kind: "mariadb" } };
 const IMG_A = "quay.io/metal3-io/ironic:release-37.0";
-const IMG_B = "quay.io/metal3-io/ironic:release-38.0";
+const IMG_B = "quay.io/metal3-io/ironic:v38.0.0";
 
 interface Registration {
     type: string;
@@ -161,7 +161,7 @@ describe("database: MariaDB component and schema Jobs (pulumi mocks)", function 
         }
         assert.ok(err, "the downgrade must fail");
         assert.equal(registeredBeforeRefusal, 0, "no managed resource was registered");
-        assert.match(err!.message, /images\.ironic: quay\.io\/metal3-io\/ironic:release-37\.0 is older than the deployed .*release-38\.0 \(37\.0 < 38\.0\).*database\.allowDowngrade/);
+        assert.match(err!.message, /images\.ironic: quay\.io\/metal3-io\/ironic:release-37\.0 is older than the deployed .*v38\.0\.0 \(37\.0 < 38\.0\.0\).*database\.allowDowngrade/);
         assert.equal(err!.constructor.name, "RunError", "reported without a stack trace");
         await renderWithOptions({ ...singleMariadb, images: { ironic: IMG_A }, database: { kind: "mariadb", allowDowngrade: true } }, { ironicImage: IMG_B });
         await renderWithOptions({ ...singleMariadb, images: { ironic: IMG_B } }, { ironicImage: IMG_A });

@@ -119,24 +119,24 @@ describe("plan --diff: what changes and what restarts", function () {
     });
 
     it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
-        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, previous);
+        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:v38.1.0" } }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 4, report.join("\n"));
         assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(every node with node-role\.kubernetes\.io\/control-plane\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
         // The IPA cache's server runs in the ironic image; its downloaders' version keys do not change, so it downloads nothing.
         // The cache's Deployment is Recreate (its ReadWriteOnce volume): the report says it is down meanwhile.
-        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image: "quay\.io\/metal3-io\/ironic:release-38\.0" → "quay\.io\/metal3-io\/ironic:release-38\.1"$/);
+        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image: "quay\.io\/metal3-io\/ironic:v38\.0\.0" → "quay\.io\/metal3-io\/ironic:v38\.1\.0"$/);
         assert.match(report[2], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
         assert.match(report[3], /^Job metal3\/ironic-migrate-[0-9a-f]+ runs next, after the Ironic pods are ready$/);
     });
 
     it("single: an image bump stops the one Ironic pod before its successor starts, and says so", async function () {
         const dev = await objects(devRaw, {});
-        const bumped = await objects({ ...devRaw, images: { ironic: "quay.io/metal3-io/ironic:release-38.1" } }, {});
+        const bumped = await objects({ ...devRaw, images: { ironic: "quay.io/metal3-io/ironic:v38.1.0" } }, {});
         const report = restartReport(dev, bumped);
         assert.match(report[0], /^Deployment metal3\/ironic: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of /);
         // The values a reviewer needs: the image before and after.
-        assert.match(report[0], /~ spec\.template\.spec\.containers\[ironic\]\.image: "quay\.io\/metal3-io\/ironic:release-38\.0" → "quay\.io\/metal3-io\/ironic:release-38\.1"/);
+        assert.match(report[0], /~ spec\.template\.spec\.containers\[ironic\]\.image: "quay\.io\/metal3-io\/ironic:v38\.0\.0" → "quay\.io\/metal3-io\/ironic:v38\.1\.0"/);
         assert.ok(!report.some((l) => /rolling update/.test(l)), report.join("\n"));
     });
 

@@ -109,8 +109,13 @@ describe("Policy pack (policy/)", function () {
         assert.deepEqual(runPack(await registered(raw, "dev"), "dev").filter((v) => v.policy === "images-pinned"), []);
         // Policy config: more stacks where images may float.
         assert.deepEqual(runPack(await registered(raw, "lab"), "lab", { "images-pinned": { devStacks: ["lab"] } }).filter((v) => v.policy === "images-pinned"), []);
-        const pinned = { ...raw, images: { ironic: "quay.io/metal3-io/ironic:release-38.0", ipaDownloader: `quay.io/metal3-io/ironic-ipa-downloader@sha256:${"a".repeat(64)}` } };
+        const pinned = { ...raw, images: { ironic: "quay.io/metal3-io/ironic:v38.0.0", ipaDownloader: `quay.io/metal3-io/ironic-ipa-downloader@sha256:${"a".repeat(64)}` } };
         assert.deepEqual(runPack(await registered(pinned, "prod"), "prod").filter((v) => v.policy === "images-pinned"), []);
+        // A branch tag moves with its branch: refused like latest, with the version tag to use instead; with a digest it is pinned.
+        const branch = runPack(await registered({ ...pinned, images: { ...pinned.images, ironic: "quay.io/metal3-io/ironic:release-38.0" } }, "prod"), "prod").filter((v) => v.policy === "images-pinned");
+        assert.ok(branch.some((v) => /container ironic: image quay.io\/metal3-io\/ironic:release-38.0 in stack "prod" is not pinned: release-38.0 is a branch tag, rebuilt on every push to its branch; use a version tag \(e.g. v38.0.0\) or release-38.0@sha256:<digest> \(config images.ironic\)/.test(v.message)), branch.map((v) => v.message).join("\n"));
+        const branchDigest = { ...pinned, images: { ...pinned.images, ironic: `quay.io/metal3-io/ironic:release-38.0@sha256:${"b".repeat(64)}` } };
+        assert.deepEqual(runPack(await registered(branchDigest, "prod"), "prod").filter((v) => v.policy === "images-pinned"), []);
     });
 
     it("tls-enabled: JSON-RPC with use_ssl off, an API container without its certificate, a MariaDB config without require_secure_transport", async function () {

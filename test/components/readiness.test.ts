@@ -117,9 +117,9 @@ describe("live readiness (components/readiness.ts) under mocks", function () {
     });
 
     it("triggers: the image, the conductors and the hash of the pod template the workload got", function () {
-        assert.deepEqual(unwrapSecrets(dev.command().rawInputs.triggers), ["quay.io/metal3-io/ironic:release-38.0", "", podTemplateHash(templateOf(dev.r, "Deployment"))]);
+        assert.deepEqual(unwrapSecrets(dev.command().rawInputs.triggers), ["quay.io/metal3-io/ironic:v38.0.0", "", podTemplateHash(templateOf(dev.r, "Deployment"))]);
         assert.deepEqual(unwrapSecrets(ha.command().rawInputs.triggers), [
-            "quay.io/metal3-io/ironic:release-38.0",
+            "quay.io/metal3-io/ironic:v38.0.0",
             "172.22.0.2,172.22.0.3,172.22.0.4",
             podTemplateHash(templateOf(ha.r, "DaemonSet")),
         ]);

@@ -111,7 +111,7 @@ describe("resource graph (pulumi mocks)", function () {
         assert.equal(env.IRONIC_USE_MARIADB, "false");
         assert.equal(env.IRONIC_KERNEL_PARAMS, "console=ttyS0");
         assert.equal(env.OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT, "3600");
-        assert.equal(container(r, "ironic").image, "quay.io/metal3-io/ironic:release-38.0");
+        assert.equal(container(r, "ironic").image, "quay.io/metal3-io/ironic:v38.0.0");
         assert.deepEqual(container(r, "ironic").command, ["/bin/bash", "-c", "exec 9>/dev/null; export BASH_XTRACEFD=9; exec \"$@\"", "untraced", "/bin/runironic"], "the image's start script, its shell trace discarded");
         const names = container(r, "ironic").env.map((e: any) => e.name);
         assert.deepEqual(names, [...names].sort(), "env is sorted: stable previews");

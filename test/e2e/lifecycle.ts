@@ -18,7 +18,7 @@ import { Cluster, ROOT, Workspace } from "./harness";
 import { requireToolchain } from "./toolchain";
 
 const NS = "metal3";
-const NEW_IMAGE = "quay.io/metal3-io/ironic:release-39.0";
+const NEW_IMAGE = "quay.io/metal3-io/ironic:v39.0.0";
 const CONDUCTORS: [string, string][] = [
     ["cp-0", "172.22.0.2"],
     ["cp-1", "172.22.0.3"],

@@ -14,7 +14,7 @@ export const imagesRule: Rule = ({ config: c, parsed }, add) => {
             add(
                 "images.ironicVersion",
                 `required with a digest-only images.ironic and database.kind "${c.database.kind}": the downgrade guard cannot read a version from ${image}; ` +
-                    "state it (e.g. pulumi config set --path metal3-ironic:images.ironicVersion 38.0) or pin as <repo>:release-38.0@sha256:<digest>",
+                    "state it (e.g. pulumi config set --path metal3-ironic:images.ironicVersion 38.0) or pin as <repo>:v38.0.0@sha256:<digest>",
             );
         }
         return;

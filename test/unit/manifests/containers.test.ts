@@ -17,7 +17,7 @@ import type { EnvVar } from "../../../core/manifests/meta";
 import { dev, ha, plain } from "./support";
 import { planOf, vmediaRaw, withKeys } from "../plan/support";
 
-const IRONIC_IMAGE = "quay.io/metal3-io/ironic:release-38.0";
+const IRONIC_IMAGE = "quay.io/metal3-io/ironic:v38.0.0";
 const WRAPPER = ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh"];
 const MOUNTS = [mount("shared", "/shared")];
 const envNames = (env: unknown): string[] => (env as EnvVar[]).map((e) => plain(e.name));

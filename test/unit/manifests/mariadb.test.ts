@@ -92,21 +92,21 @@ describe("manifests/mariadb", function () {
         it("schemaJobHint: names the Job, its deadline and the kubectl commands to look with", function () {
             assert.equal(
                 schemaJobHint(ha, "upgrade"),
-                "Job metal3/ironic-dbsync-696dafd04f runs ironic-dbsync upgrade; it is stopped after 1200 s (activeDeadlineSeconds; reason DeadlineExceeded) " +
-                    "or after 3 retries (BackoffLimitExceeded). If it fails: kubectl logs job/ironic-dbsync-696dafd04f -n metal3 and kubectl describe job/ironic-dbsync-696dafd04f -n metal3",
+                "Job metal3/ironic-dbsync-8df8fcba5e runs ironic-dbsync upgrade; it is stopped after 1200 s (activeDeadlineSeconds; reason DeadlineExceeded) " +
+                    "or after 3 retries (BackoffLimitExceeded). If it fails: kubectl logs job/ironic-dbsync-8df8fcba5e -n metal3 and kubectl describe job/ironic-dbsync-8df8fcba5e -n metal3",
             );
-            assert.match(schemaJobHint(ha, "migrate"), /job\/ironic-migrate-696dafd04f -n metal3/);
+            assert.match(schemaJobHint(ha, "migrate"), /job\/ironic-migrate-8df8fcba5e -n metal3/);
         });
 
         it("upgrade and migrate: named by the image key, their own component label and command", function () {
             const up = dbJob(ha, "upgrade");
             const mig = dbJob(ha, "migrate");
-            assert.equal(plain(up).metadata.name, "ironic-dbsync-696dafd04f");
-            assert.equal(plain(mig).metadata.name, "ironic-migrate-696dafd04f");
+            assert.equal(plain(up).metadata.name, "ironic-dbsync-8df8fcba5e");
+            assert.equal(plain(mig).metadata.name, "ironic-migrate-8df8fcba5e");
             assert.equal(plain(up).metadata.labels["app.kubernetes.io/component"], "db-upgrade");
             assert.equal(plain(mig).metadata.labels["app.kubernetes.io/component"], "db-migrate");
             assert.deepEqual(plain(up).metadata.annotations, {
-                "metal3-ironic.metal3.io/ironic-image": "quay.io/metal3-io/ironic:release-38.0",
+                "metal3-ironic.metal3.io/ironic-image": "quay.io/metal3-io/ironic:v38.0.0",
                 "pulumi.com/replaceUnready": "true",
                 // The provider waits for the Job's deadline (1200 s) plus a margin, not its own default.
                 "pulumi.com/timeoutSeconds": "1320",
