@@ -79,6 +79,23 @@ SHARED_DIR="$work/shared" "$downloader"
 images="$work/shared/html/images"
 stage="$work/version"
 mkdir "$stage"
+
+# imageCache.ipa[].sha256: the tarball the downloader fetched (kept beside its headers) must be
+# exactly the expected one, or nothing of this download is served.
+if [ -n "${IPA_CACHE_SHA256:-}" ]; then
+    headers=$(readlink -f "$images/ironic-python-agent_$arch.headers" || true)
+    tarball=${headers%.headers}
+    if [ -z "$headers" ] || [ ! -s "$tarball" ]; then
+        log "the downloader left no tarball beside ironic-python-agent_$arch.headers: cannot check its sha256, not serving this download" >&2
+        exit 1
+    fi
+    got=$(sha256sum < "$tarball" | cut -d' ' -f1)
+    if [ "$got" != "$IPA_CACHE_SHA256" ]; then
+        log "$(basename "$tarball") has sha256 $got, not the expected $IPA_CACHE_SHA256 (imageCache.ipa[].sha256): not serving it" >&2
+        exit 1
+    fi
+    log "$(basename "$tarball") has the expected sha256 $got"
+fi
 for kind in kernel initramfs headers; do
     src=$(readlink -f "$images/ironic-python-agent_$arch.$kind" || true)
     if [ -z "$src" ] || [ ! -s "$src" ]; then

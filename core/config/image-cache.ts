@@ -28,6 +28,8 @@ export interface IpaSource {
     flavor?: string;
     /** IPA_FILENAME: the tarball's name when it is not `ipa-<flavor>-<branch>.tar.gz`. */
     filename?: string;
+    /** The tarball's expected SHA-256 (hex): the cache refuses to serve any other content. */
+    sha256?: string;
 }
 
 export type PerArch = Partial<Record<IpaArchitecture, string>>;
@@ -41,6 +43,8 @@ export interface ImageCacheConfig {
     storageClass?: string;
     retainOnDelete: boolean;
     protect: boolean;
+    /** Download from plain http:// sources without an expected sha256 (a mirror you trust the path to). */
+    allowHttp: boolean;
     port: number;
     url?: string;
     caSecret?: string;
@@ -56,6 +60,9 @@ export const architecture = checked(archProblem);
 
 /** An http(s) URL that also fits `arch:url,arch:url` (Ironic's DictOpt, BMO's BY_ARCH): no ','. */
 export const imageUrl = checked((s) => httpUrlProblem(s) ?? (s.includes(",") ? "must not contain ',' (the URL goes into Ironic's arch:url,arch:url list)" : undefined));
+
+/** A SHA-256 as sha256sum prints it: 64 lowercase hex digits. */
+export const sha256Hex = checked((s) => (/^[0-9a-f]{64}$/.test(s) ? undefined : "must be a SHA-256 as sha256sum prints it: 64 lowercase hex digits"));
 
 /** RFC 3339 UTC time, e.g. 2026-08-01T00:00:00Z: compared with the tarball's Last-Modified. */
 export const utcTime = checked((s) =>
@@ -88,6 +95,7 @@ export function imageCacheSection({ strict, quantity, port, dnsLabel, storageCla
                     branch: pathWord("an IPA branch such as master or stable/2024.1", 100, true).optional(),
                     flavor: pathWord("an IPA flavor such as centos9", 64, false).optional(),
                     filename: pathWord("a tarball name such as ipa-centos9-master.tar.gz", 200, false).optional(),
+                    sha256: sha256Hex.optional(),
                 }),
             )
             .min(1, "must name at least one architecture, e.g. [{architecture: x86_64}]")
@@ -97,6 +105,7 @@ export function imageCacheSection({ strict, quantity, port, dnsLabel, storageCla
         storageClass: storageClassName.optional(),
         retainOnDelete: z.boolean().optional(),
         protect: z.boolean().optional(),
+        allowHttp: z.boolean().optional(),
         port: port.optional(),
         url: imageUrl.optional(),
         caSecret: dnsLabel.optional(),
@@ -121,6 +130,7 @@ export function resolveImageCache(p: ImageCacheSection | undefined, ipaDefaults:
         storageClass: p?.storageClass,
         retainOnDelete: p?.retainOnDelete ?? true,
         protect: p?.protect ?? true,
+        allowHttp: p?.allowHttp ?? false,
         port: p?.port ?? DEFAULT_IMAGE_CACHE_PORT,
         url: p?.url,
         caSecret: p?.caSecret,
@@ -137,6 +147,7 @@ export const IMAGE_CACHE_KEYS_BY_MODE: Record<string, readonly ImageCacheMode[]>
     storageClass: ["deploy"],
     retainOnDelete: ["deploy"],
     protect: ["deploy"],
+    allowHttp: ["deploy"],
     port: ["deploy"],
     ipa: ["deploy", "external"],
     url: ["external"],

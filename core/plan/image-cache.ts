@@ -25,6 +25,8 @@ export const IPA_CACHE_ENV = {
     dir: "IPA_CACHE_DIR",
     key: "IPA_CACHE_KEY",
     minMtime: "IPA_CACHE_MIN_MTIME",
+    /** imageCache.ipa[].sha256: the tarball's expected SHA-256, checked before the version is served. */
+    sha256: "IPA_CACHE_SHA256",
     arches: "IPA_CACHE_ARCHES",
     defaultArch: "IPA_CACHE_DEFAULT_ARCH",
     port: "IPA_CACHE_PORT",
@@ -86,7 +88,7 @@ export function cacheImageUrl(base: string, arch: IpaArchitecture, kind: "kernel
 function versions(config: StackConfig, base: EnvMap): IpaVersion[] {
     const c = config.imageCache;
     return c.ipa.map((e) => {
-        const selects = { image: config.images.ipaDownloader, architecture: e.architecture, baseUri: e.baseUri, branch: e.branch, flavor: e.flavor, filename: e.filename, minimumModificationTime: c.minimumModificationTime };
+        const selects = { image: config.images.ipaDownloader, architecture: e.architecture, baseUri: e.baseUri, branch: e.branch, flavor: e.flavor, filename: e.filename, minimumModificationTime: c.minimumModificationTime, sha256: e.sha256 };
         const key = sha256(JSON.stringify(selects));
         const env: EnvMap = { ...base, [ENV.ipaArch]: e.architecture, [IPA_CACHE_ENV.key]: key, [IPA_CACHE_ENV.dir]: IPA_CACHE_PATHS.data };
         // Per architecture, not the shared ironic.ipa values the base carries (entries inherit them).
@@ -97,6 +99,7 @@ function versions(config: StackConfig, base: EnvMap): IpaVersion[] {
         // Each run gets its own SHARED_DIR from the sync script (a temporary directory on the volume).
         delete env[ENV.sharedDir];
         if (c.minimumModificationTime) env[IPA_CACHE_ENV.minMtime] = c.minimumModificationTime;
+        if (e.sha256) env[IPA_CACHE_ENV.sha256] = e.sha256;
         return { architecture: e.architecture, key, env };
     });
 }

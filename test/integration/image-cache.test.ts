@@ -10,6 +10,7 @@
  * an unchanged one never.
  */
 import { strict as assert } from "assert";
+import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
@@ -51,7 +52,8 @@ describe("IPA image cache: pods as declared against a counting tarball server (p
     async function render(extra: Record<string, unknown> = {}): Promise<Stack> {
         const raw: RawConfig = {
             ...readStackConfig(path.join(ROOT, "Pulumi.dev.yaml")),
-            imageCache: { ipa: ARCHES.map((a) => ({ architecture: a, baseUri: `http://127.0.0.1:${UPSTREAM_PORT}/${a}` })), ...extra },
+            // A plain-http origin in this test's own namespace: accepted explicitly, as a user would for a trusted mirror.
+            imageCache: { allowHttp: true, ipa: ARCHES.map((a) => ({ architecture: a, baseUri: `http://127.0.0.1:${UPSTREAM_PORT}/${a}` })), ...extra },
         };
         const { rendered, cluster } = await renderWithRealSecrets(raw, "dev");
         const dep = (name: string) => rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === name)!.spec.template.spec;
@@ -261,5 +263,27 @@ describe("IPA image cache: pods as declared against a counting tarball server (p
         } finally {
             fs.writeFileSync(program, original);
         }
+    });
+
+    it("imageCache.ipa[].sha256: a tarball with other content is downloaded but never served (the previous version stays, the log names both sums); the expected one is served", async function () {
+        for (const a of ARCHES) publish(a, "v5");
+        const sumOf = (a: string) => createHash("sha256").update(fs.readFileSync(path.join(upstreamDir, a, TARBALL))).digest("hex");
+        const wrong = "0".repeat(64);
+        const pinned = (x86: string) => ({ ipa: ARCHES.map((a) => ({ architecture: a, baseUri: `http://127.0.0.1:${UPSTREAM_PORT}/${a}`, sha256: a === "x86_64" ? x86 : sumOf(a) })) });
+        const bad = await render(pinned(wrong));
+        assert.equal(bad.cacheSpec.initContainers[0].env.find((e: any) => e.name === "IPA_CACHE_SHA256").value, wrong);
+        for (const p of pods) await p.stop();
+        const refused = pod(bad, "cache");
+        await assert.rejects(refused.runInitContainers(), /ipa-downloader-x86-64 .* exited/);
+        assert.match(refused.logs("ipa-downloader-x86-64"), new RegExp(`${TARBALL} has sha256 ${sumOf("x86_64")}, not the expected ${wrong} \\(imageCache\\.ipa\\[\\]\\.sha256\\): not serving it`));
+        refused.startContainers();
+        await refused.waitReady("server", 60000);
+        const kept = fetchFromCache(bad, "/images/ironic-python-agent_x86_64.kernel");
+        assert.equal(kept.status, 200);
+        assert.ok(!kept.body.startsWith("kernel x86_64 v5\n"), "the unverified download is not served");
+        const good = await render(pinned(sumOf("x86_64")));
+        const cache = await startCache(good);
+        assert.match(cache.logs("ipa-downloader-x86-64"), new RegExp(`${TARBALL} has the expected sha256 ${sumOf("x86_64")}`));
+        for (const a of ARCHES) assert.ok(fetchFromCache(good, `/images/ironic-python-agent_${a}.kernel`).body.startsWith(`kernel ${a} v5\n`), `${a}: the verified v5 is served`);
     });
 });

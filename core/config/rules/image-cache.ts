@@ -23,7 +23,7 @@ export const imageCacheRule: Rule = ({ config, parsed }, add) => {
         if (seen.has(e.architecture)) add(`imageCache.ipa[${i}].architecture`, `"${e.architecture}" is already imageCache.ipa[${seen.get(e.architecture)}]: one entry per architecture`);
         else seen.set(e.architecture, i);
         if (mode === "external") {
-            for (const k of ["baseUri", "branch", "flavor", "filename"] as const) {
+            for (const k of ["baseUri", "branch", "flavor", "filename", "sha256"] as const) {
                 if (e[k] !== undefined) add(`imageCache.ipa[${i}].${k}`, "with imageCache.mode \"external\" the other stack's cache decides what it downloads: set it there, or remove it here");
             }
         }
@@ -35,6 +35,27 @@ export const imageCacheRule: Rule = ({ config, parsed }, add) => {
     }
     if (c.caSecret && c.caPem) add("imageCache.caPem", "give the cache's CA once: imageCache.caSecret or imageCache.caPem, not both");
     if (mode === "none") noneRule(c.kernelUrl, c.ramdiskUrl, add);
+};
+
+/**
+ * Deploy: the cache downloads the ramdisk every host boots, from the internet by default. Over plain
+ * http anyone on the path can replace it, so an http:// source needs the tarball's expected sha256
+ * (then nothing else is served) or an explicit imageCache.allowHttp. Runs with imageCache unset too:
+ * the default entry inherits ironic.ipa.baseUri.
+ */
+export const ipaDownloadRule: Rule = ({ config, parsed }, add) => {
+    const c = config.imageCache;
+    if (c.mode !== "deploy" || c.allowHttp) return;
+    c.ipa.forEach((e, i) => {
+        if (!e.baseUri?.startsWith("http://") || e.sha256) return;
+        const own = parsed.imageCache?.ipa?.[i]?.baseUri !== undefined;
+        add(
+            own ? `imageCache.ipa[${i}].baseUri` : "ironic.ipa.baseUri",
+            `${e.baseUri} is plain http: anyone on the path could replace the ramdisk every host boots (the ${e.architecture} IPA). ` +
+                `Use https, or pin the tarball with imageCache.ipa[${i}].sha256 (its sha256sum: the cache then serves nothing else), ` +
+                "or accept it with imageCache.allowHttp: true (a mirror you trust the path to)",
+        );
+    });
 };
 
 function noneRule(kernel: Record<string, string>, ramdisk: Record<string, string>, add: (key: string, message: string) => void): void {

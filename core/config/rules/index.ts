@@ -14,7 +14,7 @@ import { downloadsRule } from "./downloads";
 import { dualStackRule } from "./dual-stack";
 import { kernelRule } from "./kernel";
 import { imagesRule } from "./images";
-import { imageCacheRule } from "./image-cache";
+import { imageCacheRule, ipaDownloadRule } from "./image-cache";
 import { ipFamilyRule } from "./ip-family";
 import { portsRule } from "./ports";
 import { provisioningRule } from "./provisioning";
@@ -46,6 +46,7 @@ export const RULES: readonly Rule[] = [
     kernelRule,
     imagesRule,
     imageCacheRule,
+    ipaDownloadRule,
     resourcesRule,
     trustRule,
     metricsRule,

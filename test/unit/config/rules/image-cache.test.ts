@@ -1,7 +1,8 @@
 /** imageCache: every new key validated with its name: mode-specific required keys, URLs, architectures, keys a mode does not use. */
 import { strict as assert } from "assert";
+import { createHash } from "crypto";
 
-import { imageCacheRule } from "../../../../core/config/rules/image-cache";
+import { imageCacheRule, ipaDownloadRule } from "../../../../core/config/rules/image-cache";
 import { validateConfig } from "../../../../core/config";
 import { buildPlan, userSecretIssues } from "../../../../core/plan";
 import { devRaw, hasIssue, issues, ruleTable } from "../support";
@@ -9,6 +10,8 @@ import { devRaw, hasIssue, issues, ruleTable } from "../support";
 const cache = (imageCache: Record<string, unknown>) => ({ ...devRaw, imageCache });
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIBAA==\n-----END CERTIFICATE-----\n";
 const URL = "https://ironic-ipa-cache.other.svc:6186";
+const SHA = "0123456789abcdef".repeat(4);
+const HTTP = "http://mirror.example/ipa";
 
 describe("config rule: imageCache", function () {
     ruleTable(imageCacheRule, [
@@ -27,6 +30,40 @@ describe("config rule: imageCache", function () {
         { name: "the same architecture twice", raw: cache({ ipa: [{ architecture: "x86_64" }, { architecture: "x86_64", branch: "master" }] }), key: "imageCache.ipa[1].architecture", message: "already imageCache.ipa[0]", reported: true },
         { name: "both architectures", raw: cache({ ipa: [{ architecture: "x86_64" }, { architecture: "aarch64", flavor: "centos9" }] }), key: "imageCache.ipa[1].architecture", message: "already", reported: false },
     ]);
+
+    describe("IPA downloads over plain http (deploy)", function () {
+        ruleTable(ipaDownloadRule, [
+            { name: "an entry's own http baseUri", raw: cache({ ipa: [{ architecture: "x86_64" }, { architecture: "aarch64", baseUri: HTTP }] }), key: "imageCache.ipa[1].baseUri", message: "is plain http: anyone on the path could replace the ramdisk every host boots (the aarch64 IPA). Use https, or pin the tarball with imageCache.ipa[1].sha256", reported: true },
+            { name: "ironic.ipa.baseUri inherited by the default entry (imageCache unset)", raw: { ...devRaw, ironic: { ipa: { baseUri: HTTP } } }, key: "ironic.ipa.baseUri", message: "or accept it with imageCache.allowHttp: true", reported: true },
+            { name: "http with the tarball's sha256", raw: cache({ ipa: [{ architecture: "x86_64", baseUri: HTTP, sha256: SHA }] }), key: "imageCache.ipa[0].baseUri", message: "plain http", reported: false },
+            { name: "http accepted with allowHttp", raw: cache({ allowHttp: true, ipa: [{ architecture: "x86_64", baseUri: HTTP }] }), key: "imageCache.ipa[0].baseUri", message: "plain http", reported: false },
+            { name: "https", raw: cache({ ipa: [{ architecture: "x86_64", baseUri: "https://mirror.example/ipa" }] }), key: "imageCache.ipa[0].baseUri", message: "plain http", reported: false },
+            { name: "none: nothing downloads", raw: { ...cache({ mode: "none", kernelUrl: { x86_64: "http://i/k" }, ramdiskUrl: { x86_64: "http://i/r" } }), ironic: { ipa: { baseUri: HTTP } } }, key: "ironic.ipa.baseUri", message: "plain http", reported: false },
+        ]);
+        ruleTable(imageCacheRule, [
+            { name: "external with a sha256", raw: cache({ mode: "external", url: URL, caSecret: "cache-ca", ipa: [{ architecture: "x86_64", sha256: SHA }] }), key: "imageCache.ipa[0].sha256", message: "the other stack's cache decides", reported: true },
+            { name: "none with allowHttp", raw: cache({ mode: "none", kernelUrl: { x86_64: "http://i/k" }, ramdiskUrl: { x86_64: "http://i/r" }, allowHttp: true }), key: "imageCache.allowHttp", message: 'only used with imageCache.mode "deploy"', reported: true },
+        ]);
+        it("the plan hands the expected sha256 to the entry's sync script (IPA_CACHE_SHA256) and makes it part of the version key; unset, the key is what it was", function () {
+            const planFor = (entry: Record<string, unknown>) => {
+                const r = validateConfig(cache({ ipa: [{ architecture: "x86_64", ...entry }] }));
+                assert.ok(r.ok, JSON.stringify(r));
+                return buildPlan(r.config).imageCache.versions[0];
+            };
+            const pinned = planFor({ sha256: SHA });
+            const plain = planFor({});
+            assert.equal(pinned.env.IPA_CACHE_SHA256, SHA);
+            assert.equal(plain.env.IPA_CACHE_SHA256, undefined);
+            assert.notEqual(pinned.key, plain.key, "a new expected sha256 is a new version: checked before it is served");
+            // The key of an entry without sha256 (JSON of the selecting settings, the unset ones omitted) is unchanged: no download on upgrade.
+            assert.equal(plain.key, createHash("sha256").update(JSON.stringify({ image: "quay.io/metal3-io/ironic-ipa-downloader:latest", architecture: "x86_64" })).digest("hex"));
+        });
+
+        it("a sha256 must be 64 lowercase hex digits", function () {
+            hasIssue(issues(cache({ ipa: [{ architecture: "x86_64", sha256: SHA.toUpperCase() }] })), "imageCache.ipa[0].sha256", /64 lowercase hex digits/);
+            hasIssue(issues(cache({ ipa: [{ architecture: "x86_64", sha256: SHA.slice(1) }] })), "imageCache.ipa[0].sha256", /64 lowercase hex digits/);
+        });
+    });
 
     it("structural problems name the key: mode, architecture names, URLs, times, PEM, empty list", function () {
         hasIssue(issues(cache({ mode: "local" })), "imageCache.mode", /"deploy" .*"external" .*"none"/);
