@@ -6,11 +6,11 @@
 import * as pulumi from "@pulumi/pulumi";
 
 import { Metal3IronicConfig, RawConfig, StackConfig, formatIssues, validateConfig } from "../core/config";
-import { IronicPlan, buildPlan } from "../core/plan";
+import { IronicPlan, admitPlan, buildPlan } from "../core/plan";
 import { userConfigMaps, userSecretIssues, userSecrets } from "../core/plan/secrets";
 import { TopologySummary } from "../core/plan/summary";
 import type { BmoReleaseFiles } from "../core/manifests/bmo";
-import { PersistedState, PreviousState, previousStateIssues } from "../core/plan/previous";
+import { PersistedState, PreviousState } from "../core/plan/previous";
 import { maskOutput, maskProps } from "./secret-config";
 
 export interface Metal3IronicArgs {
@@ -59,16 +59,17 @@ export function validateArgs(args: Metal3IronicArgs): StackConfig {
 }
 
 /**
- * validateArgs, then the plan against what the previous run left. Throws a RunError listing
- * everything the previous run forbids (a schema downgrade, DHCP slots that would move, ...).
+ * Validated, then admitted against what the previous run left (core/plan/admit.ts, as `npm run
+ * plan` does). Throws a RunError listing every problem at once (a Secret name of yours that this
+ * program writes, a schema downgrade, DHCP slots that would move, ...).
  */
 export function planFromArgs(args: Metal3IronicArgs): IronicPlan {
     const known = planned.get(args);
     if (known) return known;
-    const previous = args.previous ?? {};
-    const plan = buildPlan(validateArgs(args), previous);
-    const refused = previousStateIssues(plan, previous);
-    if (refused.length > 0) throw new pulumi.RunError(formatIssues(refused));
+    const result = validateConfig(args.config as RawConfig, { configKeys: args.configKeys ?? [], secretKeys: args.secretKeys ?? [] });
+    if (!result.ok) throw new pulumi.RunError(formatIssues(result.issues));
+    const { plan, issues } = admitPlan(result.config, args.previous ?? {});
+    if (issues.length > 0) throw new pulumi.RunError(formatIssues(issues));
     planned.set(args, plan);
     return plan;
 }

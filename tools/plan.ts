@@ -15,11 +15,10 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 import { formatIssues, validateReadable } from "../core/config";
-import { buildPlan } from "../core/plan";
-import { PreviousState, parsePreviousState, previousOutputsNotes, previousOutputsProblems, previousStateIssues } from "../core/plan/previous";
+import { admitPlan } from "../core/plan";
+import { PreviousState, parsePreviousState, previousOutputsNotes, previousOutputsProblems } from "../core/plan/previous";
 import { readinessPlan } from "../core/plan/readiness";
 import { namespaceNotCreatedNote } from "../core/manifests";
-import { userSecretIssues } from "../core/plan/secrets";
 import { findUp } from "../core/render/assets";
 
 import { formatDiff, objectId, readRender } from "./diff";
@@ -149,15 +148,14 @@ async function main(): Promise<number> {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(result.issues)}`);
         return 1;
     }
-    // As the program does: the plan with what the previous run left, and what that run forbids.
-    const plan = buildPlan(result.config, previous);
+    // As the program does (core/plan/admit.ts): the plan with what the previous run left, and every problem it has.
+    const { plan, issues: planIssues } = admitPlan(result.config, previous);
     const previousProblems = args.previous ? previousOutputsProblems(previousOutputs, plan, stack) : [];
     const previousNotes = args.previous ? previousOutputsNotes(previousOutputs, plan) : [];
     if (previousProblems.length > 0) {
         console.error(`plan: --previous ${args.previous}:\n${previousProblems.map((p) => `  - ${p}`).join("\n")}`);
         return 2;
     }
-    const planIssues = [...userSecretIssues(plan), ...previousStateIssues(plan, previous)];
     if (planIssues.length > 0) {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(planIssues)}`);
         return 1;

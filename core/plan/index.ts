@@ -9,9 +9,11 @@
  *   certificates.ts  SANs of the API and node certificates
  *   secrets.ts       Secrets the user owns versus Secrets the program writes
  *   summary.ts       the `topology` stack output
+ *   admit.ts         admitPlan: the plan and every problem it has, for the program and `npm run plan`
  *   database.ts, names.ts, slices.ts, slots.ts, timings.ts, conductor.ts, previous.ts: imported from their own paths
  */
 export { buildPlan } from "./plan";
+export { admitPlan } from "./admit";
 export type { EnvMap, IronicPlan, ListedConductor, OsloSetting, SingleConductor, TopologyPlan } from "./types";
 export { cidrParts, dhcpSlotsOf, listedConductors, planTopology } from "./conductors";
 export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
