@@ -237,7 +237,7 @@ export function osloEnvName(group: string, option: string): string {
     return `${OSLO_ENV_PREFIX}${group.toUpperCase()}__${option.toUpperCase()}`;
 }
 
-/** Default images (contract doc, Default images): Ironic's immutable v38.0.0, not release-38.0 (moves with its branch). */
+/** Default images (contract doc, Default images): Ironic's version tag v38.0.0, not release-38.0 (moves with its branch). */
 export const DEFAULT_IMAGES = {
     ironic: "quay.io/metal3-io/ironic:v38.0.0",
     ipaDownloader: "quay.io/metal3-io/ironic-ipa-downloader:latest",

@@ -1,5 +1,5 @@
 /**
- * Whether an image reference is pinned: a digest, or an immutable version tag (`v38.0.0`, `11.4.5`),
+ * Whether an image reference is pinned: a digest, or a version tag (`v38.0.0`, `11.4.5`),
  * never a moving name like `latest` or a branch build like `release-38.0` (rebuilt on every push to
  * its branch). Shared by the policy pack's `images-pinned` rule (which refuses unpinned images
  * outside the dev stacks) and `npm run plan` (which warns before that).

@@ -43,16 +43,30 @@ export const imageCacheRule: Rule = ({ config, parsed }, add) => {
  * (then nothing else is served) or an explicit imageCache.allowHttp. Runs with imageCache unset too:
  * the default entry inherits ironic.ipa.baseUri.
  */
+function isPlainHttp(url: string): boolean {
+    try {
+        return new URL(url).protocol === "http:";
+    } catch {
+        return false; // not a URL: the schema has said so
+    }
+}
+
 export const ipaDownloadRule: Rule = ({ config, parsed }, add) => {
     const c = config.imageCache;
     if (c.mode !== "deploy" || c.allowHttp) return;
+    const reported = new Set<string>();
     c.ipa.forEach((e, i) => {
-        if (!e.baseUri?.startsWith("http://") || e.sha256) return;
-        const own = parsed.imageCache?.ipa?.[i]?.baseUri !== undefined;
+        // The scheme as curl reads it (HTTP:// too), not as typed.
+        if (!e.baseUri || e.sha256 || !isPlainHttp(e.baseUri)) return;
+        const key = parsed.imageCache?.ipa?.[i]?.baseUri !== undefined ? `imageCache.ipa[${i}].baseUri` : "ironic.ipa.baseUri";
+        if (reported.has(key)) return;
+        reported.add(key);
+        // Without an imageCache.ipa list, --path ...ipa[0].sha256 alone would make an entry without its architecture.
+        const pin = parsed.imageCache?.ipa ? `imageCache.ipa[${i}].sha256` : `an imageCache.ipa entry {architecture: ${e.architecture}, sha256: <its sha256sum>}`;
         add(
-            own ? `imageCache.ipa[${i}].baseUri` : "ironic.ipa.baseUri",
+            key,
             `${e.baseUri} is plain http: anyone on the path could replace the ramdisk every host boots (the ${e.architecture} IPA). ` +
-                `Use https, or pin the tarball with imageCache.ipa[${i}].sha256 (its sha256sum: the cache then serves nothing else), ` +
+                `Use https, or pin the tarball with ${pin} (the cache then serves nothing else), ` +
                 "or accept it with imageCache.allowHttp: true (a mirror you trust the path to)",
         );
     });

@@ -34,7 +34,8 @@ describe("config rule: imageCache", function () {
     describe("IPA downloads over plain http (deploy)", function () {
         ruleTable(ipaDownloadRule, [
             { name: "an entry's own http baseUri", raw: cache({ ipa: [{ architecture: "x86_64" }, { architecture: "aarch64", baseUri: HTTP }] }), key: "imageCache.ipa[1].baseUri", message: "is plain http: anyone on the path could replace the ramdisk every host boots (the aarch64 IPA). Use https, or pin the tarball with imageCache.ipa[1].sha256", reported: true },
-            { name: "ironic.ipa.baseUri inherited by the default entry (imageCache unset)", raw: { ...devRaw, ironic: { ipa: { baseUri: HTTP } } }, key: "ironic.ipa.baseUri", message: "or accept it with imageCache.allowHttp: true", reported: true },
+            { name: "ironic.ipa.baseUri inherited by the default entry (imageCache unset)", raw: { ...devRaw, ironic: { ipa: { baseUri: HTTP } } }, key: "ironic.ipa.baseUri", message: "pin the tarball with an imageCache.ipa entry {architecture: x86_64, sha256: <its sha256sum>} (the cache then serves nothing else), or accept it with imageCache.allowHttp: true", reported: true },
+            { name: "an upper-case scheme is still plain http", raw: cache({ ipa: [{ architecture: "x86_64", baseUri: "HTTP://mirror.example/ipa" }] }), key: "imageCache.ipa[0].baseUri", message: "is plain http", reported: true },
             { name: "http with the tarball's sha256", raw: cache({ ipa: [{ architecture: "x86_64", baseUri: HTTP, sha256: SHA }] }), key: "imageCache.ipa[0].baseUri", message: "plain http", reported: false },
             { name: "http accepted with allowHttp", raw: cache({ allowHttp: true, ipa: [{ architecture: "x86_64", baseUri: HTTP }] }), key: "imageCache.ipa[0].baseUri", message: "plain http", reported: false },
             { name: "https", raw: cache({ ipa: [{ architecture: "x86_64", baseUri: "https://mirror.example/ipa" }] }), key: "imageCache.ipa[0].baseUri", message: "plain http", reported: false },
@@ -57,6 +58,11 @@ describe("config rule: imageCache", function () {
             assert.notEqual(pinned.key, plain.key, "a new expected sha256 is a new version: checked before it is served");
             // The key of an entry without sha256 (JSON of the selecting settings, the unset ones omitted) is unchanged: no download on upgrade.
             assert.equal(plain.key, createHash("sha256").update(JSON.stringify({ image: "quay.io/metal3-io/ironic-ipa-downloader:latest", architecture: "x86_64" })).digest("hex"));
+        });
+
+        it("entries inheriting the same http ironic.ipa.baseUri are reported once, under that key", function () {
+            const found = issues({ ...cache({ ipa: [{ architecture: "x86_64" }, { architecture: "aarch64" }] }), ironic: { ipa: { baseUri: HTTP } } }).filter((i) => i.key === "ironic.ipa.baseUri");
+            assert.equal(found.length, 1, JSON.stringify(found));
         });
 
         it("a sha256 must be 64 lowercase hex digits", function () {
