@@ -19,7 +19,7 @@ export interface OperatorPod {
 }
 
 /** The objects of the render that belong to baremetal-operator. */
-export const bmoObjects = (objects: any[]) => objects.filter((o) => o.metadata?.labels?.["app.kubernetes.io/name"] === "baremetal-operator");
+export const renderedBmoObjects = (objects: any[]) => objects.filter((o) => o.metadata?.labels?.["app.kubernetes.io/name"] === "baremetal-operator");
 
 /**
  * Starts BMO's pod, ready, its webhook checked. Every object of BMO the stack renders goes to the
@@ -29,7 +29,7 @@ export const bmoObjects = (objects: any[]) => objects.filter((o) => o.metadata?.
 export async function startOperator<N extends LabNode>(lab: HaPodLab<N>, o: { ip: string; apiIp: string }): Promise<OperatorPod> {
     const kube = lab.kube!;
     const ns = lab.plan.namespace;
-    const objs = bmoObjects(lab.o.rendered.objects);
+    const objs = renderedBmoObjects(lab.o.rendered.objects);
     kube.kubectl(["create", "-f", "-"], { input: JSON.stringify({ apiVersion: "v1", kind: "List", items: objs.filter((x) => x.kind === "CustomResourceDefinition") }) });
     kube.kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/baremetalhosts.metal3.io"]);
     const rbacKinds = ["ServiceAccount", "Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding", "Service"];
