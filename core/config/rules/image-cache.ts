@@ -37,12 +37,6 @@ export const imageCacheRule: Rule = ({ config, parsed }, add) => {
     if (mode === "none") noneRule(c.kernelUrl, c.ramdiskUrl, add);
 };
 
-/**
- * Deploy: the cache downloads the ramdisk every host boots, from the internet by default. Over plain
- * http anyone on the path can replace it, so an http:// source needs the tarball's expected sha256
- * (then nothing else is served) or an explicit imageCache.allowHttp. Runs with imageCache unset too:
- * the default entry inherits ironic.ipa.baseUri.
- */
 function isPlainHttp(url: string): boolean {
     try {
         return new URL(url).protocol === "http:";
@@ -51,6 +45,12 @@ function isPlainHttp(url: string): boolean {
     }
 }
 
+/**
+ * Deploy: the cache downloads the ramdisk every host boots, from the internet by default. Over plain
+ * http anyone on the path can replace it, so an http:// source needs the tarball's expected sha256
+ * (then nothing else is served) or an explicit imageCache.allowHttp. Runs with imageCache unset too:
+ * the default entry inherits ironic.ipa.baseUri.
+ */
 export const ipaDownloadRule: Rule = ({ config, parsed }, add) => {
     const c = config.imageCache;
     if (c.mode !== "deploy" || c.allowHttp) return;

@@ -4,10 +4,10 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
 import * as path from "path";
-import { parseAllDocuments } from "yaml";
 
 import { COMMANDS, DEFAULT_IMAGES } from "../../../core/contract";
 import { ANNOTATIONS, contentHash, inNamespace, podBase, restrictedSecurityContext, sha256, sortedRecord, untraced } from "../../../core/manifests/meta";
+import { readRender } from "../../../tools/diff";
 import { GOLDEN_DIR } from "../../../tools/golden";
 import { dev, ha } from "./support";
 
@@ -102,17 +102,15 @@ describe("manifests/meta", function () {
             const prefix = untraced([]);
             const IMAGE_SCRIPTS: string[] = [COMMANDS.ironic, COMMANDS.httpd, COMMANDS.dbUpgrade, COMMANDS.onlineDataMigrations, COMMANDS.ramdiskLogs, "/bin/runironic-exporter"];
             let checked = 0;
-            const files = (d: string): string[] => fs.readdirSync(d, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? files(path.join(d, e.name)) : [path.join(d, e.name)]));
-            for (const f of files(GOLDEN_DIR).filter((x) => x.endsWith(".yaml"))) {
-                for (const doc of parseAllDocuments(fs.readFileSync(f, "utf8"))) {
-                    const o = doc.toJS();
-                    const pod = o?.spec?.template?.spec ?? (o?.kind === "Pod" ? o.spec : undefined);
+            for (const stack of fs.readdirSync(GOLDEN_DIR).sort()) {
+                for (const [id, o] of readRender(path.join(GOLDEN_DIR, stack))) {
+                    const pod = (o as any).spec?.template?.spec;
                     for (const c of [...(pod?.initContainers ?? []), ...(pod?.containers ?? [])]) {
                         if (!String(c.image).startsWith(ironicRepo)) continue;
                         if (!(c.volumeMounts ?? []).some((m: { mountPath: string }) => m.mountPath.startsWith("/auth"))) continue;
                         // The image's start scripts trace; our own programs (the pruner, in Python) do not.
                         if (!(c.command ?? []).some((a: string) => IMAGE_SCRIPTS.some((s) => a.includes(s)))) continue;
-                        const where = `${path.relative(GOLDEN_DIR, f)} ${c.name}`;
+                        const where = `${stack} ${id} ${c.name}`;
                         assert.deepEqual(c.command.slice(0, prefix.length), prefix, `${where}: command`);
                         for (const p of ["readinessProbe", "livenessProbe", "startupProbe"]) {
                             if (c[p]?.exec) assert.deepEqual(c[p].exec.command.slice(0, prefix.length), prefix, `${where}: ${p}`);
