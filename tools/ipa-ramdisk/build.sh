@@ -4,7 +4,8 @@
 # would be booted): Debian bookworm (debootstrap --variant=minbase) with the tools the agent calls
 # (udev, lsblk, fuser, hdparm, parted, sgdisk, qemu-img, dmidecode, lshw, efibootmgr, mdadm, dhclient), a venv
 # with ironic-python-agent from PyPI, Debian's kernel with the modules a virtio or e1000 VM needs,
-# and a small /init that brings up the boot interface (BOOTIF) with DHCP and runs the agent, which
+# and a small /init that brings up the boot interface (BOOTIF) with DHCP (or applies the network data
+# of a virtual-media ISO: network-data.py) and runs the agent, which
 # reads ipa-api-url and the rest from the kernel command line Ironic gives it.
 #
 #   tools/ipa-ramdisk/build.sh          builds (or reuses) the ramdisk; prints its directory last on stdout:
@@ -28,7 +29,7 @@ PACKAGES=udev,kmod,iproute2,isc-dhcp-client,procps,util-linux,psmisc,hdparm,bsde
 MODULES="virtio_pci virtio_net virtio_blk virtio_scsi sd_mod sr_mod ahci ata_piix e1000 e1000e ext4 vfat nls_cp437 nls_ascii nls_utf8 isofs loop efivarfs"
 
 cache=${METAL3_IPA_CACHE:-/var/cache/metal3-ironic-ipa}
-key=$(cat "$0" "$here/init" | sha256sum | cut -c1-16)
+key=$(cat "$0" "$here/init" "$here/network-data.py" | sha256sum | cut -c1-16)
 out=$cache/$key
 log() { printf '[ipa-ramdisk] %s\n' "$*" >&2; }
 if [[ "${1:-}" == "--where" ]]; then echo "$out"; exit 0; fi
@@ -92,6 +93,7 @@ depmod -b "$root" "$kver"
 echo "$MODULES" >"$root/etc/ipa-modules"
 
 install -m 0755 "$here/init" "$root/init"
+install -D -m 0644 "$here/network-data.py" "$root/usr/local/lib/ipa-network-data.py"
 # Smaller: no docs, manuals, locales, package lists or caches in a ramdisk.
 rm -rf "$root"/usr/share/{doc,man,info,locale} "$root"/var/cache/apt/* "$root"/var/lib/apt/lists/*
 
