@@ -63,7 +63,7 @@ export interface FakeSystem {
  * its state (default /tmp/sushy-emulator, which would outlive the test and be shared with another suite);
  * with `notifyUrl`, its external notifier tells that URL every change of a system (test/helpers/redfish-hosts.ts).
  */
-export function sushyConfig(systems: FakeSystem[], stateDir: string, notifyUrl?: string): string {
+export function sushyConfig(systems: FakeSystem[], stateDir: string, notifyUrl?: string, verifyMedia = false): string {
     const list = systems.map((s) => ({ uuid: s.uuid, name: s.name, power_state: "Off", external_notifier: !!notifyUrl, nics: [{ mac: s.mac }] }));
     return [
         "SUSHY_EMULATOR_FAKE_DRIVER = True",
@@ -71,6 +71,8 @@ export function sushyConfig(systems: FakeSystem[], stateDir: string, notifyUrl?:
         `SUSHY_EMULATOR_FAKE_SYSTEMS = ${JSON.stringify(list, null, 1).replace(/\bfalse\b/g, "False").replace(/\btrue\b/g, "True")}`,
         // Every change of a system (power, boot device, virtual media) is PUT there as JSON (fakedriver.py).
         ...(notifyUrl ? [`EXTERNAL_NOTIFICATION_URL = ${JSON.stringify(notifyUrl)}`] : []),
+        // Virtual media downloaded verifying TLS (its default is not to, "de facto standard for Redfish").
+        ...(verifyMedia ? ["SUSHY_EMULATOR_VMEDIA_VERIFY_SSL = True"] : []),
         "",
     ].join("\n");
 }
@@ -88,8 +90,8 @@ export function bmoLogProblems(log: string): string[] {
  * Starts sushy-tools' emulator in namespace `ns` on ip:port with configuration file `conf` (log:
  * `log`) and waits (30 s) until it answers for system `uuid`; fails with the end of its log.
  */
-export async function startSushy(o: { ns: string; ip: string; port: number; conf: string; log: string; uuid: string }): Promise<Daemon> {
-    const d = new Daemon("ip", ["netns", "exec", o.ns, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", o.conf, "--interface", o.ip, "--port", String(o.port)], o.log);
+export async function startSushy(o: { ns: string; ip: string; port: number; conf: string; log: string; uuid: string; env?: NodeJS.ProcessEnv }): Promise<Daemon> {
+    const d = new Daemon("ip", ["netns", "exec", o.ns, path.join(SUSHY_VENV, "bin", "sushy-emulator"), "--config", o.conf, "--interface", o.ip, "--port", String(o.port)], o.log, o.env);
     const end = Date.now() + 30000;
     while (run("ip", ["netns", "exec", o.ns, "curl", "-sf", "-o", "/dev/null", `http://${o.ip}:${o.port}/redfish/v1/Systems/${o.uuid}`], { allowFail: true }).status !== 0) {
         if (Date.now() > end) {

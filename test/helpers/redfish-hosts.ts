@@ -5,7 +5,8 @@
  * receiver, a few lines of Python in the BMC's namespace, appends each notification to a file;
  * this class follows that file and makes each system's VM (test/helpers/vm.ts: real firmware, a
  * NIC on the provisioning bridge, a disk) match: powered on from the boot device the BMC holds
- * (Pxe: the network first; Hdd: the disk first) and powered off; a guest that powers itself off
+ * (Pxe: the network first; Hdd: the disk first; Cd: the ISO inserted as virtual media, which the
+ * BMC downloaded, in its CD-ROM drive) and powered off; a guest that powers itself off
  * is reported to the BMC (a ForceOff through its Redfish API), as a real BMC would see it. No
  * libvirt: the VM is ours, the BMC is sushy-tools'.
  */
@@ -35,6 +36,12 @@ export interface RedfishHostsOptions {
     hosts: RedfishHost[];
     /** RAM of each VM in MiB (the agent's ramdisk needs 2048). */
     memoryMiB: number;
+    /**
+     * Virtual media: BareMetalHosts name the BMC with redfish-virtualmedia (Ironic boots them from
+     * an ISO it builds and inserts through the BMC), and the BMC downloads every ISO verifying TLS
+     * against `caFile` alone (SUSHY_EMULATOR_VMEDIA_VERIFY_SSL, requests' REQUESTS_CA_BUNDLE).
+     */
+    virtualMedia?: { caFile: string };
 }
 
 const RECEIVER = `import http.server, json, sys, time
@@ -61,6 +68,8 @@ export interface PowerEvent {
 
 export class RedfishHosts {
     readonly events: PowerEvent[] = [];
+    /** Every ISO a VM was powered on with (a copy: the BMC deletes its own on eject), in order. */
+    readonly isos: { host: string; file: string }[] = [];
     readonly vms = new Map<string, PxeVm>();
     private readonly notifications: string;
     private readonly daemons: Daemon[] = [];
@@ -78,7 +87,7 @@ export class RedfishHosts {
 
     /** The BMC address of `host` as a BareMetalHost names it. */
     address(host: RedfishHost): string {
-        return `redfish+http://${this.o.ip}:${this.o.port}/redfish/v1/Systems/${host.uuid}`;
+        return `${this.o.virtualMedia ? "redfish-virtualmedia" : "redfish"}+http://${this.o.ip}:${this.o.port}/redfish/v1/Systems/${host.uuid}`;
     }
 
     disk(host: RedfishHost): string {
@@ -96,9 +105,21 @@ export class RedfishHosts {
         this.daemons.push(new Daemon("ip", ["netns", "exec", o.ns, "/usr/bin/python3", "-c", RECEIVER, String(receiverPort(o.port)), this.notifications], path.join(o.work, `bmc-${o.port}-receiver.log`)));
         // Everything of this BMC is named by its port: two instances in one work directory at once.
         const conf = path.join(o.work, `sushy-${o.port}.conf`);
-        fs.writeFileSync(conf, sushyConfig(o.hosts, path.join(o.work, `sushy-${o.port}-state`), `http://127.0.0.1:${receiverPort(o.port)}`));
-        this.daemons.push(await startSushy({ ns: o.ns, ip: o.ip, port: o.port, conf, log: path.join(o.work, `sushy-${o.port}.log`), uuid: o.hosts[0].uuid }));
+        fs.writeFileSync(conf, sushyConfig(o.hosts, path.join(o.work, `sushy-${o.port}-state`), `http://127.0.0.1:${receiverPort(o.port)}`, !!o.virtualMedia));
+        // The media it downloads go to its TMPDIR: the work directory, not the machine's /tmp.
+        const media = path.join(o.work, `sushy-${o.port}-media`);
+        fs.mkdirSync(media, { recursive: true });
+        const env = { ...process.env, TMPDIR: media, ...(o.virtualMedia ? { REQUESTS_CA_BUNDLE: o.virtualMedia.caFile } : {}) };
+        this.daemons.push(await startSushy({ ns: o.ns, ip: o.ip, port: o.port, conf, log: path.join(o.work, `sushy-${o.port}.log`), uuid: o.hosts[0].uuid, env }));
         this.timer = setInterval(() => void this.reconcile(), 300);
+    }
+
+    /** A hard link to the ISO the BMC holds for `host` (the VM reads it; the BMC unlinks its own on eject). */
+    private keepIso(h: RedfishHost, file: string): string {
+        const kept = path.join(this.o.work, `vm-${h.name}-boot-${this.isos.filter((x) => x.host === h.name).length + 1}.iso`);
+        fs.linkSync(file, kept);
+        this.isos.push({ host: h.name, file: kept });
+        return kept;
     }
 
     private note(host: string, what: string): void {
@@ -124,16 +145,19 @@ export class RedfishHosts {
                 const h = this.o.hosts.find((x) => x.uuid === sys.uuid);
                 if (!h) continue;
                 const was = this.desired.get(h.uuid);
-                const now = { on: sys.power_state === "On", boot: sys.boot_device ?? "Hdd" };
+                // boot_image: {Cd: [file, write protected, inserted]} while media is inserted.
+                const cd = sys.boot_image?.Cd;
+                const now = { on: sys.power_state === "On", boot: sys.boot_device ?? "Hdd", cd: cd?.[2] ? (cd[0] as string) : undefined };
                 this.desired.set(h.uuid, now);
                 const vm = this.vms.get(h.uuid);
                 if (now.on && !was?.on) {
                     if (vm?.running) await vm.stop();
-                    const bootFrom = now.boot === "Pxe" ? "network" : "disk";
-                    const next = new PxeVm({ name: h.name.slice(-6), mac: h.mac, firmware: h.firmware, lab: this.o.lab, switchNs: this.o.switchNs, bridge: this.o.bridge, work: this.o.work, memoryMiB: this.o.memoryMiB, disk: this.disk(h), bootFrom });
+                    const bootFrom = now.boot === "Pxe" ? "network" : now.boot === "Cd" ? "cd" : "disk";
+                    const cdrom = now.cd && fs.existsSync(now.cd) ? this.keepIso(h, now.cd) : undefined;
+                    const next = new PxeVm({ name: h.name.slice(-6), mac: h.mac, firmware: h.firmware, lab: this.o.lab, switchNs: this.o.switchNs, bridge: this.o.bridge, work: this.o.work, memoryMiB: this.o.memoryMiB, disk: this.disk(h), bootFrom, cdrom });
                     this.vms.set(h.uuid, next);
                     this.offered.delete(h.uuid);
-                    this.note(h.name, `on (boot from ${bootFrom})`);
+                    this.note(h.name, `on (boot from ${bootFrom}${cdrom ? `, ${path.basename(cdrom)} inserted` : ""})`);
                     next.start();
                 } else if (!now.on && was?.on) {
                     this.note(h.name, "off");

@@ -108,6 +108,39 @@ function fileCapable(src: string, dest: string, caps: string) {
 /** Debian's iPXE binaries standing in for the image's (the image builds snponly.efi as snponly-x86_64.efi). */
 const DEBIAN_IPXE: Record<string, string> = { [IPXE_FILES.bios]: "/usr/lib/ipxe/undionly.kpxe", [IPXE_FILES.efiX86_64]: "/usr/lib/ipxe/snponly.efi" };
 
+/** The GRUB modules of the stand-in ESP's boot loader (Debian's grub-efi-amd64-bin). */
+const GRUB_EFI_MODULES = "/usr/lib/grub/x86_64-efi";
+export const ESP_TEMPLATE = "/templates/uefi_esp_x86_64.img";
+
+/**
+ * What the image ships for virtual media, where this machine has the parts: `mkisofs` (the image's
+ * xorriso provides it; Ironic runs it by that name to build every boot ISO) and the EFI system
+ * partition image the image builds at /templates/uefi_esp_<arch>.img (prepare-efi.sh: FAT12, label
+ * ESP_IMAGE, \EFI\BOOT\BOOTX64.EFI; its start script makes it [conductor]bootloader). The image's
+ * CentOS GRUB reads the grub.cfg Ironic writes at [DEFAULT]grub_config_path (EFI/centos/grub.cfg)
+ * on the ISO; the stand-in's boot loader is Debian's GRUB made to do the same (an embedded config
+ * finding that file), with no shim: the test firmware has Secure Boot off.
+ */
+function imageVirtualMedia(layerDir: string): void {
+    const xorrisofs = which("xorrisofs", POD_PATH);
+    if (xorrisofs) fs.writeFileSync(path.join(layerDir, "usr", "bin", "mkisofs"), `#!/bin/sh\nexec ${xorrisofs} "$@"\n`, { mode: 0o755 });
+    const mkfs = which("mkfs.vfat", POD_PATH);
+    if (!mkfs || !which("grub-mkimage") || !which("mcopy") || !fs.existsSync(path.join(GRUB_EFI_MODULES, "iso9660.mod"))) return;
+    const dir = path.join(layerDir, path.dirname(ESP_TEMPLATE));
+    fs.mkdirSync(dir, { recursive: true });
+    const early = path.join(layerDir, "..", "esp-early.cfg");
+    fs.writeFileSync(early, "search --no-floppy --file --set=root /EFI/centos/grub.cfg\nset prefix=($root)/EFI/centos\nconfigfile ($root)/EFI/centos/grub.cfg\n");
+    const loader = path.join(layerDir, "..", "esp-bootx64.efi");
+    const modules = ["iso9660", "fat", "part_gpt", "part_msdos", "search", "search_fs_file", "configfile", "normal", "linux", "echo", "test", "efi_gop", "all_video", "gzio"];
+    execFileSync("grub-mkimage", ["-O", "x86_64-efi", "-d", GRUB_EFI_MODULES, "-p", "/EFI/centos", "-c", early, "-o", loader, ...modules]);
+    const img = path.join(layerDir, ESP_TEMPLATE);
+    fs.rmSync(img, { force: true });
+    execFileSync(mkfs, ["-C", "-F", "12", "-n", "ESP_IMAGE", img, "6400"], { stdio: "ignore" });
+    const env = { ...process.env, MTOOLS_SKIP_CHECK: "1" };
+    execFileSync("mmd", ["-i", img, "::/EFI", "::/EFI/BOOT"], { env });
+    execFileSync("mcopy", ["-i", img, loader, "::/EFI/BOOT/BOOTX64.EFI"], { env });
+}
+
 /** Stand-in images for the references a stack uses (keys: the default references; matched by repository). */
 export function prepareImages(work: string): Record<string, StandinImage> {
     const ironic = layer(work, "ironic", [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
@@ -124,6 +157,7 @@ export function prepareImages(work: string): Record<string, StandinImage> {
         if (debian && fs.existsSync(debian)) fs.copyFileSync(debian, path.join(ironic, "tftpboot", f));
         else fs.writeFileSync(path.join(ironic, "tftpboot", f), `stand-in iPXE firmware ${f}\n`);
     }
+    imageVirtualMedia(ironic);
 
     const ipa = layer(work, "ipa-downloader", []);
     const keepalived = layer(work, "keepalived", [{ name: "keepalived", uid: 65532, gid: 65532 }]);

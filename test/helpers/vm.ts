@@ -55,8 +55,10 @@ export interface VmOptions {
     memoryMiB?: number;
     /** A raw disk image file, attached as a virtio disk (the host's disk for the agent). */
     disk?: string;
-    /** What the firmware tries first, the other next (a BMC's boot device): default the network. */
-    bootFrom?: "network" | "disk";
+    /** What the firmware tries first, the others next (a BMC's boot device): default the network. */
+    bootFrom?: "network" | "disk" | "cd";
+    /** An ISO image in the VM's CD-ROM drive (on the q35 AHCI controller): a BMC's virtual media. */
+    cdrom?: string;
     /** Extra fw_cfg knobs of OVMF (`name=value`), e.g. to measure the default boot order. */
     fwCfg?: Record<string, string>;
 }
@@ -111,8 +113,11 @@ export class PxeVm {
         if (!exists) execFileSync("ip", ["-n", o.switchNs, "tuntap", "add", "dev", this.tap, "mode", "tap"]);
         execFileSync("ip", ["-n", o.switchNs, "link", "set", this.tap, "master", o.bridge, "up"]);
         if (!this.lldp?.running) this.lldp = new Daemon("ip", ["netns", "exec", o.switchNs, "python3", "-c", LLDP_SENDER, this.tap, LAB_SWITCH_MAC, LAB_SWITCH_NAME], path.join(o.work, `lldp-${o.name}.log`));
-        const diskFirst = o.disk && o.bootFrom === "disk";
-        const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=${diskFirst ? 2 : 1}`];
+        // Boot order: the BMC's boot device first, then the disk, the network (and the CD-ROM).
+        const first = o.bootFrom === "cd" && o.cdrom ? "cd" : o.bootFrom === "disk" && o.disk ? "disk" : "network";
+        const order = [first, ...(["disk", "network", "cd"] as const).filter((d) => d !== first)];
+        const bootindex = (d: string) => order.indexOf(d as (typeof order)[number]) + 1;
+        const nic = [`virtio-net-pci`, `netdev=n0`, `mac=${o.mac}`, `bootindex=${bootindex("network")}`];
         const args = [
             "-name", `m3i-${o.name}`,
             // An SMBIOS UUID of its own, as every server has: iPXE's DHCPv6 client identifies itself
@@ -137,7 +142,8 @@ export class PxeVm {
             for (const [k, v] of Object.entries({ ...OVMF_KNOBS[o.firmware], ...o.fwCfg })) args.push("-fw_cfg", `name=${k},string=${v}`);
         }
         args.push("-device", nic.join(","));
-        if (o.disk) args.push("-drive", `if=none,id=d0,format=raw,file=${o.disk}`, "-device", `virtio-blk-pci,drive=d0,bootindex=${diskFirst ? 1 : 2}`);
+        if (o.disk) args.push("-drive", `if=none,id=d0,format=raw,file=${o.disk}`, "-device", `virtio-blk-pci,drive=d0,bootindex=${bootindex("disk")}`);
+        if (o.cdrom) args.push("-drive", `if=none,id=cd0,media=cdrom,readonly=on,format=raw,file=${o.cdrom}`, "-device", `ide-cd,bus=ide.0,drive=cd0,bootindex=${bootindex("cd")}`);
         const out = fs.openSync(path.join(o.work, `vm-${o.name}.out`), "w");
         this.startedAt = Date.now();
         this.proc = spawn("ip", ["netns", "exec", o.switchNs, "qemu-system-x86_64", ...args], { detached: true, stdio: ["ignore", out, out] });
