@@ -14,6 +14,8 @@ export const EXAMPLES_FILE = "test/e2e/examples.test.ts";
 export const POD_TIER_FILE = "test/integration/pods.test.ts";
 /** The single topology's provisioning tier (BMO, two VMs): a unit of its own (planUnits). */
 export const SINGLE_PROVISIONING_FILE = "test/integration/pods-single-bmo.test.ts";
+/** Virtual media's provisioning tier (BMO, one VM booted from ISOs): a unit of its own (planUnits). */
+export const VMEDIA_PROVISIONING_FILE = "test/integration/pods-vmedia-bmo.test.ts";
 
 /** The tier of a test file (path relative to the checkout): test/components/ is the program tier. */
 export function tierOf(rel: string): string {
@@ -50,6 +52,8 @@ export function planUnits(files: string[], tc: (f: string) => ToolchainNeed): Un
     const most = (fs: string[]): ToolchainNeed => TOOLCHAIN_STAGES[Math.max(0, ...fs.map((f) => TOOLCHAIN_STAGES.indexOf(tc(f))))];
     const isPods = (f: string) => f === POD_TIER_FILE;
     const isSingle = (f: string) => f === SINGLE_PROVISIONING_FILE;
+    const isVmedia = (f: string) => f === VMEDIA_PROVISIONING_FILE;
+    const rest = (f: string) => !isPods(f) && !isSingle(f) && !isVmedia(f);
     const clusterFiles = of(["integration"], true);
     const units: Unit[] = [
         // The pod tier (its BMO scenarios boot VMs: 1390-1520 s measured) first and alone, so that
@@ -59,13 +63,15 @@ export function planUnits(files: string[], tc: (f: string) => ToolchainNeed): Un
         { name: "integration+toolchain", files: clusterFiles.filter(isPods), needsToolchain: most(clusterFiles.filter(isPods)) },
         // The single topology's provisioning tier next (two VMs provisioned by BMO), beside it.
         { name: "integration+toolchain-single", files: clusterFiles.filter(isSingle), needsToolchain: most(clusterFiles.filter(isSingle)) },
+        // Virtual media's (one VM, booted from ISOs), so that a lane free once the cluster stage is built takes it.
+        { name: "integration+toolchain-vmedia", files: clusterFiles.filter(isVmedia), needsToolchain: most(clusterFiles.filter(isVmedia)) },
         // The example stacks (about half the e2e tier's time: each deploys on a cluster of its
         // own) apart from the other e2e suites, so that once the toolchain is there both lanes
         // deploy.
         { name: "e2e-examples", files: of(["e2e"], true).filter(isExamples), needsToolchain: "all" },
         { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: "none" },
         { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: "none" },
-        { name: "integration+toolchain-2", files: clusterFiles.filter((f) => !isPods(f) && !isSingle(f)), needsToolchain: most(clusterFiles.filter((f) => !isPods(f) && !isSingle(f))) },
+        { name: "integration+toolchain-2", files: clusterFiles.filter(rest), needsToolchain: most(clusterFiles.filter(rest)) },
         { name: "e2e", files: of(["e2e"], true).filter((f) => !isExamples(f)).concat(of(["e2e"], false)), needsToolchain: "all" },
         { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: most(of(["unit", "program"], true)) },
         { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: "none" },

@@ -17,7 +17,7 @@ describe("npm test (tools/run-tests.ts)", function () {
     this.timeout(120000);
 
     it("groups the files into units, longest first; a free lane takes the first it can run now, and waits for the toolchain stage that comes first only when nothing else is left", function () {
-        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/e2e/examples.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/integration/pods-single-bmo.test.ts", "test/integration/pods-v6.test.ts", "test/unit/d.test.ts"];
+        const files = ["test/components/a.test.ts", "test/e2e/b.test.ts", "test/e2e/examples.test.ts", "test/integration/c.test.ts", "test/integration/c2.test.ts", "test/integration/c3.test.ts", "test/integration/pods.test.ts", "test/integration/pods-single-bmo.test.ts", "test/integration/pods-vmedia-bmo.test.ts", "test/integration/pods-v6.test.ts", "test/unit/d.test.ts"];
         const tc = (f: string): ToolchainNeed => (f.includes("/e2e/") ? "all" : f.includes("/pods") ? "cluster" : "none");
         const units = planUnits(files, tc);
         assert.deepEqual(
@@ -25,6 +25,7 @@ describe("npm test (tools/run-tests.ts)", function () {
             [
                 ["integration+toolchain", ["test/integration/pods.test.ts"], "cluster"],
                 ["integration+toolchain-single", ["test/integration/pods-single-bmo.test.ts"], "cluster"],
+                ["integration+toolchain-vmedia", ["test/integration/pods-vmedia-bmo.test.ts"], "cluster"],
                 ["e2e-examples", ["test/e2e/examples.test.ts"], "all"],
                 ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
                 ["integration-2", ["test/integration/c2.test.ts"], "none"],
@@ -41,8 +42,8 @@ describe("npm test (tools/run-tests.ts)", function () {
         const queue = [...units];
         const take = (stages: ToolchainNeed[]) => queue.splice(nextUnit(queue, built(stages)), 1)[0].name;
         assert.deepEqual(
-            [take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster", "all"])],
-            ["integration-1", "integration-2", "unit+program", "integration+toolchain", "integration+toolchain-single", "integration+toolchain-2", "e2e-examples", "e2e"],
+            [take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster", "all"])],
+            ["integration-1", "integration-2", "unit+program", "integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "integration+toolchain-2", "e2e-examples", "e2e"],
         );
         assert.equal(nextUnit(queue, built(["cluster", "all"])), -1);
         // With the cluster stage built and the rest not: the pod tier goes first, whatever its place.
@@ -50,7 +51,7 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(waiting[nextUnit(waiting, built(["cluster"]))].name, "integration+toolchain");
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "integration+toolchain-single", "e2e-examples", "integration-1", "integration-2", "integration+toolchain-2", "e2e", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "e2e-examples", "integration-1", "integration-2", "integration+toolchain-2", "e2e", "unit+program"]);
         // A file that needs all of it makes its unit wait for all of it.
         const mixed = planUnits(["test/integration/x.test.ts", "test/integration/y.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"));
         assert.deepEqual(mixed.map((u) => [u.name, u.needsToolchain]), [["integration+toolchain", "cluster"], ["integration+toolchain-2", "all"]]);
@@ -63,7 +64,7 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(needsToolchain("test/e2e/examples.test.ts"), "all");
         assert.equal(needsToolchain("test/unit/ip.test.ts"), "none");
         // The pod tier needs a local cluster and BMO, no Pulumi: it starts once the toolchain's first stage is built.
-        for (const f of ["test/integration/pods.test.ts", "test/integration/pods-single-bmo.test.ts", "test/integration/pods-v6.test.ts", "test/integration/bmo-release.test.ts"]) assert.equal(needsToolchain(f), "cluster", f);
+        for (const f of ["test/integration/pods.test.ts", "test/integration/pods-single-bmo.test.ts", "test/integration/pods-vmedia-bmo.test.ts", "test/integration/pods-v6.test.ts", "test/integration/bmo-release.test.ts"]) assert.equal(needsToolchain(f), "cluster", f);
         const dir = tmpDir("needs");
         fs.mkdirSync(path.join(dir, "test"));
         // (Spelt in two parts: this file itself must not read as one that needs the toolchain.)
@@ -129,7 +130,8 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.match(r.stdout, /integration\+toolchain \(test\/integration\/pods\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /integration\+toolchain-single \(test\/integration\/pods-single-bmo\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /integration\+toolchain-2 \(test\/integration\/bmo-release\.test\.ts, .*pods-v6\.test\.ts.*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
-        assert.match(r.stdout, /^npm test: 0 passed, 3 failed/m);
+        assert.match(r.stdout, /integration\+toolchain-vmedia \(test\/integration\/pods-vmedia-bmo\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
+        assert.match(r.stdout, /^npm test: 0 passed, 4 failed/m);
     });
 
     it("a mocha process whose tests ended but that does not exit (a leaked process or timer) is stopped and counted as a failure naming it, not left to hold its lane", function () {
