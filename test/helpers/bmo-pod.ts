@@ -52,3 +52,27 @@ export async function startOperator<N extends LabNode>(lab: HaPodLab<N>, o: { ip
     await checkWebhook({ work: lab.work, vwc: webhook, services: objs.filter((x) => x.kind === "Service"), podLabels: dep.spec.template.metadata.labels, netns: podNs, podIp: o.ip });
     return { pod, objs, ip: o.ip };
 }
+
+/**
+ * The hooks of a provisioning tier's describe (BMO and VMs on a pod lab): on a failed test, the
+ * end of every pod's logs; at the end, each of `stopAfter` (image servers, BMCs, captures, in the
+ * order the test added them) on its own, so that one that fails leaves nothing running, then the
+ * lab, and METAL3_IRONIC_CACHE as it was when the describe was declared (the tier points it at its lab).
+ */
+export function provisioningHooks<N extends LabNode>(lab: HaPodLab<N>): { stopAfter: (() => Promise<void>)[] } {
+    const stopAfter: (() => Promise<void>)[] = [];
+    const cacheBefore = process.env.METAL3_IRONIC_CACHE;
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") lab.printLogs(3000);
+    });
+    after(async function () {
+        try {
+            for (const stop of stopAfter) await stop().catch((e) => console.error(`      stopping: ${e.message}`));
+            await lab.tearDown();
+        } finally {
+            if (cacheBefore === undefined) delete process.env.METAL3_IRONIC_CACHE;
+            else process.env.METAL3_IRONIC_CACHE = cacheBefore;
+        }
+    });
+    return { stopAfter };
+}

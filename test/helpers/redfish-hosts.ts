@@ -68,7 +68,9 @@ export interface PowerEvent {
 
 export class RedfishHosts {
     readonly events: PowerEvent[] = [];
-    /** Every ISO a VM was powered on with (a copy: the BMC deletes its own on eject), in order. */
+    /** Every ISO a VM was powered on with (kept: the BMC deletes its own on eject), in order. */
+    /** What went wrong while following the BMC (a test fails on any). */
+    readonly problems: string[] = [];
     readonly isos: { host: string; file: string }[] = [];
     readonly vms = new Map<string, PxeVm>();
     private readonly notifications: string;
@@ -114,10 +116,14 @@ export class RedfishHosts {
         this.timer = setInterval(() => void this.reconcile(), 300);
     }
 
-    /** A hard link to the ISO the BMC holds for `host` (the VM reads it; the BMC unlinks its own on eject). */
+    /** The ISO the BMC holds for `host`, kept (the VM reads it; the BMC unlinks its own on eject): a hard link, else a copy. */
     private keepIso(h: RedfishHost, file: string): string {
-        const kept = path.join(this.o.work, `vm-${h.name}-boot-${this.isos.filter((x) => x.host === h.name).length + 1}.iso`);
-        fs.linkSync(file, kept);
+        const kept = path.join(this.o.work, `bmc-${this.o.port}-${h.name}-boot-${this.isos.filter((x) => x.host === h.name).length + 1}.iso`);
+        try {
+            fs.linkSync(file, kept);
+        } catch {
+            fs.copyFileSync(file, kept);
+        }
         this.isos.push({ host: h.name, file: kept });
         return kept;
     }
@@ -153,7 +159,14 @@ export class RedfishHosts {
                 if (now.on && !was?.on) {
                     if (vm?.running) await vm.stop();
                     const bootFrom = now.boot === "Pxe" ? "network" : now.boot === "Cd" ? "cd" : "disk";
-                    const cdrom = now.cd && fs.existsSync(now.cd) ? this.keepIso(h, now.cd) : undefined;
+                    let cdrom: string | undefined;
+                    if (bootFrom === "cd") {
+                        try {
+                            cdrom = this.keepIso(h, now.cd!);
+                        } catch (e) {
+                            this.problems.push(`${h.name}: powered on from Cd, but no inserted ISO to boot (${now.cd}): ${(e as Error).message}`);
+                        }
+                    }
                     const next = new PxeVm({ name: h.name.slice(-6), mac: h.mac, firmware: h.firmware, lab: this.o.lab, switchNs: this.o.switchNs, bridge: this.o.bridge, work: this.o.work, memoryMiB: this.o.memoryMiB, disk: this.disk(h), bootFrom, cdrom });
                     this.vms.set(h.uuid, next);
                     this.offered.delete(h.uuid);

@@ -12,7 +12,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { bmoBuilt, bmoLogProblems, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyReady } from "../helpers/bmo";
-import { OperatorPod, startOperator } from "../helpers/bmo-pod";
+import { OperatorPod, provisioningHooks, startOperator } from "../helpers/bmo-pod";
 import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
 import { credentialLeaks } from "../helpers/credential-leaks";
 import { HaPodLab, LabNode } from "../helpers/ha-pod-lab";
@@ -31,9 +31,7 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
     let s: Stack;
     let ipa: IpaRamdisk | string = "";
     let operator: OperatorPod | undefined;
-    /** METAL3_IRONIC_CACHE before the lab pointed the program's cache of BMO's release at its own dir. */
-    const cacheBefore = process.env.METAL3_IRONIC_CACHE;
-    const stopAfter: (() => Promise<void>)[] = [];
+    const { stopAfter } = provisioningHooks(lab);
     const BMO_IP = "172.22.0.248";
 
     before(async function () {
@@ -62,20 +60,6 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
         operator = await startOperator(lab, { ip: BMO_IP, apiIp: prov.ip });
     });
 
-    afterEach(function () {
-        if (this.currentTest?.state === "failed") lab.printLogs(3000);
-    });
-
-    after(async function () {
-        try {
-            // Each stop on its own: one that fails must not keep the lab (cluster, namespaces, pods) running.
-            for (const stop of stopAfter) await stop().catch((e) => console.error(`      stopping: ${e.message}`));
-            await lab.tearDown();
-        } finally {
-            if (cacheBefore === undefined) delete process.env.METAL3_IRONIC_CACHE;
-            else process.env.METAL3_IRONIC_CACHE = cacheBefore;
-        }
-    });
 
     it("a legacy BIOS host and a UEFI host at once: registering → inspecting (the agent's inventory) → available → provisioning a raw image with its checksum → provisioned (the image on each disk; the UEFI host boots its own boot loader from it) → deprovisioning (the agent cleans each disk) → available; every DHCP and HTTP request answered by the one conductor; BMO's log has no TLS, auth or API-version error", async function () {
         // Above the sum of its waits (1500 + 180 + 900 + 300 s): a slow run fails on the wait that says what did not happen.

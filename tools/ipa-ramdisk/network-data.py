@@ -1,8 +1,10 @@
 """Applies an OpenStack network_data.json (links by MAC, static IPv4/IPv6 networks with their
-routes, DHCP networks) to this machine's interfaces with `ip` and `dhclient`: the part of glean
-(which the ramdisks of IPA's own builder run) that the test ramdisk's /init needs when a host boots
-from virtual media with no DHCP on its network. Ironic puts BMO's preprovisioningNetworkData in
-the boot ISO at openstack/latest/network_data.json (label config-2). Prints every command it runs.
+routes, DHCP networks) to this machine's interfaces with `ip` and `dhclient`: the small part of
+glean's job (glean runs in the ramdisks of IPA's own builder) that the test ramdisk's /init needs
+when a host boots from virtual media with no DHCP on its network. Ironic puts BMO's
+preprovisioningNetworkData in the boot ISO at openstack/latest/network_data.json (label config-2).
+Prints every command it runs; a command that fails is reported and the rest still applied.
+Exits 1 when no address was configured (the caller falls back to DHCP).
 
     python3 network-data.py /path/to/network_data.json
 """
@@ -15,7 +17,19 @@ import sys
 
 def run(*cmd):
     print("ipa-ramdisk: network data: " + " ".join(cmd), flush=True)
-    subprocess.run(cmd, check=True)
+    r = subprocess.run(cmd)
+    if r.returncode != 0:
+        print(f"ipa-ramdisk: network data: exited {r.returncode}", flush=True)
+    return r.returncode == 0
+
+
+def prefix(addr, mask):
+    """ip_address with its netmask as an interface: a dotted or colon-written mask, a length, or a CIDR."""
+    if "/" in addr or not mask:
+        return ipaddress.ip_interface(addr)
+    if ":" in str(mask):
+        mask = bin(int(ipaddress.IPv6Address(mask))).count("1")
+    return ipaddress.ip_interface(f"{addr}/{mask}")
 
 
 def main(path):
@@ -29,9 +43,10 @@ def main(path):
     for link in data.get("links", []):
         mac = (link.get("ethernet_mac_address") or "").lower()
         if mac in by_mac:
-            links[link["id"]] = by_mac[mac]
+            links[link.get("id")] = by_mac[mac]
         else:
             print(f"ipa-ramdisk: network data: link {link.get('id')}: no interface with MAC {mac or '(none)'}", flush=True)
+    configured = False
     for net in data.get("networks", []):
         dev = links.get(net.get("link"))
         kind = net.get("type", "")
@@ -40,18 +55,27 @@ def main(path):
         run("ip", "link", "set", dev, "up")
         if kind in ("ipv4_dhcp", "ipv6_dhcp"):
             os.makedirs("/var/lib/dhcp", exist_ok=True)
-            run("dhclient", "-1", "-6" if kind == "ipv6_dhcp" else "-4", dev)
+            configured |= run("dhclient", "-1", "-6" if kind == "ipv6_dhcp" else "-4", dev)
             continue
-        if kind not in ("ipv4", "ipv6"):
+        if kind not in ("ipv4", "ipv6") or not net.get("ip_address"):
             print(f"ipa-ramdisk: network data: network {net.get('id')} of type {kind!r}: skipped", flush=True)
             continue
-        addr = net["ip_address"]
-        mask = net.get("netmask")
-        run("ip", "addr", "add", str(ipaddress.ip_interface(f"{addr}/{mask}" if mask and "/" not in addr else addr)), "dev", dev)
+        try:
+            iface = prefix(net["ip_address"], net.get("netmask"))
+        except ValueError as e:
+            print(f"ipa-ramdisk: network data: network {net.get('id')}: {e}", flush=True)
+            continue
+        configured |= run("ip", "addr", "add", str(iface), "dev", dev)
         for route in net.get("routes", []):
-            dest = ipaddress.ip_network(f"{route['network']}/{route['netmask']}", strict=False)
-            run("ip", "route", "add", "default" if dest.prefixlen == 0 else str(dest), "via", route["gateway"], "dev", dev)
+            try:
+                dest = prefix(route["network"], route.get("netmask")).network
+            except (KeyError, ValueError) as e:
+                print(f"ipa-ramdisk: network data: route {route}: {e!r}", flush=True)
+                continue
+            if route.get("gateway"):
+                run("ip", "route", "add", "default" if dest.prefixlen == 0 else str(dest), "via", route["gateway"], "dev", dev)
+    return 0 if configured else 1
 
 
 if __name__ == "__main__":
-    main(sys.argv[1])
+    sys.exit(main(sys.argv[1]))
