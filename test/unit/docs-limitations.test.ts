@@ -37,6 +37,9 @@ export function checkProblems(doc: string, text: string, read: (rel: string) => 
         }
         const refs = [...m[1].matchAll(/`([^`]+)` "([^"]+)"/g)];
         if (refs.length === 0) problems.push(`${where}: "Checked by:" names no \`file\` "fragment"`);
+        // Nothing else there but the separators: a malformed reference (a quote missing) is not skipped.
+        const rest = m[1].replace(/`([^`]+)` "([^"]+)"/g, "").replace(/[;\s]/g, "");
+        if (refs.length > 0 && rest !== "") problems.push(`${where}: "Checked by:" has text that is no \`file\` "fragment": ${rest}`);
         for (const [, file, fragment] of refs) {
             const body = /^test\/.+\.test\.ts$/.test(file) ? read(file) : undefined;
             if (body === undefined) problems.push(`${where}: ${file}: no such test file`);
@@ -58,7 +61,7 @@ describe("docs/limitations.md: every statement names what checks it", function (
         assert.deepEqual(checkProblems(DOC, text, readRepo), []);
     });
 
-    it("fails a bullet without a check, a test file that is gone and a fragment that is not in its file", function () {
+    it("fails a bullet without a check, a test file that is gone, a fragment that is not in its file and a malformed reference", function () {
         const files: Record<string, string> = { "test/unit/a.test.ts": 'it("refuses a reversed range", () => {});' };
         const doc = [
             "# L",
@@ -68,6 +71,7 @@ describe("docs/limitations.md: every statement names what checks it", function (
             "  two lines.",
             "* Gone. Checked by: `test/unit/b.test.ts` \"anything\".",
             "* Renamed. Checked by: `test/unit/a.test.ts` \"refuses a swapped range\".",
+            "* Malformed. Checked by: `test/unit/a.test.ts` \"refuses a reversed range\"; `test/unit/a.test.ts` \"refuses a.",
             "",
             "```",
             "* not a bullet: in a code block",
@@ -77,6 +81,7 @@ describe("docs/limitations.md: every statement names what checks it", function (
             'x.md:4: names no check ("Checked by: `test/…` "fragment"")',
             "x.md:6: test/unit/b.test.ts: no such test file",
             'x.md:7: test/unit/a.test.ts does not contain "refuses a swapped range"',
+            'x.md:8: "Checked by:" has text that is no `file` "fragment": `test/unit/a.test.ts`"refusesa',
         ]);
     });
 });
