@@ -6,9 +6,13 @@
  * `apiIp`, a conductor), and its validating webhook called the way the API server calls it. Shared
  * by the provisioning tiers of both topologies (pods.test.ts, pods-single-bmo.test.ts).
  */
-import { bmoImage, checkWebhook } from "./bmo";
+import { uefiImagePrerequisites } from "./bmh";
+import { bmoBuilt, bmoImage, bmoRelease, checkWebhook, SUSHY_VENV, SUSHY_VERSION, sushyReady } from "./bmo";
 import { CLUSTER_IP, HaPodLab, LabNode } from "./ha-pod-lab";
 import { PodRunner } from "./pod-runner";
+import { podRunnerPrerequisites } from "./pod-stacks";
+import { requireOrSkip } from "./sys";
+import { vmPrerequisites } from "./vm";
 
 export interface OperatorPod {
     pod: PodRunner;
@@ -75,4 +79,17 @@ export function provisioningHooks<N extends LabNode>(lab: HaPodLab<N>): { stopAf
         }
     });
     return { stopAfter };
+}
+
+/**
+ * What a provisioning tier needs besides the toolchain's cluster stage (the pod runner, BMO, sushy-tools,
+ * VMs with real firmware), or why not. The tier's file calls requireToolchain itself: npm test reads
+ * that call from the file's source to schedule it after the stage (tools/run-tests.ts needsToolchain).
+ */
+export function provisioningPrerequisites(ctx: Mocha.Context): void {
+    podRunnerPrerequisites(ctx);
+    requireOrSkip(ctx, bmoBuilt(), `baremetal-operator in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
+    requireOrSkip(ctx, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
+    const vm = vmPrerequisites() ?? uefiImagePrerequisites();
+    requireOrSkip(ctx, !vm, vm ?? "");
 }

@@ -11,18 +11,17 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
-import { bmoBuilt, bmoLogProblems, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyReady } from "../helpers/bmo";
-import { OperatorPod, provisioningHooks, startOperator } from "../helpers/bmo-pod";
-import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
+import { bmoLogProblems } from "../helpers/bmo";
+import { OperatorPod, provisioningHooks, provisioningPrerequisites, startOperator } from "../helpers/bmo-pod";
+import { assertImageWritten, BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiWholeDiskImage } from "../helpers/bmh";
 import { credentialLeaks } from "../helpers/credential-leaks";
 import { HaPodLab, LabNode } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
 import { until } from "../helpers/ironic-lab";
 import { tail } from "../helpers/pod-runner";
-import { podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
+import { renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { requireOrSkip, run } from "../helpers/sys";
-import { vmPrerequisites } from "../helpers/vm";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 
 describe("pods as declared: dev stack (single), baremetal-operator provisions hosts through its Ironic (pod runner)", function () {
@@ -35,12 +34,8 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
     const BMO_IP = "172.22.0.248";
 
     before(async function () {
-        podRunnerPrerequisites(this);
         requireToolchain(this, "cluster");
-        requireOrSkip(this, bmoBuilt(), `baremetal-operator in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
-        requireOrSkip(this, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
-        const vm = vmPrerequisites() ?? uefiImagePrerequisites();
-        requireOrSkip(this, !vm, vm ?? "");
+        provisioningPrerequisites(this);
         this.timeout(600000);
         lab.makeWork("pods-sb");
         process.env.METAL3_IRONIC_CACHE = path.join(lab.work, "cache");

@@ -14,20 +14,19 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
-import { bmoBuilt, bmoLogProblems, bmoRelease, SUSHY_VENV, SUSHY_VERSION, sushyReady } from "../helpers/bmo";
-import { OperatorPod, provisioningHooks, startOperator } from "../helpers/bmo-pod";
-import { BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
+import { bmoLogProblems } from "../helpers/bmo";
+import { OperatorPod, provisioningHooks, provisioningPrerequisites, startOperator } from "../helpers/bmo-pod";
+import { BmhWatch, GRUB_EFI, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiWholeDiskImage } from "../helpers/bmh";
 import { credentialLeaks } from "../helpers/credential-leaks";
 import { HaPodLab, LabNode } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
 import { until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
 import { tail } from "../helpers/pod-runner";
-import { dhcpListener, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
+import { dhcpListener, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { debianKeepalivedImage, ESP_TEMPLATE } from "../helpers/standins";
 import { Daemon, requireOrSkip, run, which } from "../helpers/sys";
-import { vmPrerequisites } from "../helpers/vm";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 
 describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator provisions a UEFI host booted from Ironic's ISO over TLS virtual media (pod runner)", function () {
@@ -46,12 +45,8 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
     let bmcNs = "";
 
     before(async function () {
-        podRunnerPrerequisites(this);
         requireToolchain(this, "cluster");
-        requireOrSkip(this, bmoBuilt(), `baremetal-operator in the toolchain (${bmoRelease().binary}): tools/toolchain/build.sh bmo`);
-        requireOrSkip(this, sushyReady(), `sushy-tools ${SUSHY_VERSION} in ${SUSHY_VENV} (.ci/run installs it)`);
-        const vm = vmPrerequisites() ?? uefiImagePrerequisites();
-        requireOrSkip(this, !vm, vm ?? "");
+        provisioningPrerequisites(this);
         requireOrSkip(this, ["keepalived", "tcpdump", "xorriso", "grub-mkimage", "mkfs.vfat"].every((c) => !!which(c, "/usr/sbin:/usr/bin:/sbin:/bin")), "Debian's keepalived, tcpdump, xorriso, grub-common and dosfstools (.ci/run installs them)");
         this.timeout(600000);
         lab.makeWork("pods-vmedia");
