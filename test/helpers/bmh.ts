@@ -74,6 +74,18 @@ function partition(b: Buffer): Buffer {
 }
 
 /**
+ * The EFI system partition of a disk written from uefiWholeDiskImage holds the image's boot loader
+ * (\EFI\BOOT\BOOTX64.EFI = GRUB_EFI), byte for byte: read with mtools at the partition's offset
+ * into `work`; `message` says whose disk.
+ */
+export function assertEspLoader(disk: string, work: string, message: string): void {
+    const copy = path.join(work, "bootx64.efi");
+    const loader = run("mcopy", ["-n", "-i", `${disk}@@1M`, "::/EFI/BOOT/BOOTX64.EFI", copy], { env: { ...process.env, MTOOLS_SKIP_CHECK: "1" }, allowFail: true });
+    assert.equal(loader.status, 0, loader.stderr);
+    assert.ok(fs.readFileSync(copy).equals(fs.readFileSync(GRUB_EFI)), message);
+}
+
+/**
  * The image the tests deploy (a GPT whose one partition, 2048 + 12288 sectors, holds `image`'s
  * bytes) on the VM's disk file: that partition byte for byte, and after it the config drive BMO
  * sent (the agent adds a partition for it: an ISO 9660 volume labelled config-2).
