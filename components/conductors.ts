@@ -22,8 +22,8 @@ export interface ConductorsArgs {
     plan: IronicPlan;
     namespace: pulumi.Input<string>;
     /**
-     * Signs the conductor CA, from which each conductor mints its certificate (API on its IP,
-     * JSON-RPC). Absent with tls.mode "existing": the conductor CA is then the user's Secret.
+     * tls.mode "generate": signs the conductor CA, from which each conductor mints its certificate
+     * (API on its IP, JSON-RPC). Unused otherwise (plan.conductorCa says where that CA comes from).
      */
     pki?: StackPki;
     /** With tls.mode "existing": the user's API certificate; its hash rolls the pods when it changes. */
@@ -54,8 +54,10 @@ export class Conductors extends pulumi.ComponentResource {
         // The conductor CA: each conductor mints its own certificate from it at start (for an
         // address no one needs to configure); only the ironic and httpd containers mount its key.
         // With tls.mode "existing" it is the user's Secret (tls.conductorCaSecret): mounted by
-        // name, never read, so its key never passes through Pulumi.
-        const caSecret = pki ? this.conductorCa(name, plan, namespace, pki) : undefined;
+        // name, never read, so its key never passes through Pulumi; without one, a root of the
+        // stack's that only the JSON-RPC peers trust.
+        const source = plan.conductorCa?.source;
+        const caSecret = source === "stack-root" ? this.conductorRoot(name, plan, namespace) : source === "stack-intermediate" && pki ? this.conductorCa(name, plan, namespace, pki) : undefined;
         const nodeData = new k8s.core.v1.ConfigMap(
             `${name}-conductors`,
             { metadata: { name: plan.names.nodeDataConfigMap, namespace, labels: plan.labels }, data: nodeDataConfigMapData(plan) },
@@ -89,6 +91,26 @@ export class Conductors extends pulumi.ComponentResource {
     /** An intermediate of the stack CA in the conductor CA Secret (tls.mode "generate"). */
     private conductorCa(name: string, plan: IronicPlan, namespace: pulumi.Input<string>, pki: StackPki): k8s.core.v1.Secret {
         const ca = pki.issueIntermediate(`${name}-conductor-ca`, { commonName: `${plan.namespace}/${plan.name} conductor CA` }, this);
+        return this.caSecret(name, plan, namespace, ca);
+    }
+
+    /**
+     * tls.mode "existing" without tls.conductorCaSecret: a root of its own, trusted by the JSON-RPC
+     * peers only (core/plan/certificates.ts conductorCaPlan), so its key can sign nothing that the API's
+     * clients, MariaDB's or the IPA cache's would accept. Not protected: losing it costs one rollout
+     * (the conductors mint anew from its successor), not a re-distributed CA.
+     */
+    private conductorRoot(name: string, plan: IronicPlan, namespace: pulumi.Input<string>): k8s.core.v1.Secret {
+        const t = plan.config.tls;
+        const root = new StackPki(
+            `${name}-conductor-root`,
+            { commonName: `${plan.namespace}/${plan.name} conductor CA`, caValidityDays: t.caValidityDays, validityDays: t.validityDays, renewBeforeDays: t.renewBeforeDays, protectKey: false },
+            { parent: this },
+        );
+        return this.caSecret(name, plan, namespace, { certPem: root.caCertPem, keyPem: pulumi.secret(root.caKey.privateKeyPem) });
+    }
+
+    private caSecret(name: string, plan: IronicPlan, namespace: pulumi.Input<string>, ca: { certPem: pulumi.Input<string>; keyPem: pulumi.Input<string> }): k8s.core.v1.Secret {
         return new k8s.core.v1.Secret(
             `${name}-conductor-ca`,
             { metadata: { name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": ca.certPem, "tls.key": ca.keyPem } },

@@ -3,8 +3,9 @@
  * scripts it runs: paths, variables, file names. The ironic image's own names live in contract.ts.
  */
 /**
- * Multi-conductor: per-node data (ConfigMap), the start wrapper, and the conductor CA (an
- * intermediate of the stack CA, mounted only where the wrapper mints a certificate with certMinter).
+ * Multi-conductor: per-node data (ConfigMap), the start wrapper, and the conductor CA (core/plan
+ * certificates.ts conductorCaPlan says whose; mounted only where the wrapper mints a certificate
+ * with certMinter).
  */
 export const CONDUCTOR_PATHS = {
     nodeData: "/etc/metal3-ironic/conductors",

@@ -5,7 +5,7 @@
  * entry's, by NODE_NAME), and runs on every node `placement.nodeSelector` and
  * `placement.conductorNodeSelector` select (by default the control-plane nodes).
  */
-import { COMMANDS, CONDUCTOR_PATHS, PATHS, WRAPPER_ENV } from "../contract";
+import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { conductorCertSanWords } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
@@ -49,7 +49,7 @@ export function multiTopology(plan: IronicPlan): PodTopology {
                       { name: WRAPPER_ENV.caDir, value: CONDUCTOR_PATHS.conductorCa },
                       { name: WRAPPER_ENV.certSans, value: conductorCertSanWords(plan).join(" ") },
                       // Your (your issuer's) conductor CA must chain to the CA the peers verify with.
-                      ...(plan.config.tls.mode !== "generate" ? [{ name: WRAPPER_ENV.caTrust, value: `${PATHS.certsIronicCa}/tls.crt` }] : []),
+                      ...(plan.conductorCa && "chainCheck" in plan.conductorCa ? [{ name: WRAPPER_ENV.caTrust, value: plan.conductorCa.chainCheck }] : []),
                   ]
                 : []),
         ],

@@ -3,9 +3,10 @@
  * or the part every node certificate shares (multi), and each node's own certificate.
  */
 import type { StackConfig } from "../config";
+import { CONDUCTOR_PATHS, PATHS } from "../contract";
 import { compareIps } from "../ip";
 import { planExternal } from "./external";
-import type { IronicPlan } from "./types";
+import type { ConductorCaPlan, IronicPlan } from "./types";
 
 /**
  * Single: one certificate for the API Service and the provisioning IP. Multi: the shared part of
@@ -39,6 +40,24 @@ export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string, 
 /** The SANs every conductor's certificate shares, as the minter's DNS:<name> / IP:<address> words. */
 export function conductorCertSanWords(plan: IronicPlan): string[] {
     return [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...plan.certificate.ipAddresses.map((ip) => `IP:${ip}`)];
+}
+
+/**
+ * Multi: the CA each conductor mints its certificate from at start, and what its JSON-RPC peers
+ * verify that certificate with. Single: none (no peer dials it).
+ */
+export function conductorCaPlan(config: StackConfig): ConductorCaPlan | undefined {
+    if (config.topology !== "multi") return undefined;
+    const { mode, conductorCaSecret } = config.tls;
+    // The minted certificate also serves the API on the node's address: the stack CA signs the
+    // conductor CA, and the peers trust the stack CA (the image's IRONIC_CACERT_FILE).
+    if (mode === "generate") return { source: "stack-intermediate" };
+    // Your (your issuer's) CA: it must chain to the ca.crt the peers verify with, which the minter checks.
+    if (mode === "cert-manager") return { source: "issuer", chainCheck: `${PATHS.certsIronicCa}/tls.crt` };
+    if (conductorCaSecret) return { source: "user", chainCheck: `${PATHS.certsIronicCa}/tls.crt` };
+    // tls.mode "existing" without a CA of yours: httpd serves your certificate, and JSON-RPC (no
+    // one else's channel) gets a root of its own, which its peers alone trust ([json_rpc]cafile).
+    return { source: "stack-root", jsonRpcCaFile: `${CONDUCTOR_PATHS.conductorCa}/tls.crt` };
 }
 
 function uniq<T>(xs: T[]): T[] {

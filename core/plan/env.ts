@@ -5,6 +5,7 @@
  */
 import type { StackConfig } from "../config";
 import { DHCP_PROVIDER_PATHS, ENV, EXPORTER, IPXE_FILES, PATHS, osloEnvName } from "../contract";
+import { conductorCaPlan } from "./certificates";
 import type { DatabasePlan } from "./database";
 import { extraCaEnv, proxyEnv } from "./downloads";
 import { imageCacheOsloSettings } from "./image-cache";
@@ -91,6 +92,10 @@ export function osloSettings(config: StackConfig): OsloSetting[] {
 function programOsloSettings(config: StackConfig): OsloSetting[] {
     if (config.topology !== "multi") return [];
     const settings: OsloSetting[] = [...FAILOVER_SETTINGS];
+    // The stack's own conductor root: JSON-RPC peers trust it alone (the image's IRONIC_CACERT_FILE,
+    // your ca.crt, stays what IPA is handed for the API).
+    const ca = conductorCaPlan(config);
+    if (ca?.source === "stack-root") settings.push(["json_rpc", "cafile", ca.jsonRpcCaFile]);
     if (config.provisioning.dhcp) {
         // Ironic's dnsmasq provider writes each owned host into this conductor's own directories.
         settings.push(

@@ -14,10 +14,10 @@
  */
 export { buildPlan } from "./plan";
 export { admitPlan } from "./admit";
-export type { EnvMap, IronicPlan, ListedConductor, OsloSetting, SingleConductor, TopologyPlan } from "./types";
+export type { ConductorCaPlan, EnvMap, IronicPlan, ListedConductor, OsloSetting, SingleConductor, TopologyPlan } from "./types";
 export { cidrParts, dhcpSlotsOf, listedConductors, planTopology } from "./conductors";
 export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
-export { apiCertificate, conductorCertSanWords, nodeCertificateSans } from "./certificates";
+export { apiCertificate, conductorCaPlan, conductorCertSanWords, nodeCertificateSans } from "./certificates";
 export { ownedSecretNames, userSecretIssues, userSecrets } from "./secrets";
 export type { UserSecret } from "./secrets";
 export { topologySummary } from "./summary";

@@ -67,6 +67,18 @@ export type TopologyPlan =
           dhcpSlots?: DhcpSlotPlan;
       };
 
+/**
+ * Multi: where the conductor CA comes from. "stack-intermediate" (tls.mode generate): an
+ * intermediate of the stack CA; "stack-root" (existing without tls.conductorCaSecret): a root the
+ * stack makes for JSON-RPC alone, the only CA the peers trust there (`jsonRpcCaFile`); "user"
+ * (tls.conductorCaSecret) and "issuer" (cert-manager): it must chain to `chainCheck`, the bundle
+ * the peers verify with.
+ */
+export type ConductorCaPlan =
+    | { source: "stack-intermediate" }
+    | { source: "stack-root"; jsonRpcCaFile: string }
+    | { source: "user" | "issuer"; chainCheck: string };
+
 export interface IronicPlan {
     config: StackConfig;
     name: string;
@@ -109,6 +121,8 @@ export interface IronicPlan {
         vmediaTls: string;
     };
     certificate: { dnsNames: string[]; ipAddresses: string[] };
+    /** Multi only: the conductor CA and the trust of JSON-RPC. */
+    conductorCa?: ConductorCaPlan;
     database: DatabasePlan;
     topology: TopologyPlan;
     dhcpEnabled: boolean;

@@ -45,8 +45,10 @@ describe("multi-conductor config validation", function () {
         has(list, "ironic.config.json_rpc.port", /set by this program/);
     });
 
-    it("existing TLS needs the conductor CA the conductors mint their JSON-RPC certificates from (tls.conductorCaSecret)", function () {
-        has(issues({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } }), "tls.conductorCaSecret", /required with tls.mode "existing" in topology "multi"/);
+    it("existing TLS needs no CA of the user's: without tls.conductorCaSecret the conductors mint from the stack's own root", function () {
+        const r = validateConfig({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } });
+        assert.ok(r.ok, JSON.stringify(!r.ok && r.issues));
+        assert.deepEqual(buildPlan(r.config).conductorCa, { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca/tls.crt" });
     });
 });
 

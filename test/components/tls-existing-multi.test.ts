@@ -1,17 +1,20 @@
 /**
  * tls.mode "existing" in topology "multi" (the corporate PKI): httpd serves the user's API
- * certificate; each conductor's ironic container mints its JSON-RPC certificate at start from the
- * user's conductor CA, which is mounted by name and never read, so its key never reaches Pulumi.
+ * certificate; each conductor's ironic container mints its JSON-RPC certificate at start, from the
+ * user's conductor CA (tls.conductorCaSecret: mounted by name and never read, so its key never
+ * reaches Pulumi) or, without one, from a root the stack makes that only the JSON-RPC peers trust.
  */
 import { strict as assert } from "assert";
 import * as path from "path";
 
 import { PATHS } from "../../core/contract";
 import { CONDUCTOR_PATHS, WRAPPER_ENV } from "../../core/conductor-wrapper";
-import { unwrapSecrets } from "../../tools/offline";
+import { containsSecret, unwrapSecrets } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
 const fixtureRaw = readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.tls-existing-ha.yaml"));
+/** The fixture with a CA of the user's PKI for the conductors. */
+const withUserCa = { ...fixtureRaw, tls: { ...(fixtureRaw.tls as object), conductorCaSecret: "my-conductor-ca" } };
 
 const pem = (kind: string, body: string) => `-----BEGIN ${kind}-----\n${body}\n-----END ${kind}-----\n`;
 const USER_CA = pem("CERTIFICATE", "TUlJQnVzZXJDQWZvcnRoZXRlc3Q=");
@@ -26,7 +29,8 @@ function userSecret(type: string, id: string) {
     return { apiVersion: "v1", kind: "Secret", metadata: { name: "my-tls", namespace: "metal3" }, type: "kubernetes.io/tls", data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) };
 }
 
-describe("tls.mode existing in multi (pulumi mocks)", function () {
+for (const userCa of [true, false]) {
+describe(`tls.mode existing in multi, ${userCa ? "with the user's conductor CA (tls.conductorCaSecret)" : "with only the user's certificate"} (pulumi mocks)`, function () {
     this.timeout(60000);
     let r: Rendered;
     let spec: any;
@@ -34,23 +38,25 @@ describe("tls.mode existing in multi (pulumi mocks)", function () {
     const mountsOf = (name: string) => Object.fromEntries(container(name).volumeMounts.map((m: any) => [m.mountPath, m]));
     const envOf = (name: string) => Object.fromEntries(container(name).env.map((e: any) => [e.name, e.value]));
     const volume = (name: string) => spec.volumes.find((v: any) => v.name === name);
+    const conductorCaSecret = userCa ? "my-conductor-ca" : "ironic-conductor-ca";
 
     before(async function () {
-        r = await renderOffline(fixtureRaw, "tls-existing-ha", { existing: userSecret });
+        r = await renderOffline(userCa ? withUserCa : fixtureRaw, "tls-existing-ha", { existing: userSecret });
         spec = r.objects.find((o) => o.kind === "DaemonSet" && o.metadata.name === "ironic")!.spec.template.spec;
     });
 
-    it("reads only the user's API Secret, never the conductor CA Secret, and writes neither", function () {
+    it(`reads only the user's API Secret${userCa ? ", never the conductor CA Secret," : ""} and writes no Secret of the user's`, function () {
         assert.deepEqual(r.reads.map((x) => `${x.type} ${x.id}`), ["kubernetes:core/v1:Secret metal3/my-tls"]);
         for (const x of r.resources) assert.ok(!["my-tls", "my-conductor-ca"].includes(x.rawInputs?.metadata?.name), `${x.type} ${x.name} writes a Secret of the user's`);
-        assert.ok(!r.resources.some((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs?.metadata?.name === "ironic-conductor-ca"), "no conductor CA of the program's");
-        assert.ok(!r.resources.some((x) => x.type.startsWith("tls:") && /conductor-ca|ironic-api/.test(x.name)), "no tls: resource for a conductor CA or an API certificate");
+        const own = r.resources.filter((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs?.metadata?.name === "ironic-conductor-ca");
+        assert.equal(own.length, userCa ? 0 : 1, "a conductor CA of the program's only without the user's");
+        assert.ok(!r.resources.some((x) => x.type.startsWith("tls:") && /ironic-api/.test(x.name)), "no tls: resource for an API certificate");
         // Nothing registered carries the user's key: it stays in the user's Secret.
         const everything = JSON.stringify(r.resources.map((x) => unwrapSecrets(x.rawInputs)));
         assert.ok(!everything.includes("TUlJRXVzZXJrZXlmb3J0aGV0ZXN0"), "the user's API key is in no registered resource");
     });
 
-    it("BMO's CA Secret and the peers' trust are the ca.crt of the user's Secret", function () {
+    it("BMO's CA Secret and the API's trust are the ca.crt of the user's Secret", function () {
         const ca = r.resources.find((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs?.metadata?.name === "ironic-cacert")!;
         assert.deepEqual(unwrapSecrets(ca.rawInputs.stringData), { "tls.crt": USER_CA });
         assert.equal(volume("ca").secret.secretName, "ironic-cacert");
@@ -66,8 +72,8 @@ describe("tls.mode existing in multi (pulumi mocks)", function () {
         assert.equal(envOf("httpd")[WRAPPER_ENV.certDirs], undefined, "nothing is minted for httpd");
     });
 
-    it("the ironic container mints its JSON-RPC certificate from the user's conductor CA, checked against the user's CA", function () {
-        assert.deepEqual(volume("conductor-ca").secret, { secretName: "my-conductor-ca", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }], defaultMode: 0o440 });
+    it(`the ironic container mints its JSON-RPC certificate from ${userCa ? "the user's conductor CA, checked against the user's CA" : "the stack's conductor root, which its peers alone trust for JSON-RPC"}`, function () {
+        assert.deepEqual(volume("conductor-ca").secret, { secretName: conductorCaSecret, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }], defaultMode: 0o440 });
         const ironic = mountsOf("ironic");
         assert.equal(ironic[PATHS.certsIronic].name, "ironic-certs", "a writable emptyDir the wrapper mints into");
         assert.ok(!ironic[PATHS.certsIronic].readOnly);
@@ -75,12 +81,25 @@ describe("tls.mode existing in multi (pulumi mocks)", function () {
         assert.equal(ironic[CONDUCTOR_PATHS.conductorCa].name, "conductor-ca");
         const env = envOf("ironic");
         assert.equal(env[WRAPPER_ENV.certDirs], PATHS.certsIronic);
-        assert.equal(env[WRAPPER_ENV.caTrust], `${PATHS.certsIronicCa}/tls.crt`);
+        // With the user's CA the peers verify against ca.crt (the image's default [json_rpc]cafile), and the minter checks the chain.
+        assert.equal(env[WRAPPER_ENV.caTrust], userCa ? `${PATHS.certsIronicCa}/tls.crt` : undefined);
+        assert.equal(env.OS_JSON_RPC__CAFILE, userCa ? undefined : `${CONDUCTOR_PATHS.conductorCa}/tls.crt`);
         assert.equal(envOf("httpd")[WRAPPER_ENV.caTrust], undefined);
+        assert.equal(envOf("httpd").OS_JSON_RPC__CAFILE, undefined);
     });
 
-    it("the stack CA signs only MariaDB's and the IPA cache's certificates", function () {
+    it(`the stack CA signs only MariaDB's and the IPA cache's certificates${userCa ? "" : "; the conductor root is a CA of its own, its key a secret"}`, function () {
         const names = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest").map((x) => x.inputs.dnsNames[0]).sort();
         assert.deepEqual(names, ["ironic-ipa-cache", "ironic-mariadb"]);
+        const roots = r.resources.filter((x) => x.type === "tls:index/selfSignedCert:SelfSignedCert").map((x) => x.inputs.subject.commonName).sort();
+        assert.deepEqual(roots, userCa ? ["metal3-ironic metal3/ironic CA"] : ["metal3-ironic metal3/ironic CA", "metal3/ironic conductor CA"]);
+        if (!userCa) {
+            const secret = r.resources.find((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs?.metadata?.name === "ironic-conductor-ca")!;
+            // A Secret's data is secret as a whole (Pulumi marks the object holding a secret value).
+            assert.ok(containsSecret(secret.rawInputs.stringData), "the key is a secret input");
+            assert.deepEqual(Object.keys(unwrapSecrets(secret.rawInputs.stringData)).sort(), ["tls.crt", "tls.key"]);
+            assert.equal(secret.rawInputs.type, "kubernetes.io/tls");
+        }
     });
 });
+}

@@ -37,6 +37,8 @@ interface Example {
     shared?: () => { cluster: Cluster; ws: Workspace };
     /** Suites registered right after this one, which go on with its shared deployment. */
     followedBy?: (() => void)[];
+    /** A change a user makes later, checked after the first deployment's checks with the same deployment. */
+    then?: { title: string; run: (c: Cluster, ws: Workspace, work: string) => void };
 }
 
 /** tls.mode existing: the user's namespace and Secret (a real certificate from openssl). */
@@ -49,15 +51,38 @@ function userTlsSecret(c: Cluster, work: string): void {
 }
 
 /**
- * tls.mode existing in multi: the user's namespace, API Secret and conductor CA Secret (openssl);
- * the program reads only the first and mounts the second by name.
+ * tls.mode existing in multi, later with a CA of the user's PKI for the conductors: the Secret
+ * made with openssl, tls.conductorCaSecret set, pulumi up. The DaemonSet mounts the user's CA
+ * (never read) instead of the stack's root, which is deleted; the user's Secrets are not touched.
  */
-function userCorporateSecrets(c: Cluster, work: string): void {
-    userTlsSecret(c, work);
+function userConductorCa(c: Cluster, ws: Workspace, work: string): void {
     const key = path.join(work, "conductor-ca.key");
     const crt = path.join(work, "conductor-ca.crt");
     run("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "30", "-subj", "/CN=conductor CA", "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign,cRLSign", "-keyout", key, "-out", crt]);
     c.kubectl(["-n", "metal3", "create", "secret", "tls", "my-conductor-ca", `--cert=${crt}`, `--key=${key}`]);
+    const before = (name: string) => c.get(["secret", "-n", "metal3", name]).metadata.resourceVersion;
+    const versions = { "my-tls": before("my-tls"), "my-conductor-ca": before("my-conductor-ca") };
+    assert.equal(c.get(["secret", "-n", "metal3", "ironic-conductor-ca"]).type, "kubernetes.io/tls", "the stack's conductor root, before");
+    ws.pulumi(["config", "set", "--path", "metal3-ironic:tls.conductorCaSecret", "my-conductor-ca"]);
+    const r = ws.up();
+    assert.match(r.stdout, /- \d+ deleted/, "the stack's root and its Secret go");
+    const ds = c.get(["daemonset", "-n", "metal3", "ironic"]).spec.template.spec;
+    assert.equal(ds.volumes.find((v: any) => v.name === "conductor-ca").secret.secretName, "my-conductor-ca");
+    const env = Object.fromEntries(ds.containers.find((x: any) => x.name === "ironic").env.map((e: any) => [e.name, e.value]));
+    assert.equal(env.OS_JSON_RPC__CAFILE, undefined, "the peers verify against ca.crt of my-tls again");
+    assert.equal(env.CONDUCTOR_CA_TRUST, "/certs/ca/ironic/tls.crt");
+    assert.equal(c.kubectl(["get", "secret", "-n", "metal3", "ironic-conductor-ca"], { allowFail: true }).status, 1, "the stack's conductor root Secret is deleted");
+    for (const [name, v] of Object.entries(versions)) assert.equal(before(name), v, `${name} (the user's) is not written`);
+    // The offline render of the stack file the CLI now holds equals what was deployed.
+    const out = path.join(work, "render-user-ca");
+    assert.equal(plan(ws.stackFile, out).status, 0);
+    const problems: string[] = [];
+    for (const o of renderedObjects(out)) {
+        const ns = o.metadata?.namespace;
+        for (const p of compareObject(o, c.get([o.kind.toLowerCase(), o.metadata.name, ...(ns ? ["-n", ns] : [])]))) problems.push(`${o.kind} ${o.metadata.name}${p}`);
+    }
+    assert.deepEqual(problems, []);
+    assert.equal(ws.previewNoChanges().status, 0, "and a second preview is quiet");
 }
 
 /** tls.mode cert-manager: cert-manager's CRDs (from its Go module), as its installation creates them. */
@@ -85,7 +110,13 @@ export const EXAMPLES: Example[] = [
     { stack: "ha", file: HA_FILE, shared: haStack, followedBy: [describeLifecycleScenarios, describeConductorScenarios] },
     { stack: "vmedia", file: path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml") },
     { stack: "tls-existing", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"), prepare: userTlsSecret },
-    { stack: "tls-existing-ha", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing-ha.yaml"), prepare: userCorporateSecrets },
+    // The user's certificate alone (JSON-RPC on the stack's own root), then a CA of the user's for the conductors.
+    {
+        stack: "tls-existing-ha",
+        file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing-ha.yaml"),
+        prepare: userTlsSecret,
+        then: { title: "later, a CA of the user's for the conductors (tls.conductorCaSecret): the DaemonSet mounts it, the stack's root goes, render = deployed", run: userConductorCa },
+    },
     // No cert-manager controller runs on the local cluster: the Certificates are created and stay unissued (kwok's pods need no Secret).
     { stack: "cert-manager", file: path.join(ROOT, "test", "fixtures", "Pulumi.cert-manager.yaml"), prepare: certManagerCrds },
     // Provisioning over IPv6 only, and dual-stack (IPv4 primary, DHCPv6 and IPv6 boot URLs next to it): three conductors each.
@@ -245,6 +276,13 @@ for (const ex of EXAMPLES) {
             const r = ws.previewNoChanges();
             assert.equal(r.status, 0, r.stdout + r.stderr);
         });
+
+        if (ex.then) {
+            const then = ex.then;
+            it(then.title, function () {
+                then.run(cluster, ws, work);
+            });
+        }
     });
     for (const next of ex.followedBy ?? []) next();
 }

@@ -259,9 +259,18 @@ export class HaPodLab<N extends LabNode> {
         return { code: Number(lines.pop()), body: lines.join("\n") };
     }
 
-    /** The certificates (PEM) a server presents, verified from the admin namespace against `caFile` for `ip` (as IPA, BMO and JSON-RPC peers check them). */
-    served(ip: string, port: number, label = ip): string[] {
-        const r = run("ip", ["netns", "exec", this.adminNs, "openssl", "s_client", "-connect", `${urlHost(ip)}:${port}`, "-CAfile", this.caFile, "-verify_ip", ip, "-verify_return_error", "-showcerts"], { input: "", allowFail: true, timeout: 30000 });
+    /**
+     * The certificates (PEM) a server presents, verified from the admin namespace against `caFile`
+     * (default: the lab's) for `ip` (as IPA, BMO and JSON-RPC peers check them). `expect: "refused"`:
+     * asserts instead that the verification fails, and returns nothing.
+     */
+    served(ip: string, port: number, label = ip, o: { caFile?: string; expect?: "verified" | "refused" } = {}): string[] {
+        const r = run("ip", ["netns", "exec", this.adminNs, "openssl", "s_client", "-connect", `${urlHost(ip)}:${port}`, "-CAfile", o.caFile ?? this.caFile, "-verify_ip", ip, "-verify_return_error", "-showcerts"], { input: "", allowFail: true, timeout: 30000 });
+        if (o.expect === "refused") {
+            assert.notEqual(r.status, 0, `${label}:${port} is verified against ${o.caFile ?? this.caFile}, which must not be`);
+            assert.match(r.stdout + r.stderr, /unable to get local issuer certificate|self[- ]signed certificate in certificate chain|certificate verify failed/, `${label}:${port}: refused for its issuer`);
+            return [];
+        }
         assert.equal(r.status, 0, `${label}:${port}: ${r.stdout.slice(-600)} ${r.stderr.slice(-600)}`);
         return r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
     }

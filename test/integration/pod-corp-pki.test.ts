@@ -1,11 +1,13 @@
 /**
  * The multi stack on a corporate PKI (test/fixtures/Pulumi.tls-existing-ha.yaml: tls.mode
- * existing, tls.conductorCaSecret), started as its pods declare them (test/helpers/pod-runner.ts):
- * three conductor nodes, MariaDB and the schema Job in network namespaces this test creates and
- * deletes. The PKI is made with openssl: a root (the ca.crt of the user's Secret), an issuing CA
- * it signs, and from that the API certificate and the conductor CA (each Secret's tls.crt followed
- * by the issuing CA). Each conductor's ironic container mints its JSON-RPC certificate from the
- * user's conductor CA; the API and JSON-RPC calls between conductors verify against the root only.
+ * existing), started as its pods declare them (test/helpers/pod-runner.ts): three conductor nodes,
+ * MariaDB and the schema Job in network namespaces this test creates and deletes. The PKI is made
+ * with openssl: a root (the ca.crt of the user's Secret), an issuing CA it signs, and from that the
+ * API certificate and, where the user brings one, the conductor CA (each Secret's tls.crt followed
+ * by the issuing CA). Each conductor's ironic container mints its JSON-RPC certificate: from the
+ * user's conductor CA (tls.conductorCaSecret), the peers verifying against the corporate root only;
+ * or, with the user's certificate alone, from the stack's conductor root, which the peers alone
+ * trust and the API's clients refuse. cert-manager: the issuer's Certificates.
  */
 import { strict as assert } from "assert";
 import * as fs from "fs";
@@ -75,21 +77,45 @@ interface Variant {
     api: string;
     vmedia: string;
     conductorCa: string;
+    /** What the JSON-RPC peers verify with: the corporate root, or the stack's conductor root alone. */
+    rpcTrust: "corporate root" | "conductor root";
+    /** Who issued the conductor CA: its subject's common name. */
+    conductorCaName: string;
 }
+
+/** The user's API Secret: its certificate names the Service and every conductor. */
+const userApiSecret = (pki: CorporatePki, plan: IronicPlan) => ({
+    [plan.config.tls.existingSecret!]: pki.issue("ironic.metal3.svc", { sans: [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...listedConductors(plan).map((c) => `IP:${c.ip}`)] }),
+});
 
 const VARIANTS: Variant[] = [
     {
         mode: "existing",
         fixture: "Pulumi.tls-existing-ha.yaml",
         stack: "tls-existing-ha",
-        // Created by the user (kubectl create secret tls ...): the API certificate names the Service and every conductor.
+        // Created by the user (kubectl create secret tls ...): the API certificate alone.
+        secrets: (pki, plan) => userApiSecret(pki, plan),
+        api: "my-tls",
+        vmedia: "my-tls",
+        conductorCa: "ironic-conductor-ca",
+        rpcTrust: "conductor root",
+        conductorCaName: "metal3/ironic conductor CA",
+    },
+    {
+        mode: "existing",
+        fixture: "Pulumi.tls-existing-ha.yaml",
+        stack: "tls-existing-ha",
+        edit: (raw) => ({ ...raw, tls: { ...(raw.tls as object), conductorCaSecret: "my-conductor-ca" } }),
+        // And a CA of the user's PKI for the conductors.
         secrets: (pki, plan) => ({
-            [plan.config.tls.existingSecret!]: pki.issue("ironic.metal3.svc", { sans: [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...listedConductors(plan).map((c) => `IP:${c.ip}`)] }),
+            ...userApiSecret(pki, plan),
             [plan.config.tls.conductorCaSecret!]: (({ "ca.crt": _, ...ca }) => ca)(pki.issue("conductor CA", { isCA: true })),
         }),
         api: "my-tls",
         vmedia: "my-tls",
         conductorCa: "my-conductor-ca",
+        rpcTrust: "corporate root",
+        conductorCaName: "conductor CA",
     },
     {
         mode: "cert-manager",
@@ -107,11 +133,14 @@ const VARIANTS: Variant[] = [
         api: "ironic-tls",
         vmedia: "ironic-vmedia-tls",
         conductorCa: "ironic-conductor-ca",
+        rpcTrust: "corporate root",
+        conductorCaName: "conductor CA",
     },
 ];
 
 for (const v of VARIANTS) {
-describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate PKI (pod runner)`, function () {
+const own = v.mode === "existing" ? (v.rpcTrust === "conductor root" ? "the stack's conductor root" : "the user's conductor CA") : "its Certificate";
+describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate PKI, JSON-RPC from ${own} (pod runner)`, function () {
     this.timeout(600000);
     /** The namespaces, the conductor pods, MariaDB and the Job (test/helpers/ha-pod-lab.ts). */
     const lab = new HaPodLab<{ node: string; ip: string; interface: string }>();
@@ -126,7 +155,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
         requireOrSkip(this, ["busybox", "setcap", "nsenter", "unshare", "setpriv", "openssl", "curl", "mariadbd"].every((c) => !!which(c)), "busybox, libcap2-bin, util-linux, openssl, curl, mariadb-server");
         requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
-        const work = lab.makeWork(`pods-corp-pki-${v.mode}`);
+        const work = lab.makeWork(`pods-corp-pki-${v.mode}-${v.conductorCa}`);
         const fixture = readStackConfig(path.join(__dirname, "..", "fixtures", v.fixture));
         const raw = v.edit ? v.edit(fixture) : fixture;
         const checked = validateConfig(raw);
@@ -168,7 +197,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
 
     const api = (nodeIp: string, p: string, extra: string[] = []) => lab.api(nodeIp, p, extra);
     /** The chain a server presents, verified against the corporate root for `ip`: its certificates (PEM). */
-    const served = (ip: string, port: number) => lab.served(ip, port);
+    const served = (ip: string, port: number, label?: string, o?: { caFile?: string; expect?: "verified" | "refused" }) => lab.served(ip, port, label, o);
 
     it(`MariaDB and the schema Job run as declared (MariaDB's certificate from ${v.mode === "existing" ? "the stack CA" : "its Certificate"})`, async function () {
         await lab.startDatabase();
@@ -198,21 +227,26 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         }
     });
 
-    it(`each conductor's JSON-RPC serves a certificate it minted from the conductor CA (${v.mode === "existing" ? "the user's Secret" : "its Certificate"}): its own address only, chained to the corporate root`, function () {
+    it(`each conductor's JSON-RPC serves a certificate it minted from ${own}: its own address only, verified against the ${v.rpcTrust}${v.rpcTrust === "conductor root" ? ", refused by the API's clients" : ""}`, function () {
         const conductorCa = firstPem(cluster.secrets[v.conductorCa]["tls.crt"]);
+        // The stack's root: the file the peers verify with ([json_rpc]cafile), as the pod mounts it.
+        const rootFile = path.join(lab.work, "conductor-root.crt");
+        if (v.rpcTrust === "conductor root") fs.writeFileSync(rootFile, cluster.secrets[v.conductorCa]["tls.crt"]);
         for (const { node: { node, ip } } of nodes) {
-            const chain = served(ip, plan.config.ports.jsonRpc);
-            assert.equal(chain.length, 3, `${node}: its certificate, the conductor CA, the issuing CA`);
+            const chain = served(ip, plan.config.ports.jsonRpc, node, v.rpcTrust === "conductor root" ? { caFile: rootFile } : {});
+            assert.equal(chain.length, v.rpcTrust === "conductor root" ? 2 : 3, `${node}: its certificate, the conductor CA${v.rpcTrust === "conductor root" ? " (a root)" : ", the issuing CA"}`);
             assert.equal(chain[1].trim(), conductorCa);
             const text = run("openssl", ["x509", "-noout", "-subject", "-issuer", "-ext", "subjectAltName"], { input: chain[0] + "\n" }).stdout;
             assert.match(text, new RegExp(`subject=.*CN\\s*=\\s*${node}\\b`));
-            assert.match(text, /issuer=.*CN\s*=\s*conductor CA/);
+            assert.match(text, new RegExp(`issuer=.*CN\\s*=\\s*${v.conductorCaName.replace("/", "\\/")}`));
             const ips = [...text.matchAll(/IP Address:([0-9.]+)/g)].map((m) => m[1]);
             assert.deepEqual(ips, [ip], `${node} names its own address, no other conductor's`);
+            // What baremetal-operator and IPA trust (the corporate root) does not accept the stack's root.
+            if (v.rpcTrust === "conductor root") served(ip, plan.config.ports.jsonRpc, node, { expect: "refused" });
         }
     });
 
-    it("API calls reach the owning conductors over JSON-RPC with TLS, each peer verifying the others against the corporate root only", async function () {
+    it(`API calls reach the owning conductors over JSON-RPC with TLS, each peer verifying the others against the ${v.rpcTrust} only`, async function () {
         // All three registered fake-hardware, and no hash ring cached before that still in use.
         await lab.fakeHardwareOnAll();
         for (let i = 0; i < 6; i++) {

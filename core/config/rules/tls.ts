@@ -1,5 +1,5 @@
 /**
- * TLS: the Secret names go with `existing` only (the conductor CA with `multi` too), the issuer
+ * TLS: the Secret names go with `existing` only (the conductor CA's, optional, with `multi` too), the issuer
  * with `cert-manager` only, and certificates must not be due for renewal when issued.
  */
 import type { Rule } from "./rule";
@@ -24,18 +24,13 @@ export const tlsRule: Rule = (input, add) => {
 };
 
 /**
- * `existing` in `multi`: every conductor mints its JSON-RPC certificate (its own address) at start
- * from a CA of the user's, whose key stays in the user's Secret (mounted, never read by Pulumi).
+ * `existing` in `multi`: every conductor mints its JSON-RPC certificate (its own address) at start,
+ * from a CA of the user's when tls.conductorCaSecret names one (its key stays in the user's Secret:
+ * mounted, never read by Pulumi), else from a root the stack makes for JSON-RPC alone.
  */
 const conductorCaProblems: Rule = ({ config: c, failed }, add) => {
     const multi = c.topology === "multi" && !failed.has("topology");
     const secret = c.tls.conductorCaSecret;
-    if (c.tls.mode === "existing" && multi && !secret) {
-        add(
-            "tls.conductorCaSecret",
-            'required with tls.mode "existing" in topology "multi": the name of a Secret in the namespace with tls.crt and tls.key of a CA from your PKI that chains to the ca.crt of tls.existingSecret; each conductor signs its own JSON-RPC certificate (its address) with it at start',
-        );
-    }
     if (secret && c.tls.mode !== "existing") add("tls.conductorCaSecret", 'only used with tls.mode "existing" in topology "multi"; remove it or set tls.mode to "existing"');
     else if (secret && !multi) add("tls.conductorCaSecret", 'only used with topology "multi" (the single Ironic serves JSON-RPC to no one); remove it');
     if (secret && secret === c.tls.existingSecret) {

@@ -57,7 +57,6 @@ describe("stack config validation", function () {
                 "conductors[2].slot", // rules/dhcp-size
                 "provisioning.dhcp.gateway", // rules/dhcp-gateway
                 "tls.existingSecret", // rules/tls
-                "tls.conductorCaSecret",
                 "tls.renewBeforeDays",
                 "conductors[1].name", // rules/conductors
                 "provisioning.interface", // rules/topology

@@ -1,8 +1,9 @@
-/** Certificate SANs (core/plan/certificates.ts): the API certificate, and each node's own. */
+/** Certificate SANs (core/plan/certificates.ts): the API certificate, and each node's own; where the conductor CA comes from. */
 import { strict as assert } from "assert";
 import { listedConductors } from "../../../core/plan/conductors";
 
-import { apiCertificate, nodeCertificateSans } from "../../../core/plan/certificates";
+import { apiCertificate, conductorCaPlan, nodeCertificateSans } from "../../../core/plan/certificates";
+import { osloSettings } from "../../../core/plan/env";
 import { configOf, devRaw, haRaw, planOf, withKeys } from "./support";
 
 const SERVICE_NAMES = ["ironic", "ironic.metal3", "ironic.metal3.svc", "ironic.metal3.svc.cluster.local"];
@@ -46,5 +47,29 @@ describe("plan/certificates: nodeCertificateSans", function () {
             dnsNames: ["cp-1", ...SERVICE_NAMES, "cp-0", "ironic.example.com"],
             ipAddresses: ["172.22.0.3", "10.0.0.1", "172.22.0.2", "10.20.0.13"],
         });
+    });
+});
+
+describe("plan/certificates: conductorCaPlan (multi: the conductor CA and what JSON-RPC peers trust)", function () {
+    const existing = { mode: "existing", existingSecret: "my-tls" };
+    const cases: { name: string; tls: Record<string, unknown>; extra?: Record<string, unknown>; want: unknown }[] = [
+        { name: "generate: an intermediate of the stack CA (its certificates also serve the API on the node)", tls: {}, want: { source: "stack-intermediate" } },
+        { name: "existing with tls.conductorCaSecret: the user's CA, checked against ca.crt", tls: { ...existing, conductorCaSecret: "my-ca" }, want: { source: "user", chainCheck: "/certs/ca/ironic/tls.crt" } },
+        { name: "existing alone: a root of the stack's, the only CA JSON-RPC trusts", tls: existing, want: { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca/tls.crt" } },
+        { name: "cert-manager: the issuer's Certificate, checked against its ca.crt", tls: { mode: "cert-manager", issuer: { name: "corp" } }, extra: { readiness: { enabled: false } }, want: { source: "issuer", chainCheck: "/certs/ca/ironic/tls.crt" } },
+    ];
+    for (const c of cases) {
+        it(c.name, function () {
+            const config = configOf(withKeys(haRaw, { tls: c.tls, ...(c.extra ?? {}) }));
+            assert.deepEqual(conductorCaPlan(config), c.want);
+            assert.deepEqual(planOf(withKeys(haRaw, { tls: c.tls, ...(c.extra ?? {}) })).conductorCa, c.want);
+            // [json_rpc]cafile is set only for the stack's root; otherwise the image's IRONIC_CACERT_FILE (ca.crt) is it.
+            const cafile = osloSettings(config).filter(([g, o]) => g === "json_rpc" && o === "cafile");
+            assert.deepEqual(cafile, c.want && (c.want as any).source === "stack-root" ? [["json_rpc", "cafile", "/etc/metal3-ironic/conductor-ca/tls.crt"]] : []);
+        });
+    }
+    it("single: none (no peer dials its JSON-RPC)", function () {
+        assert.equal(conductorCaPlan(configOf(withKeys(devRaw, { tls: existing }))), undefined);
+        assert.equal(planOf(devRaw).conductorCa, undefined);
     });
 });
