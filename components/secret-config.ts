@@ -14,7 +14,12 @@ import * as pulumi from "@pulumi/pulumi";
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const runtimeConfig: { isConfigSecret?: (key: string) => boolean } = require("@pulumi/pulumi/runtime/config");
 
-import { PROJECT, RawConfig } from "../core/config";
+import * as fs from "fs";
+import * as path from "path";
+import * as YAML from "yaml";
+
+import { PROJECT, RawConfig, SecretPath } from "../core/config";
+import { withoutCiphertext } from "../core/config/raw";
 
 /** Shorter strings would match by accident (`"1"`, `"ssh"`); a secret that short is not one. */
 const MIN_SECRET_LENGTH = 4;
@@ -40,11 +45,43 @@ export function secretConfigKeys(raw: RawConfig): string[] {
  * `namespace: metal3`) is public already: masking every object that names it would hide the
  * namespace of every object in a preview and protect nothing.
  */
-export function secretNeedles(raw: RawConfig, keys: string[]): string[] {
+export function secretNeedles(raw: RawConfig, keys: string[], paths: SecretPath[] = []): string[] {
     const secret = new Set(keys);
     const stated = new Set(Object.keys(raw).filter((k) => !secret.has(k)).flatMap((k) => stringLeaves(raw[k])));
-    const values = keys.flatMap((k) => stringLeaves(raw[k])).filter((s) => s.length >= MIN_SECRET_LENGTH && !stated.has(s));
+    const values = keys.flatMap((k) => secretLeaves(raw, k, paths)).filter((s) => s.length >= MIN_SECRET_LENGTH && !stated.has(s));
     return [...new Set(values)].map((s) => JSON.stringify(s).slice(1, -1));
+}
+
+/**
+ * The secret strings of key `k`: the values at its paths (a nested `--secret`), or every string
+ * of it when no path is known or one does not lead to a value (the stack file and the engine's
+ * config disagree: safer to hide all of it).
+ */
+function secretLeaves(raw: RawConfig, k: string, paths: SecretPath[]): string[] {
+    const below = paths.filter((p) => p[0] === k);
+    const values = below.map((p) => p.slice(1).reduce<unknown>((v, seg) => (v !== null && typeof v === "object" ? (v as Record<string | number, unknown>)[seg] : undefined), raw[k]));
+    if (below.length === 0 || values.some((v) => v === undefined)) return stringLeaves(raw[k]);
+    return values.flatMap(stringLeaves);
+}
+
+/**
+ * Where `pulumi config set --secret` put values below their top-level keys: the encrypted leaves
+ * of this project's keys in `Pulumi.<stack>.yaml` of `dir` (the project directory, where the
+ * engine runs the program). Undefined when the file is not there (config from elsewhere): then
+ * every value of a secret key counts as secret.
+ */
+export function stackFileSecretPaths(stack: string, dir: string = process.cwd()): SecretPath[] | undefined {
+    const file = path.join(dir, `Pulumi.${stack}.yaml`);
+    if (!fs.existsSync(file)) return undefined;
+    let config: Record<string, unknown>;
+    try {
+        config = (YAML.parse(fs.readFileSync(file, "utf8"))?.config ?? {}) as Record<string, unknown>;
+    } catch {
+        return undefined;
+    }
+    const found: SecretPath[] = [];
+    for (const [k, v] of Object.entries(config)) if (k.startsWith(`${PROJECT}:`)) withoutCiphertext(v, [k.slice(PROJECT.length + 1)], found, "");
+    return found;
 }
 
 /** Whether a plain value contains a needle (Outputs are opaque here; what they carry is derived). */

@@ -9,7 +9,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { kubernetesProviderArgs, Metal3IronicArgs, Metal3IronicOutputs, defaultProvider, maskedOutputs, planFromArgs, secretMask, userObjectGuard } from "./args";
+import { kubernetesProviderArgs, Metal3IronicArgs, Metal3IronicOutputs, defaultProvider, maskedOutputs, planFromArgs, userObjectGuard } from "./args";
 import { Conductors } from "./conductors";
 import { BaremetalOperator } from "./bmo";
 import { Credentials } from "./credentials";
@@ -28,6 +28,7 @@ import { ironicWorkload } from "./workload";
 import { deployImageCache, imageCacheForStack } from "./image-cache";
 import { Metrics } from "./metrics";
 import { secretNeedles } from "./secret-config";
+import { ConfigSecrets, secretTransformations } from "./config-secrets";
 
 export class Metal3Ironic extends pulumi.ComponentResource {
     /** The outputs a stack exports, under the names the next run reads back (readPreviousState). */
@@ -54,24 +55,21 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         if (plan.config.bmo.enabled && !args.bmoRelease) {
             throw new pulumi.RunError(`bmo.enabled: the component needs baremetal-operator's release in args.bmoRelease: (await loadBmoRelease({ version, h1: checksum, goproxy })).config for bmo.version ${plan.config.bmo.version} (loadBmoRelease is exported by this package; docs/library.md)`);
         }
-        const needles = secretNeedles(args.config as RawConfig, args.secretKeys ?? []);
+        const needles = secretNeedles(args.config as RawConfig, args.secretKeys ?? [], args.secretPaths);
         let self: pulumi.Resource | undefined;
         // Set below when the caller passed no Kubernetes provider; it applies to resources registered after that.
         let ownProvider: k8s.Provider | undefined;
-        const transformations = [userObjectGuard(plan, () => self), ...(needles.length > 0 ? [secretMask(needles)] : []), defaultProvider(() => ownProvider)];
+        // Made once the namespace exists (secret values in a workload's env move into its Secret).
+        let configSecrets: ConfigSecrets | undefined;
+        const transformations = [userObjectGuard(plan, () => self), ...secretTransformations(needles, () => configSecrets), defaultProvider(() => ownProvider)];
         super("metal3:index:Metal3Ironic", name, {}, { ...opts, transformations: [...(opts?.transformations ?? []), ...transformations] });
         self = this;
         this.plan = plan;
-        if (!this.getProvider("kubernetes::")) {
-            ownProvider = new k8s.Provider(`${name}-kubernetes`, kubernetesProviderArgs(plan.config), { parent: this });
-        }
+        if (!this.getProvider("kubernetes::")) ownProvider = new k8s.Provider(`${name}-kubernetes`, kubernetesProviderArgs(plan.config), { parent: this });
         const c = plan.config;
         const namespace = this.namespace(name, plan);
-        const creds = new Credentials(
-            `${name}-credentials`,
-            { namespace, secretName: plan.names.credentialsSecret, username: c.ironic.apiUsername, labels: plan.labels },
-            { parent: this },
-        );
+        if (needles.length > 0) configSecrets = new ConfigSecrets(name, plan, namespace, this);
+        const creds = new Credentials(`${name}-credentials`, { namespace, secretName: plan.names.credentialsSecret, username: c.ironic.apiUsername, labels: plan.labels }, { parent: this });
         /** What the workload mounts or needs first; it waits for all of them. */
         const mounted: pulumi.Resource[] = [creds.secret];
         const pki = this.stackPki(name, plan);
@@ -104,6 +102,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         }
         // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
         const [pods, service] = workload instanceof Conductors ? [workload.daemonSet, workload.service] : [workload.deployment, workload.service];
+        // Every workload is registered: the Secret gets the values they read from it.
+        configSecrets?.finish();
         const ready = Readiness.create(`${name}-readiness`, { plan, caPem: caPem ?? "", username: creds.username, password: creds.password, workload: pods, service }, { parent: this });
 
         // Outputs that carry a secret config value are secret outputs.

@@ -6,8 +6,8 @@ import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 
-import { PROJECT, RawConfig, UnreadablePath } from "../core/config";
-import { decodeConfigValue } from "../core/config/raw";
+import { PROJECT, RawConfig, SecretPath, UnreadablePath } from "../core/config";
+import { decodeConfigValue, withoutCiphertext } from "../core/config/raw";
 import { runProgram } from "../components/program";
 import { Metal3IronicOutputs } from "../components/args";
 import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
@@ -41,7 +41,7 @@ export function readStackFile(file: string): StackFile {
     for (const [k, v] of Object.entries(config)) {
         if (!k.startsWith(`${PROJECT}:`)) continue;
         const key = k.slice(PROJECT.length + 1);
-        const value = withoutCiphertext(v, [key], unreadable);
+        const value = withoutCiphertext(v, [key], unreadable, REDACTED);
         raw[key] = value !== null && typeof value === "object" ? value : decodeConfigValue(value === null ? "" : String(value));
     }
     const secretKeys = [...new Set(unreadable.map((p) => p[0]))].sort();
@@ -51,22 +51,6 @@ export function readStackFile(file: string): StackFile {
 /** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */
 export function readStackConfig(file: string): RawConfig {
     return readStackFile(file).raw;
-}
-
-function withoutCiphertext(v: unknown, path: UnreadablePath, found: UnreadablePath[]): unknown {
-    if (isSecure(v)) {
-        found.push(path);
-        return REDACTED;
-    }
-    if (Array.isArray(v)) return v.map((x, i) => withoutCiphertext(x, [...path, i] as UnreadablePath, found));
-    if (v !== null && typeof v === "object") {
-        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutCiphertext(x, [...path, k] as UnreadablePath, found)]));
-    }
-    return v;
-}
-
-function isSecure(v: unknown): boolean {
-    return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in (v as object);
 }
 
 /** Kubernetes object (apiVersion/kind/metadata/...) from a recorded registration. */
@@ -143,9 +127,11 @@ export async function renderOffline(
         previousOutputs?: Record<string, unknown>;
         existing?: ExistingHook;
         secretKeys?: string[];
+        /** Where below secretKeys the encrypted values were (StackFile.unreadable); without, all of a secret key is. */
+        secretPaths?: SecretPath[];
     } = {},
 ): Promise<Rendered> {
-    const run = await runOffline(raw, () => runProgram(raw), { stack, ...opts });
+    const run = await runOffline(raw, () => runProgram(raw, opts.secretPaths ?? []), { stack, ...opts });
     const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));
     const kinds: Record<string, number> = {};
     let redactedSecrets = 0;

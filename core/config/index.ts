@@ -17,7 +17,7 @@
 export { ipToNumber, numberToIp } from "../ip";
 export { DEFAULT_MIN_DHCP_RANGE, defaultDhcpSlots } from "./defaults";
 export { PROJECT, rawConfigFromEntries } from "./raw";
-export type { RawConfig } from "./raw";
+export type { RawConfig, SecretPath } from "./raw";
 export { RESERVED_MULTI_OPTIONS } from "./rules/topology";
 export { MAX_DHCP_SLOTS, TOP_LEVEL_KEYS } from "./schema";
 export type { Metal3IronicConfig } from "./schema";

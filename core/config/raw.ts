@@ -28,3 +28,27 @@ export function decodeConfigValue(v: string): unknown {
     }
     return v;
 }
+
+/** Where a value set with `pulumi config set --secret` is: its top-level key, then the path below it. */
+export type SecretPath = [string, ...(string | number)[]];
+
+/**
+ * A stack file's config value with every encrypted leaf (`{secure: "v1:..."}`, as `pulumi config
+ * set --secret`, with `--path` at any depth, writes it) replaced by `standIn`, each one's path
+ * appended to `found`.
+ */
+export function withoutCiphertext(v: unknown, path: SecretPath, found: SecretPath[], standIn: string): unknown {
+    if (isEncrypted(v)) {
+        found.push(path);
+        return standIn;
+    }
+    if (Array.isArray(v)) return v.map((x, i) => withoutCiphertext(x, [...path, i], found, standIn));
+    if (v !== null && typeof v === "object") {
+        return Object.fromEntries(Object.entries(v).map(([k, x]) => [k, withoutCiphertext(x, [...path, k], found, standIn)]));
+    }
+    return v;
+}
+
+function isEncrypted(v: unknown): boolean {
+    return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in (v as object);
+}

@@ -7,7 +7,7 @@ import type { z } from "zod";
 import { getAt, parseAsCliWrote } from "./cli";
 import { SECRET_VALUE, misplacedKeys, nonAsciiNote, typeHint } from "./hints";
 import { applyDefaults } from "./defaults";
-import { PROJECT, type RawConfig } from "./raw";
+import { PROJECT, type RawConfig, type SecretPath } from "./raw";
 import { RULES, type RuleInput } from "./rules";
 import { type ParsedSections, TOP_LEVEL_KEYS, sections, unknownKeyHint } from "./schema";
 import { quoted } from "./strings";
@@ -113,7 +113,7 @@ function semanticIssues(input: RuleInput): ConfigIssue[] {
 }
 
 /** A value the offline render cannot read (`{secure: ...}` in a stack file): its path, section first. */
-export type UnreadablePath = [string, ...PropertyKey[]];
+export type UnreadablePath = SecretPath;
 
 /**
  * Validation of a stack file read without the Pulumi CLI: encrypted values stand in as a

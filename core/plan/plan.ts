@@ -70,6 +70,7 @@ function resourceNames(config: StackConfig): IronicPlan["names"] {
         /** tls.mode "cert-manager": the virtual-media certificate's own Secret (else the API's serves it). */
         vmediaTlsSecret: `${name}-vmedia-tls`,
         credentialsSecret: `${name}-credentials`,
+        configSecrets: `${name}-config-secrets`,
         bmoConfigMap: `${name}-bmo`,
         rpcCredentialsSecret: `${name}-rpc-credentials`,
         // Named for the code that reads it (the wrapper, the slot agent): a release that reads the

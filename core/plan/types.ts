@@ -92,6 +92,8 @@ export interface IronicPlan {
         tlsSecret: string;
         caSecret: string;
         credentialsSecret: string;
+        /** Config values set with --secret that reach a container's environment (core/manifests/secret-env.ts). */
+        configSecrets: string;
         bmoConfigMap: string;
         /** Multi only. */
         rpcCredentialsSecret: string;

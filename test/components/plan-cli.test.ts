@@ -250,8 +250,13 @@ describe("npm run plan", function () {
         const written = readTree(path.join(work, "cli-secret"));
         const everything = s.stdout + s.stderr + Object.values(written).join("\n");
         assert.ok(!everything.includes(ciphertext) && !everything.includes("Zm9vYmFy"), "the ciphertext is never printed or written");
-        // The engine reports secrecy per top-level key: every property carrying a value of `ironic` is masked.
-        assert.match(written["deployment/metal3/ironic.yaml"], /<redacted: secret>/);
+        // Only the encrypted leaf is secret: the Deployment is shown in clear, reading it from its Secret,
+        // whose data alone is redacted; the plain options beside it keep their values.
+        const dep = written["deployment/metal3/ironic.yaml"];
+        assert.doesNotMatch(dep, /<redacted: secret>/);
+        assert.match(dep, /- name: OS_REDFISH__PASSWORD\n\s+valueFrom:\n\s+secretKeyRef:\n\s+key: OS_REDFISH__PASSWORD\n\s+name: ironic-config-secrets\n/);
+        assert.match(dep, /- name: OS_AGENT__DEPLOY_LOGS_COLLECT\n\s+value: on_failure\n/);
+        assert.match(written["secret/metal3/ironic-config-secrets.yaml"], /OS_REDFISH__PASSWORD: "<redacted: secret>"/);
     });
 
     it("skips, and names, a check that needs an encrypted value's plaintext; checks the rest", function () {

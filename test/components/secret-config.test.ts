@@ -1,7 +1,8 @@
 /**
  * Config set with `pulumi config set --secret` stays secret end to end (components/secret-config.ts):
- * every resource property and stack output that carries the value is a secret, and nothing the
- * engine would store or print in clear holds it.
+ * a value that reaches a container's environment is read from the Secret <name>-config-secrets
+ * (components/config-secrets.ts), every other resource property and stack output that carries
+ * the value is a secret, and nothing the engine would store or print in clear holds it.
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -27,7 +28,7 @@ describe("config set with --secret stays secret", function () {
         assert.match(JSON.stringify(dep.inputs), new RegExp(SECRET));
     });
 
-    it("secret config: every property that carries it is a secret; no recorded input shows it", async function () {
+    it("secret config: it is in the Secret <name>-config-secrets only, the Deployment reads it by reference and stays in clear; no recorded input shows it", async function () {
         const r = await renderOffline(raw, "dev", { secretKeys: ["ironic"] });
         const carrying = r.resources.filter((x) => JSON.stringify(unwrapSecrets(x.rawInputs)).includes(SECRET));
         assert.ok(carrying.length >= 1, "the value is deployed");
@@ -37,10 +38,13 @@ describe("config set with --secret stays secret", function () {
             }
             assert.doesNotMatch(JSON.stringify(res.inputs), new RegExp(SECRET), `${res.type} ${res.name}`);
         }
-        // Properties that do not carry it stay readable in a preview.
+        assert.deepEqual(carrying.map((x) => `${x.type} ${x.rawInputs.metadata?.name}`), ["kubernetes:core/v1:Secret ironic-config-secrets"], "only the Secret holds it");
+        // The Deployment stays readable in a preview: the env entry names the Secret and its key.
         const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment" && JSON.stringify(unwrapSecrets(x.rawInputs.metadata)).includes('"name":"ironic"'))!;
         assert.equal(containsSecret(dep.rawInputs.metadata), false, "metadata stays plain");
-        assert.equal(containsSecret(dep.rawInputs.spec), true);
+        assert.equal(containsSecret(dep.rawInputs.spec), false, "the spec stays plain");
+        const env = dep.rawInputs.spec.template.spec.containers.find((c: any) => c.name === "ironic").env;
+        assert.deepEqual(env.find((e: any) => e.name === "OS_DEPLOY__ERASE_DEVICES_PRIORITY"), { name: "OS_DEPLOY__ERASE_DEVICES_PRIORITY", valueFrom: { secretKeyRef: { name: "ironic-config-secrets", key: "OS_DEPLOY__ERASE_DEVICES_PRIORITY" } } });
         // No rendered file shows it.
         for (const f of r.files) assert.doesNotMatch(f.content, new RegExp(SECRET), f.name);
     });
@@ -63,7 +67,7 @@ describe("config set with --secret stays secret", function () {
         const ns = r.resources.find((x) => x.type === "kubernetes:core/v1:Namespace")!;
         assert.equal(containsSecret(ns.rawInputs.metadata), false, "namespace: metal3 is stated in clear: every object's metadata stays readable");
         const dep = r.resources.find((x) => x.type === "kubernetes:apps/v1:Deployment" && JSON.stringify(unwrapSecrets(x.rawInputs.metadata)).includes('"name":"ironic"'))!;
-        assert.equal(containsSecret(dep.rawInputs.spec), true, "the spec carries the secret: masked");
+        assert.equal(containsSecret(dep.rawInputs.spec), false, "the spec reads the secret from its Secret: in clear");
     });
 
     it("needles: string leaves of secret keys only, long enough not to match by accident, JSON-escaped", function () {

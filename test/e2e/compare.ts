@@ -36,10 +36,11 @@ function sameQuantity(a: unknown, b: unknown): boolean {
 
 /**
  * Annotations that hash generated key material (a certificate the stack issues, the generated API
- * password's htpasswd line) and a webhook's caBundle (BMO's, a certificate the stack generates):
+ * password's htpasswd line, secret config values keyed with a generated salt) and a webhook's
+ * caBundle (BMO's, a certificate the stack generates):
  * the offline render's are the mock engine's stand-ins, so only their presence can agree.
  */
-const GENERATED_HASH = /\.annotations\.metal3-ironic\.metal3\.io\/(?:[a-z-]*cert|credentials)-hash$|\.clientConfig\.caBundle$/;
+const GENERATED_HASH = /\.annotations\.metal3-ironic\.metal3\.io\/(?:[a-z-]*cert|credentials|config-secrets)-hash$|\.clientConfig\.caBundle$/;
 
 /** Render ⊆ deployed. */
 export function renderedNotDeployed(render: unknown, deployed: unknown, path = ""): Difference[] {

@@ -30,6 +30,7 @@ describe("plan/plan: buildPlan", function () {
             caSecret: "ironic-cacert",
             vmediaTlsSecret: "ironic-vmedia-tls",
             credentialsSecret: "ironic-credentials",
+            configSecrets: "ironic-config-secrets",
             bmoConfigMap: "ironic-bmo",
             rpcCredentialsSecret: "ironic-rpc-credentials",
             nodeDataConfigMapBase: "ironic-conductors",

@@ -22,7 +22,7 @@ describe("plan/secrets: userSecrets", function () {
         assert.equal(planOf(haRaw).names.conductorCaSecret, "ironic-conductor-ca");
         const clash = userSecretIssues(planOf(withKeys(haRaw, { tls: { mode: "existing", existingSecret: "my-tls", conductorCaSecret: "ironic-conductor-ca" } })));
         assert.deepEqual(clash.map((i) => i.key), ["tls.conductorCaSecret"]);
-        assert.match(clash[0].message, /the conductor CA \(multi with tls.mode "generate"\)/);
+        assert.match(clash[0].message, /the conductor CA \(multi with tls.mode "generate", or "existing" without tls.conductorCaSecret\)/);
     });
 
     it("tls.existingSecret, and an external database's credentials and CA Secrets, with their config keys", function () {
@@ -41,6 +41,7 @@ describe("plan/secrets: ownedSecretNames", function () {
             "ironic-cacert",
             "ironic-vmedia-tls",
             "ironic-credentials",
+            "ironic-config-secrets",
             "ironic-rpc-credentials",
             "ironic-conductor-ca",
             "ironic-conductor-tls",

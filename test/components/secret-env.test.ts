@@ -1,0 +1,123 @@
+/**
+ * A value set with a nested `--secret` that reaches a container's environment: the workload reads
+ * it from <name>-config-secrets through secretKeyRef, everything else of it stays in clear, its pods
+ * roll when the value changes and only then, and it waits for the Secret (components/config-secrets.ts).
+ */
+import { strict as assert } from "assert";
+import * as path from "path";
+import * as pulumi from "@pulumi/pulumi";
+
+import { RawConfig, SecretPath } from "../../core/config";
+import { SECRET_ENV_HASH_ANNOTATION } from "../../core/manifests/secret-env";
+import { stackFileSecretPaths } from "../../components/secret-config";
+import { containsSecret, unwrapSecrets } from "../../tools/offline";
+import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+
+const ROOT = path.join(__dirname, "..", "..");
+const devRaw = readStackConfig(path.join(ROOT, "Pulumi.dev.yaml"));
+const haRaw = readStackConfig(path.join(ROOT, "Pulumi.ha.yaml"));
+const PASSWORD = "s3cr3t-redfish-pw";
+const REDFISH: SecretPath = ["ironic", "config", "redfish.password"];
+
+/** The dev stack with a nested secret beside a plain option under `ironic.config`. */
+const withSecret = (base: RawConfig, value = PASSWORD): RawConfig => ({ ...base, ironic: { ...(base.ironic as object), config: { "redfish.password": value, "conductor.deploy_callback_timeout": 1800 } } });
+
+interface Registered {
+    r: Rendered;
+    deps: Map<string, string[]>;
+}
+
+/** Rendered with `ironic` secret at REDFISH only (what the stack file says), recording each resource's dependsOn. */
+async function render(raw: RawConfig, stack: string, paths: SecretPath[] = [REDFISH], secretKeys = ["ironic"]): Promise<Registered> {
+    const deps = new Map<string, string[]>();
+    const r = await renderOffline(raw, stack, {
+        secretKeys,
+        secretPaths: paths,
+        onRegister: (a) => {
+            const d = a.opts.dependsOn;
+            const list = (Array.isArray(d) ? d : d ? [d] : []) as pulumi.Resource[];
+            deps.set(a.name, list.filter((x) => pulumi.Resource.isInstance(x)).map((x) => (x as unknown as { __name: string }).__name));
+        },
+    });
+    return { r, deps };
+}
+
+const workload = (r: Rendered, kind: string) => r.resources.find((x) => x.type === `kubernetes:apps/v1:${kind}` && x.rawInputs?.metadata?.name === "ironic")!;
+const envOf = (w: any, container: string) => Object.fromEntries(w.rawInputs.spec.template.spec.containers.find((c: any) => c.name === container).env.map((e: any) => [e.name, e]));
+const configSecret = (r: Rendered) => r.resources.find((x) => x.type === "kubernetes:core/v1:Secret" && x.rawInputs?.metadata?.name === "ironic-config-secrets");
+
+describe("a nested --secret in a container's environment: read from <name>-config-secrets (pulumi mocks)", function () {
+    this.timeout(120000);
+    let dev: Registered;
+    before(async function () {
+        dev = await render(withSecret(devRaw), "dev");
+    });
+
+    it("the Deployment stays in clear: the secret env entry names the Secret and its key, the plain option beside it keeps its value", function () {
+        const dep = workload(dev.r, "Deployment");
+        assert.equal(containsSecret(dep.rawInputs.spec), false);
+        const env = envOf(dep, "ironic");
+        assert.deepEqual(env.OS_REDFISH__PASSWORD, { name: "OS_REDFISH__PASSWORD", valueFrom: { secretKeyRef: { name: "ironic-config-secrets", key: "OS_REDFISH__PASSWORD" } } });
+        assert.deepEqual(env.OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT, { name: "OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT", value: "1800" }, "only the secret leaf moves (its path from the stack file)");
+        // The rendered file (what npm run plan writes) shows the reference, not the value.
+        const file = dev.r.files.find((f) => f.name.startsWith("deployment/metal3/ironic."))!;
+        assert.match(file.content, /name: OS_REDFISH__PASSWORD\n\s+valueFrom:\n\s+secretKeyRef:\n\s+key: OS_REDFISH__PASSWORD\n\s+name: ironic-config-secrets/);
+        assert.ok(!dev.r.files.some((f) => f.content.includes(PASSWORD)));
+    });
+
+    it("the value is in the Secret's data only (secret), which the Deployment waits for", function () {
+        const secret = configSecret(dev.r)!;
+        assert.ok(containsSecret(secret.rawInputs.stringData));
+        assert.deepEqual(unwrapSecrets(secret.rawInputs.stringData), { OS_REDFISH__PASSWORD: PASSWORD });
+        const carrying = dev.r.resources.filter((x) => JSON.stringify(unwrapSecrets(x.rawInputs)).includes(PASSWORD));
+        assert.deepEqual(carrying.map((x) => x.name), [secret.name]);
+        assert.ok(dev.deps.get(workload(dev.r, "Deployment").name)!.includes(secret.name), "the Deployment depends on the Secret");
+    });
+
+    it("the pods roll when the value changes, and only then (an HMAC with the state's salt in the pod template)", async function () {
+        const hash = (r: Rendered) => workload(r, "Deployment").rawInputs.spec.template.metadata.annotations[SECRET_ENV_HASH_ANNOTATION];
+        const first = hash(dev.r);
+        assert.match(first, /^[0-9a-f]{64}$/);
+        assert.equal(hash((await render(withSecret(devRaw), "dev")).r), first, "same value: same template");
+        assert.notEqual(hash((await render(withSecret(devRaw, "an-0ther-password"), "dev")).r), first, "a new value: the pods roll");
+    });
+
+    it("multi: the DaemonSet reads it the same way", async function () {
+        const { r } = await render(withSecret(haRaw), "ha");
+        const env = envOf(workload(r, "DaemonSet"), "ironic");
+        assert.deepEqual(env.OS_REDFISH__PASSWORD.valueFrom, { secretKeyRef: { name: "ironic-config-secrets", key: "OS_REDFISH__PASSWORD" } });
+        assert.equal(containsSecret(workload(r, "DaemonSet").rawInputs.spec), false);
+    });
+
+    it("without the stack file's paths every string of the key is secret: the plain option moves too", async function () {
+        const raw = { ...devRaw, ironic: { ...(devRaw.ironic as object), config: { "redfish.password": PASSWORD, "deploy.default_boot_option": "local-disk" } } };
+        const { r } = await render(raw, "dev", []);
+        const env = envOf(workload(r, "Deployment"), "ironic");
+        assert.ok(env.OS_DEPLOY__DEFAULT_BOOT_OPTION.valueFrom, "moved, safe side");
+        // The dev stack's ironic.kernelParams too: every string of the key.
+        assert.deepEqual(Object.keys(unwrapSecrets(configSecret(r)!.rawInputs.stringData)).sort(), ["IRONIC_KERNEL_PARAMS", "OS_DEPLOY__DEFAULT_BOOT_OPTION", "OS_REDFISH__PASSWORD"]);
+    });
+
+    it("a proxy URL set with --secret: every container that gets it reads one key", async function () {
+        const proxy = "http://proxy.corp.example:3128";
+        const { r } = await render({ ...devRaw, proxy: { httpsProxy: proxy } }, "dev", [["proxy", "httpsProxy"]], ["proxy"]);
+        const data = unwrapSecrets(configSecret(r)!.rawInputs.stringData);
+        assert.deepEqual(data, { HTTPS_PROXY: proxy, https_proxy: proxy }, "both spellings the downloaders read, one key each");
+        const readers = r.resources.filter((x) => JSON.stringify(x.rawInputs).includes('"key":"HTTPS_PROXY"'));
+        assert.ok(readers.length >= 1, "a workload reads it");
+        for (const x of readers) assert.equal(containsSecret(x.rawInputs.spec), false, `${x.name}: spec in clear`);
+    });
+
+    it("no secret config: no Secret, no salt, no annotation (nothing new in a preview)", async function () {
+        const r = await renderOffline(devRaw, "dev");
+        assert.equal(configSecret(r), undefined);
+        assert.ok(!r.resources.some((x) => x.name.endsWith("config-secrets-salt")));
+        assert.equal(workload(r, "Deployment").rawInputs.spec.template.metadata.annotations?.[SECRET_ENV_HASH_ANNOTATION], undefined);
+    });
+
+    it("the stack file's encrypted leaves are the paths (a nested --secret), none without a file", function () {
+        const dir = path.join(ROOT, "test", "fixtures", "secret-paths");
+        assert.deepEqual(stackFileSecretPaths("nested", dir), [["ironic", "config", "redfish.password"], ["proxy", "httpsProxy"]]);
+        assert.equal(stackFileSecretPaths("absent", dir), undefined);
+    });
+});
