@@ -55,6 +55,8 @@ export const PATHS = {
     tftpRoot: "/shared/tftpboot",
     deployLogs: "/shared/log/ironic/deploy",
     conf: "/conf",
+    /** IRONIC_CONF_DIR: runironic starts `ironic --config-dir` on it (every *.conf, sorted; later files win). */
+    confIronic: "/conf/ironic",
     data: "/data",
     tmp: "/tmp",
     dnsmasqLeaseFile: "/data/dnsmasq/dnsmasq.leases",

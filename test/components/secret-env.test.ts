@@ -1,7 +1,9 @@
 /**
- * A value set with a nested `--secret` that reaches a container's environment: the workload reads
- * it from <name>-config-secrets through secretKeyRef, everything else of it stays in clear, its pods
- * roll when the value changes and only then, and it waits for the Secret (components/config-secrets.ts).
+ * A value set with a nested `--secret` that would reach a container's environment: the workload
+ * reads it from <name>-config-secrets (an Ironic option as a config file the ironic container links
+ * into IRONIC_CONF_DIR, anything else through secretKeyRef), everything else of it stays in clear,
+ * its pods roll when the value changes and only then, and it waits for the Secret
+ * (components/config-secrets.ts).
  */
 import { strict as assert } from "assert";
 import * as path from "path";
@@ -53,22 +55,25 @@ describe("a nested --secret in a container's environment: read from <name>-confi
         dev = await render(withSecret(devRaw), "dev");
     });
 
-    it("the Deployment stays in clear: the secret env entry names the Secret and its key, the plain option beside it keeps its value", function () {
+    it("the Deployment stays in clear: the secret option is a file of the Secret the ironic container links into its config dir, the plain option beside it keeps its env value", function () {
         const dep = workload(dev.r, "Deployment");
         assert.equal(containsSecret(dep.rawInputs.spec), false);
         const env = envOf(dep, "ironic");
-        assert.deepEqual(env.OS_REDFISH__PASSWORD, { name: "OS_REDFISH__PASSWORD", valueFrom: { secretKeyRef: { name: "ironic-config-secrets", key: "OS_REDFISH__PASSWORD" } } });
+        assert.equal(env.OS_REDFISH__PASSWORD, undefined, "no env entry: the image prints every OS_* variable to its log");
         assert.deepEqual(env.OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT, { name: "OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT", value: "1800" }, "only the secret leaf moves (its path from the stack file)");
-        // The rendered file (what npm run plan writes) shows the reference, not the value.
-        const file = dev.r.files.find((f) => f.name.startsWith("deployment/metal3/ironic."))!;
-        assert.match(file.content, /name: OS_REDFISH__PASSWORD\n\s+valueFrom:\n\s+secretKeyRef:\n\s+key: OS_REDFISH__PASSWORD\n\s+name: ironic-config-secrets/);
+        const spec = dep.rawInputs.spec.template.spec;
+        assert.deepEqual(spec.volumes.find((v: any) => v.name === "config-secrets"), { name: "config-secrets", secret: { secretName: "ironic-config-secrets", items: [{ key: "ironic.conf", path: "ironic.conf" }] } });
+        const ironic = spec.containers.find((c: any) => c.name === "ironic");
+        assert.deepEqual(ironic.volumeMounts.find((m: any) => m.name === "config-secrets"), { name: "config-secrets", mountPath: "/etc/metal3-ironic/config-secrets", readOnly: true });
+        assert.match(ironic.command.join(" "), /^\/bin\/bash -c mkdir -p \/conf\/ironic && ln -sfn \/etc\/metal3-ironic\/config-secrets\/ironic.conf \/conf\/ironic\/zz-config-secrets.conf && exec "\$@" config-secrets \/bin\/bash -c exec 9>/);
+        for (const c of spec.containers.filter((x: any) => x.name !== "ironic")) assert.ok(!(c.volumeMounts ?? []).some((m: any) => m.name === "config-secrets"), `${c.name} does not mount it`);
         assert.ok(!dev.r.files.some((f) => f.content.includes(PASSWORD)));
     });
 
     it("the value is in the Secret's data only (secret), which the Deployment waits for", function () {
         const secret = configSecret(dev.r)!;
         assert.ok(containsSecret(secret.rawInputs.stringData));
-        assert.deepEqual(unwrapSecrets(secret.rawInputs.stringData), { OS_REDFISH__PASSWORD: PASSWORD });
+        assert.deepEqual(unwrapSecrets(secret.rawInputs.stringData), { "ironic.conf": `[redfish]\npassword = ${PASSWORD}\n` });
         const carrying = dev.r.resources.filter((x) => JSON.stringify(unwrapSecrets(x.rawInputs)).includes(PASSWORD));
         assert.deepEqual(carrying.map((x) => x.name), [secret.name]);
         assert.ok(dev.deps.get(workload(dev.r, "Deployment").name)!.includes(secret.name), "the Deployment depends on the Secret");
@@ -84,18 +89,23 @@ describe("a nested --secret in a container's environment: read from <name>-confi
 
     it("multi: the DaemonSet reads it the same way", async function () {
         const { r } = await render(withSecret(haRaw), "ha");
-        const env = envOf(workload(r, "DaemonSet"), "ironic");
-        assert.deepEqual(env.OS_REDFISH__PASSWORD.valueFrom, { secretKeyRef: { name: "ironic-config-secrets", key: "OS_REDFISH__PASSWORD" } });
-        assert.equal(containsSecret(workload(r, "DaemonSet").rawInputs.spec), false);
+        const ds = workload(r, "DaemonSet");
+        assert.equal(envOf(ds, "ironic").OS_REDFISH__PASSWORD, undefined);
+        assert.ok(ds.rawInputs.spec.template.spec.volumes.some((v: any) => v.name === "config-secrets"));
+        // Linked first, then the conductor wrapper and the image's start, as in the single pod.
+        assert.match(ds.rawInputs.spec.template.spec.containers.find((c: any) => c.name === "ironic").command.join(" "), /zz-config-secrets.conf && exec "\$@" config-secrets \/bin\/bash -c exec 9>/);
+        assert.equal(containsSecret(ds.rawInputs.spec), false);
     });
 
     it("without the stack file's paths every string of the key is secret: the plain option moves too", async function () {
         const raw = { ...devRaw, ironic: { ...(devRaw.ironic as object), config: { "redfish.password": PASSWORD, "deploy.default_boot_option": "local-disk" } } };
         const { r } = await render(raw, "dev", []);
         const env = envOf(workload(r, "Deployment"), "ironic");
-        assert.ok(env.OS_DEPLOY__DEFAULT_BOOT_OPTION.valueFrom, "moved, safe side");
+        assert.equal(env.OS_DEPLOY__DEFAULT_BOOT_OPTION, undefined, "moved, safe side");
         // The dev stack's ironic.kernelParams too: every string of the key.
-        assert.deepEqual(Object.keys(unwrapSecrets(configSecret(r)!.rawInputs.stringData)).sort(), ["IRONIC_KERNEL_PARAMS", "OS_DEPLOY__DEFAULT_BOOT_OPTION", "OS_REDFISH__PASSWORD"]);
+        const data = unwrapSecrets(configSecret(r)!.rawInputs.stringData);
+        assert.deepEqual(Object.keys(data).sort(), ["IRONIC_KERNEL_PARAMS", "ironic.conf"]);
+        assert.equal(data["ironic.conf"], `[deploy]\ndefault_boot_option = local-disk\n\n[redfish]\npassword = ${PASSWORD}\n`);
     });
 
     it("a proxy URL set with --secret: every container that gets it reads one key", async function () {

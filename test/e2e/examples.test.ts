@@ -222,14 +222,15 @@ for (const ex of EXAMPLES) {
 
         const secrets = (ex.extra ?? []).filter((s) => s.secret);
         if (secrets.length > 0) {
-            it("pulumi preview --diff shows the workload in clear, the secret env entry as a secretKeyRef, the value nowhere", function () {
+            it("pulumi preview --diff shows the workload in clear, reading the secret option from its Secret, the value nowhere", function () {
                 const r = ws.pulumi(["preview", "--diff"]);
                 const out = r.stdout + r.stderr;
                 for (const s of secrets) assert.ok(!out.includes(s.value), `${s.key}'s value is not printed`);
-                // The Deployment's fields are shown (not [secret]), its env entry names the Secret and key.
+                // The Deployment's fields are shown (not [secret]): the volume of the Secret's config file, the image.
                 assert.match(out, /kubernetes:apps\/v1:Deployment/);
-                assert.match(out, /name\s*:\s*"OS_REDFISH__PASSWORD"\s+valueFrom\s*:\s*\{\s+secretKeyRef\s*:\s*\{\s+key\s*:\s*"OS_REDFISH__PASSWORD"\s+name\s*:\s*"ironic-config-secrets"/);
+                assert.match(out, /name\s*:\s*"config-secrets"\s+secret\s*:\s*\{\s+items\s*:\s*\[\s+\[0\]: \{\s+key\s*:\s*"ironic.conf"\s+path\s*:\s*"ironic.conf"\s+\}\s+\]\s+secretName\s*:\s*"ironic-config-secrets"/);
                 assert.match(out, /image\s*:\s*"quay\.io\/metal3-io\/ironic:/, "the image is readable");
+                assert.doesNotMatch(out, /OS_REDFISH__PASSWORD/, "no env entry for it");
             });
         }
 
@@ -269,13 +270,14 @@ for (const ex of EXAMPLES) {
                 for (const w of vwc.webhooks) assert.equal(w.clientConfig.caBundle, cert.data["ca.crt"], `${w.name}: caBundle is the CA of the webhook's certificate`);
             }
             if (secrets.length > 0) {
-                // The secret value: in the Secret <name>-config-secrets only, read by the Deployment through secretKeyRef.
+                // The secret value: in the Secret <name>-config-secrets only (an Ironic option: its config file), which the ironic container mounts.
                 const cfg = cluster.get(["secret", "-n", ns, "ironic-config-secrets"]);
-                assert.deepEqual(Object.fromEntries(Object.entries(cfg.data).map(([k, v]) => [k, Buffer.from(String(v), "base64").toString()])), { OS_REDFISH__PASSWORD: "s3cr3t-redfish-pw" });
+                assert.deepEqual(Object.fromEntries(Object.entries(cfg.data).map(([k, v]) => [k, Buffer.from(String(v), "base64").toString()])), { "ironic.conf": "[redfish]\npassword = s3cr3t-redfish-pw\n" });
                 const plain = JSON.stringify(cluster.get(["deployments,daemonsets,statefulsets,jobs,configmaps", "-n", ns]));
                 assert.ok(!plain.includes("s3cr3t-redfish-pw"), "no workload or ConfigMap holds the value");
-                const env = cluster.get(["deployment", "-n", ns, "ironic"]).spec.template.spec.containers.find((x: any) => x.name === "ironic").env;
-                assert.deepEqual(env.find((e: any) => e.name === "OS_REDFISH__PASSWORD").valueFrom, { secretKeyRef: { name: "ironic-config-secrets", key: "OS_REDFISH__PASSWORD" } });
+                const pod = cluster.get(["deployment", "-n", ns, "ironic"]).spec.template.spec;
+                assert.deepEqual(pod.volumes.find((v: any) => v.name === "config-secrets").secret.secretName, "ironic-config-secrets");
+                assert.ok(!pod.containers.find((x: any) => x.name === "ironic").env.some((e: any) => e.name === "OS_REDFISH__PASSWORD"));
             }
             const creds = cluster.get(["secret", "-n", ns, out.credentialsSecretName]);
             assert.equal(Buffer.from(creds.data.username, "base64").toString(), out.credentials.username);

@@ -12,7 +12,7 @@ import * as os from "os";
 import * as path from "path";
 
 import { unwrapSecrets } from "../../tools/offline";
-import type { RawConfig } from "../../core/config";
+import type { RawConfig, SecretPath } from "../../core/config";
 import { Rendered, renderOffline } from "../../tools/render";
 import type { ClusterData } from "./pod-runner";
 
@@ -125,7 +125,12 @@ export function clusterData(r: Rendered): ClusterData {
  * Render a stack offline with real provider values, and the data the pod runner mounts from it.
  * `passwordSeed` renders the same stack as if re-created: other generated passwords.
  */
-export async function renderWithRealSecrets(raw: RawConfig, stack: string, passwordSeed = ""): Promise<{ rendered: Rendered; cluster: ClusterData }> {
-    const rendered = await renderOffline(raw, stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs, passwordSeed) });
+export async function renderWithRealSecrets(
+    raw: RawConfig,
+    stack: string,
+    passwordSeed = "",
+    secret: { secretKeys?: string[]; secretPaths?: SecretPath[] } = {},
+): Promise<{ rendered: Rendered; cluster: ClusterData }> {
+    const rendered = await renderOffline(raw, stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs, passwordSeed), ...secret });
     return { rendered, cluster: clusterData(rendered) };
 }

@@ -42,6 +42,15 @@ function prerequisites(ctx: Mocha.Context): void {
 
 const renderStack = (raw: RawConfig) => renderWithRealSecrets(raw, "dev");
 
+/**
+ * An Ironic option set with a nested --secret (`pulumi config set --path --secret
+ * 'metal3-ironic:ironic.config["deploy.image_server_password"]'`): one Ironic declares secret, so
+ * its own option dump at start masks it too.
+ */
+const SECRET_OPTION = "deploy.image_server_password";
+const SECRET_VALUE = "s3cret-image-server-pw";
+const withSecretOption = (raw: RawConfig): RawConfig => ({ ...raw, ironic: { ...(raw.ironic as object), config: { ...((raw.ironic as any)?.config ?? {}), [SECRET_OPTION]: SECRET_VALUE } } });
+
 /** The Ironic workload's Deployment (the IPA cache has one too). */
 const ironicDeploymentOf = (r: Rendered): any => r.objects.find((x) => x.kind === "Deployment" && x.metadata.name === "ironic");
 
@@ -136,7 +145,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
 
     before(async function () {
         prerequisites(this);
-        ({ rendered, cluster } = await renderStack(readStackConfig(DEV)));
+        ({ rendered, cluster } = await renderWithRealSecrets(withSecretOption(readStackConfig(DEV)), "dev", "", { secretKeys: ["ironic"], secretPaths: [["ironic", "config", SECRET_OPTION]] }));
         spec = ironicDeploymentOf(rendered).spec.template.spec;
         work = tmpDir("pod-ironic");
         fs.chmodSync(work, 0o755);
@@ -195,6 +204,26 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
         const sock = pod.exec("httpd", ["stat", "-c", "%F %a", "/shared/ironic.sock"]);
         assert.equal(sock.stdout.trim(), "socket 666", `the API's unix socket as httpd sees it: ${sock.stdout}${sock.stderr}`);
         assert.match(pod.logs("httpd"), /api: listening on .* port 6385 \(TLS\)/);
+    });
+
+    it("a secret Ironic option (nested --secret) comes from the stack's config-secrets file, which Ironic reads with --config-dir as the image starts it; no env holds it, no log shows it", function () {
+        assert.equal(cluster.secrets["ironic-config-secrets"]["ironic.conf"], `[deploy]\nimage_server_password = ${SECRET_VALUE}\n`);
+        assert.equal(pod.exec("ironic", ["readlink", "/conf/ironic/zz-config-secrets.conf"]).stdout.trim(), "/etc/metal3-ironic/config-secrets/ironic.conf");
+        // Ironic's configuration as its process loads it (runironic: --config-dir /conf/ironic), beside the rendered ironic.conf.
+        const script = [
+            "from ironic.conf import CONF",
+            "CONF(['--config-dir', '/conf/ironic'], project='ironic')",
+            "print(CONF.deploy.image_server_password, CONF.agent.deploy_logs_collect, CONF.api.unix_socket)",
+        ].join("\n");
+        const r = pod.exec("ironic", ["python3.12", "-c", script]);
+        assert.equal(r.status, 0, r.stderr);
+        assert.equal(r.stdout.trim().split("\n").pop(), `${SECRET_VALUE} on_failure /shared/ironic.sock`);
+        // The running Ironic dumps its options at start (secret ones masked) and the image prints every OS_* variable: never this value.
+        assert.match(pod.logs("ironic"), /deploy\.image_server_password\s+= \*\*\*\*/, "Ironic loaded the option (its dump masks it)");
+        assert.match(pod.logs("ironic"), /^OS_AGENT__DEPLOY_LOGS_COLLECT=on_failure$/m, "the start prints the OS_* environment");
+        for (const c of spec.containers) assert.ok(!pod.logs(c.name).includes(SECRET_VALUE), `${c.name}'s log does not show it`);
+        assert.ok(!JSON.stringify(spec).includes(SECRET_VALUE), "no pod field holds it");
+        assert.ok(!pod.exec("ironic", ["env"]).stdout.includes(SECRET_VALUE), "not in the container's environment");
     });
 
     it("the ironic container's declared readiness and liveness probes pass", function () {
