@@ -152,6 +152,28 @@ describe("e2e: every example stack file is deployed by this suite", function () 
     });
 });
 
+/**
+ * Every secret value of a deployed stack: the values set with --secret, and in each Secret the stack
+ * wrote (label app.kubernetes.io/managed-by) the keys that are no public data (passwords, htpasswd
+ * hashes, private keys), each at least 8 characters.
+ */
+function stackSecretValues(c: Cluster, extra: ConfigSetting[]): { what: string; value: string }[] {
+    const out = extra.filter((s) => s.secret).map((s) => ({ what: `--secret ${s.key}`, value: s.value }));
+    const secrets = c.get<{ items: any[] }>(["secrets", "-A", "-l", "app.kubernetes.io/managed-by=metal3-ironic"]).items;
+    for (const s of secrets) {
+        for (const [key, b64] of Object.entries<string>(s.data ?? {})) {
+            if (/^(tls\.crt|ca\.crt|username)$/.test(key)) continue;
+            const value = Buffer.from(b64, "base64").toString().trim();
+            const what = `${s.metadata.namespace}/${s.metadata.name}/${key}`;
+            if (/htpasswd/.test(key)) for (const line of value.split("\n")) out.push({ what: `${what} hash`, value: line.slice(line.indexOf(":") + 1) });
+            else if (/PRIVATE KEY/.test(value)) out.push({ what, value: value.split("\n")[1] });
+            // A multi-line value (first-start SQL, the secret config file) holds values looked for on their own.
+            else if (!value.includes("\n")) out.push({ what, value });
+        }
+    }
+    return out.filter((v) => v.value.length >= 8);
+}
+
 /** `npm run plan` of a stack file, into `out`. */
 function plan(file: string, out: string, previous?: string) {
     return planCli(["--file", file, "--out", out, ...(previous ? ["--previous", previous] : [])], { timeout: 180000 });
@@ -177,6 +199,8 @@ for (const ex of EXAMPLES) {
     describe(`e2e: example stack ${ex.stack} with the real Pulumi CLI on the local cluster`, function () {
         this.timeout(30 * 60 * 1000);
         let cluster: Cluster;
+        /** What the CLI printed to the user so far (preview --diff, up), scanned for secret values. */
+        const printed: string[] = [];
         let ws: Workspace;
         let work: string;
 
@@ -225,6 +249,7 @@ for (const ex of EXAMPLES) {
             it("pulumi preview --diff shows the workload in clear, reading the secret option from its Secret, the value nowhere", function () {
                 const r = ws.pulumi(["preview", "--diff"]);
                 const out = r.stdout + r.stderr;
+                printed.push(out);
                 for (const s of secrets) assert.ok(!out.includes(s.value), `${s.key}'s value is not printed`);
                 // The Deployment's fields are shown (not [secret]): the volume of the Secret's config file, the image.
                 assert.match(out, /kubernetes:apps\/v1:Deployment/);
@@ -236,7 +261,22 @@ for (const ex of EXAMPLES) {
 
         it("pulumi up succeeds, with the provider's own awaits", function () {
             const r = ws.up();
+            printed.push(r.stdout + r.stderr);
             assert.match(r.stdout, /Resources:\n\s+\+ \d+ created/);
+        });
+
+        it("no secret value the stack holds or generates is in what the CLI prints: preview --diff, up, stack output, stack export (without --show-secrets)", function () {
+            const values = stackSecretValues(cluster, ex.extra ?? []);
+            assert.ok(values.some((v) => v.what.endsWith("/password")), `the generated passwords are looked for: ${values.map((v) => v.what).join(", ")}`);
+            const outputs = ws.pulumi(["stack", "output", "--json"]).stdout;
+            const exported = ws.pulumi(["stack", "export"]).stdout;
+            const texts: [string, string][] = [...printed.map((t, i) => [`CLI run ${i + 1}`, t] as [string, string]), ["pulumi stack output", outputs], ["pulumi stack export", exported]];
+            const leaks = texts.flatMap(([where, text]) => values.filter((v) => text.includes(v.value)).map((v) => `${where}: ${v.what}`));
+            assert.deepEqual(leaks, []);
+            // The export does hold them, encrypted; and shown on purpose they are found: the scan has teeth.
+            assert.match(exported, /"ciphertext"/);
+            const shown = ws.pulumi(["stack", "output", "--json", "--show-secrets"]).stdout;
+            assert.ok(values.some((v) => v.what.endsWith("-credentials/password") && shown.includes(v.value)), "--show-secrets prints the API password, which the scan finds");
         });
 
         it("through the API: every workload Ready, the schema upgrade done before the Ironic pods started, the outputs real", function () {
