@@ -117,3 +117,33 @@ export function compareObject(render: Record<string, any>, deployed: Record<stri
     for (const m of managed) for (const p of ownedNotRendered(m.fieldsV1 ?? {}, render)) problems.push(`${p}: applied by ${m.manager}, missing from the render`);
     return problems;
 }
+
+/** What `kubectl get` returns for one object: enough to name it and see who applied it. */
+interface Listed {
+    kind: string;
+    metadata: { name: string; namespace?: string; managedFields?: { manager?: string; operation?: string }[] };
+}
+
+const objectKey = (o: Record<string, any>) => `${o.kind} ${o.metadata.namespace ? `${o.metadata.namespace}/` : ""}${o.metadata.name}`;
+
+/**
+ * Render = deployed, both ways, for a whole stack: each rendered object is deployed as rendered
+ * (compareObject, field by field), and each object of a rendered kind that the provider applied
+ * (a server-side-apply entry of `managerPrefix`) is in the render. `get` lists or reads objects as
+ * `kubectl get … -o json` does (Cluster.get).
+ */
+export function compareStack(rendered: Record<string, any>[], get: (args: string[]) => any, managerPrefix = "pulumi-kubernetes"): string[] {
+    const problems: string[] = [];
+    for (const o of rendered) {
+        const ns = o.metadata?.namespace;
+        for (const p of compareObject(o, get([o.kind.toLowerCase(), o.metadata.name, ...(ns ? ["-n", ns] : [])]), managerPrefix)) problems.push(`${objectKey(o)}${p}`);
+    }
+    const renderedKeys = new Set(rendered.map(objectKey));
+    const kinds = [...new Set(rendered.map((o) => o.kind as string))].sort();
+    const listed = (get([kinds.map((k) => k.toLowerCase()).join(","), "-A"]).items ?? []) as Listed[];
+    for (const o of listed) {
+        const applied = (o.metadata.managedFields ?? []).some((m) => String(m.manager).startsWith(managerPrefix) && m.operation === "Apply");
+        if (applied && !renderedKeys.has(objectKey(o))) problems.push(`${objectKey(o)}: deployed by ${managerPrefix}, missing from the render`);
+    }
+    return problems;
+}

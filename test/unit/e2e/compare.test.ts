@@ -1,7 +1,7 @@
 /** The render-vs-deployed comparison of the e2e tier (test/e2e/compare.ts) finds differences both ways. */
 import { strict as assert } from "assert";
 
-import { compareObject } from "../../e2e/compare";
+import { compareObject, compareStack } from "../../e2e/compare";
 import { REDACTED } from "../../../tools/offline";
 
 const render = {
@@ -91,5 +91,19 @@ describe("e2e comparison: hashes of generated certificates", function () {
         assert.deepEqual(compareObject(vwc("c3RhbmQtaW4=", "/v"), withManager(vwc("cmVhbA==", "/v"))), []);
         assert.equal(compareObject(vwc("c3RhbmQtaW4=", "/v"), withManager(vwc("cmVhbA==", "/other"))).length, 1);
         assert.equal(compareObject(vwc("c3RhbmQtaW4=", "/v"), withManager(vwc(undefined, "/v"))).length, 1, "absent when deployed");
+    });
+
+    it("a whole stack: an object the provider applied that the render lacks is found; one someone else made is not ours", function () {
+        const ours = deployedFrom(render, FIELDS);
+        const leftover = deployedFrom({ ...render, metadata: { ...render.metadata, name: "old-scripts" } }, FIELDS);
+        const users = { ...JSON.parse(JSON.stringify(render)), metadata: { name: "user-cm", namespace: "ns", managedFields: [{ manager: "kubectl-create", operation: "Update" }] } };
+        const asked: string[][] = [];
+        const get = (args: string[]) => {
+            asked.push(args);
+            return args[1] === "-A" ? { items: [ours, leftover, users] } : [ours, leftover, users].find((o) => o.metadata.name === args[1]);
+        };
+        assert.deepEqual(compareStack([render], get), ["ConfigMap ns/old-scripts: deployed by pulumi-kubernetes, missing from the render"]);
+        assert.deepEqual(asked, [["configmap", "x", "-n", "ns"], ["configmap", "-A"]], "one read per rendered object, one list of the rendered kinds");
+        assert.deepEqual(compareStack([render], (args) => (args[1] === "-A" ? { items: [ours, users] } : ours)), []);
     });
 });
