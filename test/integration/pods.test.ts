@@ -30,6 +30,7 @@ import { PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
 import { dhcpListener, inRange, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { Firmware, LAB_SWITCH_MAC, LAB_SWITCH_NAME, PxeVm, vmPrerequisites } from "../helpers/vm";
 import { Daemon, dhcpClient, DhcpRelay, requireOrSkip, run } from "../helpers/sys";
+import { OwnerProbe } from "../helpers/owner-probe";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 
 /** A node the test knows in full, whether or not the stack config lists it. */
@@ -53,6 +54,13 @@ const labIronic = (section: unknown): Record<string, unknown> => {
 };
 /** An access-log line of the httpd stand-in for a request from `ip` (its dual-stack socket logs IPv4 peers as ::ffff:a.b.c.d). */
 const requestFrom = (line: string, ip: string) => new RegExp(`(?:^|[ :])${ip.replace(/\./g, "\\.")} - "`).test(line);
+
+/**
+ * The continuous owner probe's bound on a host's silence during the rolling replacement: one round
+ * asks three hosts (up to ~2 s each when answered, ~1 s when not), and a newcomer's pod start or an
+ * old node's stop briefly loads the machine; far below the minutes a lost owner takes to be replaced.
+ */
+const OWNER_PROBE_MAX_GAP_S = 20;
 
 describe("pods as declared: ha stack, one pod per conductor node (pod runner)", function () {
     this.timeout(300000);
@@ -920,16 +928,19 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("rolling replacement, Cluster API style: three new nodes (new names, new addresses, no entry) replace cp-0, cp-1, cp-2 in turn; each new conductor finds its address, takes the freed slot and answers its hosts; at least two serve at every step and no other pod restarts", async function () {
+    it("rolling replacement, Cluster API style: three new nodes (new names, new addresses, no entry) replace cp-0, cp-1, cp-2 in turn; each new conductor finds its address, takes the freed slot and answers its hosts; at least two serve at every step and no other pod restarts; a continuous probe sees each host answered by its owner only, with a bounded gap", async function () {
         const live = pods.map(({ node, pod, ns }) => ({ name: node.node, ip: node.ip, pod, ns }));
-        const answer = async (c: { name: string; ip: string; pod: PodRunner }, mac: string, tag: string, slot: number) => {
-            // The entries Ironic's provider writes for a host this conductor owns.
+        /** The entries Ironic's provider writes for a host this conductor owns. */
+        const write = async (c: { name: string; ip: string; pod: PodRunner }, mac: string, tag: string) => {
             const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
             const since = c.pod.logs("dnsmasq").length;
             const w = c.pod.exec("dnsmasq", ["/bin/bash", "-c", script, "write", opts, mac, tag]);
             assert.equal(w.status, 0, w.stderr);
             await lab.dnsmasqRead(c.pod, [`${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf`, `${DHCP_PROVIDER_PATHS.hostsDir}/ironic-${mac}.conf`], since);
+        };
+        const answer = async (c: { name: string; ip: string; pod: PodRunner }, mac: string, tag: string, slot: number) => {
+            await write(c, mac, tag);
             run("ip", ["-n", clientNs, "link", "set", clientIf, "address", mac]);
             const lease = dhcpClient(clientNs, clientIf, lab.work, ["0xaf:01"]);
             const layout = dhcpSlotsOf(s.plan)!;
@@ -942,45 +953,69 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         };
         // Its MACs belong to no enrolled node: an earlier scenario's host stays enrolled (and answered by its owner).
         for (let i = 0; i < 3; i++) {
-            const ports = JSON.parse(api(known[0].ip, `/v1/ports?address=52:54:00:00:05:0${i}`).body).ports;
-            assert.deepEqual(ports, [], `52:54:00:00:05:0${i} is no port of an enrolled node`);
+            for (const mac of [`52:54:00:00:05:0${i}`, `52:54:00:00:06:0${i}`]) {
+                const ports = JSON.parse(api(known[0].ip, `/v1/ports?address=${mac}`).body).ports;
+                assert.deepEqual(ports, [], `${mac} is no port of an enrolled node`);
+            }
         }
-        for (let i = 0; i < 3; i++) {
-            const old = live.find((c) => c.name === `cp-${i}`)!;
-            const name = `cp-new-${i}`;
-            const ip = `172.22.0.${5 + i}`;
-            // The free slot the newcomer must take: the one no running conductor holds.
-            const held = slotHolders();
-            const free = [...Array(dhcpSlotsOf(s.plan)!.slots).keys()].filter((k) => !(k in held));
-            assert.equal(free.length, 1, `one free slot before ${name} joins: ${JSON.stringify(held)}`);
-            const pids = Object.fromEntries(live.map((c) => [c.name, dhcpListener(c.ns)?.pid]));
-            // 1. The new node joins (Cluster API adds before it removes): the same pod template, no entry in the config.
-            const ns = net.addNamespace(`hr${i}`);
-            const ifname = net.plug(ns, `hr${i}`, lab.sw, lab.br, { cidr: `${ip}/${lab.prefix}`, rename: "eth1" });
-            net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
-            const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
-            const pod = new PodRunner({ name: `ironic-${name}`, namespace: s.plan.namespace, spec: ds.spec.template.spec, cluster: s.cluster, images: lab.images, work: lab.work, netns: ns, nodeName: name, hostIP: ip, podIP: ip, hosts: lab.serviceHosts(ip), serviceAccount: lab.serviceAccount });
-            lab.others.push(pod);
-            await lab.cache.serve(ns);
-            await pod.runInitContainers();
-            pod.startContainers(["dnsmasq"]);
-            await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${name}'s dnsmasq serving DHCP`, 250);
-            assert.match(pod.logs("dnsmasq"), new RegExp(`node ${name}: provisioning address ${ip.replace(/\./g, "\\.")} on eth1, found on the node`));
-            assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${free[0]} held: started`), `${name} takes the free slot ${free[0]}`);
-            const newcomer = { name, ip, pod, ns };
-            live.push(newcomer);
-            await answer(newcomer, `52:54:00:00:05:0${i}`, `rr${i}`, free[0]);
-            // 2. The old node leaves: drained, its pod stops and its agent releases the slot at once.
-            const oldSlot = Number(Object.entries(slotHolders()).find(([, [holder]]) => holder === old.pod.o.name)![0]);
-            await old.pod.stop();
-            live.splice(live.indexOf(old), 1);
-            assert.ok(!(oldSlot in slotHolders()), `${old.name}'s slot ${oldSlot} is free at once`);
-            // 3. At least two conductors serve, and none of those that stayed restarted its dnsmasq.
-            const serving = live.filter((c) => dhcpListener(c.ns));
-            assert.ok(serving.length >= 2, `serving after ${old.name} left: ${serving.map((c) => c.name).join(", ")}`);
-            for (const c of live) if (c.name in pids) assert.equal(dhcpListener(c.ns)?.pid, pids[c.name], `${c.name}'s dnsmasq kept running`);
+        // The continuous probe: a host per newcomer (06:0i, its entry written when that newcomer
+        // joins), asked again and again from before the first step to after the last.
+        const probeMacs = [0, 1, 2].map((i) => `52:54:00:00:06:0${i}`);
+        const probe = new OwnerProbe(net, lab.sw, lab.br, probeMacs, lab.work, "rp");
+        const written: Record<string, { at: number; owner: string }> = {};
+        try {
+            for (let i = 0; i < 3; i++) {
+                const old = live.find((c) => c.name === `cp-${i}`)!;
+                const name = `cp-new-${i}`;
+                const ip = `172.22.0.${5 + i}`;
+                // The free slot the newcomer must take: the one no running conductor holds.
+                const held = slotHolders();
+                const free = [...Array(dhcpSlotsOf(s.plan)!.slots).keys()].filter((k) => !(k in held));
+                assert.equal(free.length, 1, `one free slot before ${name} joins: ${JSON.stringify(held)}`);
+                const pids = Object.fromEntries(live.map((c) => [c.name, dhcpListener(c.ns)?.pid]));
+                // 1. The new node joins (Cluster API adds before it removes): the same pod template, no entry in the config.
+                const ns = net.addNamespace(`hr${i}`);
+                const ifname = net.plug(ns, `hr${i}`, lab.sw, lab.br, { cidr: `${ip}/${lab.prefix}`, rename: "eth1" });
+                net.routeOnLink(ns, `${CLUSTER_IP}/32`, ifname);
+                const ds = s.rendered.objects.find((o) => o.kind === "DaemonSet")!;
+                const pod = new PodRunner({ name: `ironic-${name}`, namespace: s.plan.namespace, spec: ds.spec.template.spec, cluster: s.cluster, images: lab.images, work: lab.work, netns: ns, nodeName: name, hostIP: ip, podIP: ip, hosts: lab.serviceHosts(ip), serviceAccount: lab.serviceAccount });
+                lab.others.push(pod);
+                await lab.cache.serve(ns);
+                await pod.runInitContainers();
+                pod.startContainers(["dnsmasq"]);
+                await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${name}'s dnsmasq serving DHCP`, 250);
+                assert.match(pod.logs("dnsmasq"), new RegExp(`node ${name}: provisioning address ${ip.replace(/\./g, "\\.")} on eth1, found on the node`));
+                assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${free[0]} held: started`), `${name} takes the free slot ${free[0]}`);
+                const newcomer = { name, ip, pod, ns };
+                live.push(newcomer);
+                await answer(newcomer, `52:54:00:00:05:0${i}`, `rr${i}`, free[0]);
+                written[probeMacs[i]] = { at: Date.now() / 1000, owner: ip };
+                await write(newcomer, probeMacs[i], `rp${i}`);
+                // 2. The old node leaves: drained, its pod stops and its agent releases the slot at once.
+                const oldSlot = Number(Object.entries(slotHolders()).find(([, [holder]]) => holder === old.pod.o.name)![0]);
+                await old.pod.stop();
+                live.splice(live.indexOf(old), 1);
+                assert.ok(!(oldSlot in slotHolders()), `${old.name}'s slot ${oldSlot} is free at once`);
+                // 3. At least two conductors serve, and none of those that stayed restarted its dnsmasq.
+                const serving = live.filter((c) => dhcpListener(c.ns));
+                assert.ok(serving.length >= 2, `serving after ${old.name} left: ${serving.map((c) => c.name).join(", ")}`);
+                for (const c of live) if (c.name in pids) assert.equal(dhcpListener(c.ns)?.pid, pids[c.name], `${c.name}'s dnsmasq kept running`);
+            }
+            assert.deepEqual(live.map((c) => c.name).sort(), ["cp-new-0", "cp-new-1", "cp-new-2"]);
+            assert.deepEqual(Object.values(slotHolders()).map(([, node]) => node).sort(), ["cp-new-0", "cp-new-1", "cp-new-2"]);
+            // The last host's entry is written at the last step: let the probe ask it a few more times.
+            await until(() => (probe.summary()[2].answers[written[probeMacs[2]].owner] ?? 0) >= 3, 60000, "the probe's answers for the last host", 1000);
+        } finally {
+            await probe.stop();
         }
-        assert.deepEqual(live.map((c) => c.name).sort(), ["cp-new-0", "cp-new-1", "cp-new-2"]);
-        assert.deepEqual(Object.values(slotHolders()).map(([, node]) => node).sort(), ["cp-new-0", "cp-new-1", "cp-new-2"]);
+        // Per host: answered by its owner only, never by two conductors, nothing before its entry existed, and never silent for long.
+        for (const sum of probe.summary()) {
+            const w = written[sum.mac];
+            console.log(`      owner probe ${sum.mac} (owner ${w.owner}): ${sum.attempts} attempts, answers ${JSON.stringify(sum.answers)}, first ${(sum.first! - w.at).toFixed(1)} s after its entry, longest gap ${sum.longestGap} s`);
+            assert.deepEqual(Object.keys(sum.answers), [w.owner], `${sum.mac}: answered by its owner only`);
+            assert.ok(sum.answers[w.owner] >= 3, `${sum.mac}: answered again and again (${sum.answers[w.owner]})`);
+            assert.ok(sum.first! >= w.at, `${sum.mac}: no answer before its owner had its entry`);
+            assert.ok(sum.longestGap <= OWNER_PROBE_MAX_GAP_S, `${sum.mac}: longest time without an answer ${sum.longestGap} s (bound ${OWNER_PROBE_MAX_GAP_S} s)`);
+        }
     });
 });
