@@ -52,13 +52,18 @@ interface ContainerLike {
 
 const OSLO_ENV = new RegExp(`^${OSLO_ENV_PREFIX}([A-Z0-9_]+?)__([A-Z0-9_]+)$`);
 
-/** `[group]` / `option = value` lines of OS_<GROUP>__<OPTION> entries (DEFAULT stays upper case; Ironic's names are lower case). */
+/**
+ * `[group]` / `option = "value"` lines of OS_<GROUP>__<OPTION> entries (DEFAULT stays upper case;
+ * Ironic's names are lower case). Quoted: oslo.config's parser strips a value's surrounding blanks
+ * and then one pair of matching quotes, so a quoted value reads back exactly as the variable held
+ * it (spaces, quotes, '#' and ';' included; config validation refuses line breaks).
+ */
 export function osloIni(entries: [string, string][]): string {
     const groups = new Map<string, string[]>();
     for (const [env, value] of [...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
         const [, g, o] = OSLO_ENV.exec(env)!;
         const group = g === "DEFAULT" ? g : g.toLowerCase();
-        groups.set(group, [...(groups.get(group) ?? []), `${o.toLowerCase()} = ${value}`]);
+        groups.set(group, [...(groups.get(group) ?? []), `${o.toLowerCase()} = "${value}"`]);
     }
     return [...groups].map(([g, lines]) => `[${g}]\n${lines.join("\n")}\n`).join("\n");
 }

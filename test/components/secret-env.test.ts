@@ -73,7 +73,7 @@ describe("a nested --secret in a container's environment: read from <name>-confi
     it("the value is in the Secret's data only (secret), which the Deployment waits for", function () {
         const secret = configSecret(dev.r)!;
         assert.ok(containsSecret(secret.rawInputs.stringData));
-        assert.deepEqual(unwrapSecrets(secret.rawInputs.stringData), { "ironic.conf": `[redfish]\npassword = ${PASSWORD}\n` });
+        assert.deepEqual(unwrapSecrets(secret.rawInputs.stringData), { "ironic.conf": `[redfish]\npassword = "${PASSWORD}"\n` });
         const carrying = dev.r.resources.filter((x) => JSON.stringify(unwrapSecrets(x.rawInputs)).includes(PASSWORD));
         assert.deepEqual(carrying.map((x) => x.name), [secret.name]);
         assert.ok(dev.deps.get(workload(dev.r, "Deployment").name)!.includes(secret.name), "the Deployment depends on the Secret");
@@ -105,7 +105,7 @@ describe("a nested --secret in a container's environment: read from <name>-confi
         // The dev stack's ironic.kernelParams too: every string of the key.
         const data = unwrapSecrets(configSecret(r)!.rawInputs.stringData);
         assert.deepEqual(Object.keys(data).sort(), ["IRONIC_KERNEL_PARAMS", "ironic.conf"]);
-        assert.equal(data["ironic.conf"], `[deploy]\ndefault_boot_option = local-disk\n\n[redfish]\npassword = ${PASSWORD}\n`);
+        assert.equal(data["ironic.conf"], `[deploy]\ndefault_boot_option = "local-disk"\n\n[redfish]\npassword = "${PASSWORD}"\n`);
     });
 
     it("a proxy URL set with --secret: every container that gets it reads one key", async function () {

@@ -348,7 +348,7 @@ for (const ex of EXAMPLES) {
             if (secrets.length > 0) {
                 // The secret value: in the Secret <name>-config-secrets only (an Ironic option: its config file), which the ironic container mounts.
                 const cfg = cluster.get(["secret", "-n", ns, "ironic-config-secrets"]);
-                assert.deepEqual(Object.fromEntries(Object.entries(cfg.data).map(([k, v]) => [k, Buffer.from(String(v), "base64").toString()])), { "ironic.conf": "[redfish]\npassword = s3cr3t-redfish-pw\n" });
+                assert.deepEqual(Object.fromEntries(Object.entries(cfg.data).map(([k, v]) => [k, Buffer.from(String(v), "base64").toString()])), { "ironic.conf": '[redfish]\npassword = "s3cr3t-redfish-pw"\n' });
                 const plain = JSON.stringify(cluster.get(["deployments,daemonsets,statefulsets,jobs,configmaps", "-n", ns]));
                 assert.ok(!plain.includes("s3cr3t-redfish-pw"), "no workload or ConfigMap holds the value");
                 const pod = cluster.get(["deployment", "-n", ns, "ironic"]).spec.template.spec;

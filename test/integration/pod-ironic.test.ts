@@ -48,7 +48,11 @@ const renderStack = (raw: RawConfig) => renderWithRealSecrets(raw, "dev");
  * its own option dump at start masks it too.
  */
 const SECRET_OPTION = "deploy.image_server_password";
-const SECRET_VALUE = "s3cret-image-server-pw";
+/**
+ * Quoted at both ends, '#', ';' and spaces inside: oslo.config's parser would strip such quotes from
+ * an unquoted value; the config file must hand Ironic exactly this.
+ */
+const SECRET_VALUE = '"s3cret image" #server; "pw"';
 const withSecretOption = (raw: RawConfig): RawConfig => ({ ...raw, ironic: { ...(raw.ironic as object), config: { ...((raw.ironic as any)?.config ?? {}), [SECRET_OPTION]: SECRET_VALUE } } });
 
 /** The Ironic workload's Deployment (the IPA cache has one too). */
@@ -207,7 +211,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
     });
 
     it("a secret Ironic option (nested --secret) comes from the stack's config-secrets file, which Ironic reads with --config-dir as the image starts it; no env holds it, no log shows it", function () {
-        assert.equal(cluster.secrets["ironic-config-secrets"]["ironic.conf"], `[deploy]\nimage_server_password = ${SECRET_VALUE}\n`);
+        assert.equal(cluster.secrets["ironic-config-secrets"]["ironic.conf"], `[deploy]\nimage_server_password = "${SECRET_VALUE}"\n`);
         assert.equal(pod.exec("ironic", ["readlink", "/conf/ironic/zz-config-secrets.conf"]).stdout.trim(), "/etc/metal3-ironic/config-secrets/ironic.conf");
         // Ironic's configuration as its process loads it (runironic: --config-dir /conf/ironic), beside the rendered ironic.conf.
         const script = [
@@ -222,7 +226,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
         assert.match(pod.logs("ironic"), /deploy\.image_server_password\s+= \*\*\*\*/, "Ironic loaded the option (its dump masks it)");
         assert.match(pod.logs("ironic"), /^OS_AGENT__DEPLOY_LOGS_COLLECT=on_failure$/m, "the start prints the OS_* environment");
         for (const c of spec.containers) assert.ok(!pod.logs(c.name).includes(SECRET_VALUE), `${c.name}'s log does not show it`);
-        assert.ok(!JSON.stringify(spec).includes(SECRET_VALUE), "no pod field holds it");
+        assert.ok(!JSON.stringify(spec).includes("s3cret"), "no pod field holds it");
         assert.ok(!pod.exec("ironic", ["env"]).stdout.includes(SECRET_VALUE), "not in the container's environment");
     });
 

@@ -32,7 +32,7 @@ describe("manifests/secret-env: moveSecretEnv", function () {
         const r = moveSecretEnv(template, ["pw-1234", "other-pw-5678"], "ironic-config-secrets", data)!;
         const ironic = r.template.spec.containers![0];
         assert.deepEqual(ironic.env, [{ name: "PLAIN", value: "1800" }, ref("HTTPS_PROXY", "HTTPS_PROXY")]);
-        assert.equal(data["ironic.conf"], "[DEFAULT]\nx_y = other-pw-5678\n\n[redfish]\npassword = pw-1234\n");
+        assert.equal(data["ironic.conf"], "[DEFAULT]\nx_y = \"other-pw-5678\"\n\n[redfish]\npassword = \"pw-1234\"\n");
         assert.deepEqual(ironic.command, ["/bin/bash", "-c", 'mkdir -p /conf/ironic && ln -sfn /etc/metal3-ironic/config-secrets/ironic.conf /conf/ironic/zz-config-secrets.conf && exec "$@"', "config-secrets", "/bin/runironic"]);
         assert.deepEqual(ironic.volumeMounts, [{ name: "conf", mountPath: "/conf" }, { name: SECRET_CONFIG.volume, mountPath: SECRET_CONFIG.mountPath, readOnly: true }]);
         assert.deepEqual(r.template.spec.volumes, [{ name: "conf", emptyDir: {} }, { name: "config-secrets", secret: { secretName: "ironic-config-secrets", items: [{ key: "ironic.conf", path: "ironic.conf" }] } }]);
@@ -60,7 +60,7 @@ describe("manifests/secret-env: moveSecretEnv", function () {
     });
 
     it("osloIni: sections sorted, DEFAULT kept, groups with underscores split at the double one", function () {
-        assert.equal(osloIni([["OS_JSON_RPC__HTTP_BASIC_PASSWORD", "a b"], ["OS_DEFAULT__HOST", "h"]]), "[DEFAULT]\nhost = h\n\n[json_rpc]\nhttp_basic_password = a b\n");
+        assert.equal(osloIni([["OS_JSON_RPC__HTTP_BASIC_PASSWORD", "a b"], ["OS_DEFAULT__HOST", "h"]]), "[DEFAULT]\nhost = \"h\"\n\n[json_rpc]\nhttp_basic_password = \"a b\"\n");
     });
 
     it("needles are JSON-escaped, as secretNeedles makes them", function () {
