@@ -39,6 +39,10 @@ export class ConfigSecrets {
         private readonly parent: pulumi.Resource,
     ) {
         const data = new Promise<Record<string, string>>((resolve) => (this.resolve = resolve));
+        // The component calls finish() once its tree is registered; should its constructor throw
+        // first, this still fills the Secret after the current tick, so the run ends with that
+        // error instead of waiting forever on this input.
+        setImmediate(() => this.finish());
         this.salt = new random.RandomPassword(`${name}-config-secrets-salt`, { length: 32, special: false }, { parent }).result;
         this.secret = new k8s.core.v1.Secret(
             `${name}-config-secrets`,
@@ -66,6 +70,7 @@ export class ConfigSecrets {
 
     /** Every workload is registered: the Secret gets the values they read. */
     finish(): void {
+        if (this.finished) return;
         this.finished = true;
         this.resolve(Object.fromEntries(Object.keys(this.data).sort().map((k) => [k, this.data[k]])));
     }
