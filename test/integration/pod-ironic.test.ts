@@ -146,6 +146,13 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
     let username = "";
     let password = "";
     const api = (p: string) => `https://${IRONIC_IP}:${PORTS.api}${p}`;
+    /** Ironic's configuration loaded by its own code in the ironic container (`args` as oslo.config takes them): the options' values, space-separated. */
+    const ironicOptions = (args: string[], options: string[]): string => {
+        const script = ["from ironic.conf import CONF", `CONF(${JSON.stringify(args)}, project='ironic')`, `print(${options.map((o) => `CONF.${o}`).join(", ")})`].join("\n");
+        const r = pod.exec("ironic", ["python3.12", "-c", script]);
+        assert.equal(r.status, 0, r.stderr);
+        return r.stdout.trim().split("\n").pop()!;
+    };
 
     before(async function () {
         prerequisites(this);
@@ -214,14 +221,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
         assert.equal(cluster.secrets["ironic-config-secrets"]["ironic.conf"], `[deploy]\nimage_server_password = "${SECRET_VALUE}"\n`);
         assert.equal(pod.exec("ironic", ["readlink", "/conf/ironic/zz-config-secrets.conf"]).stdout.trim(), "/etc/metal3-ironic/config-secrets/ironic.conf");
         // Ironic's configuration as its process loads it (runironic: --config-dir /conf/ironic), beside the rendered ironic.conf.
-        const script = [
-            "from ironic.conf import CONF",
-            "CONF(['--config-dir', '/conf/ironic'], project='ironic')",
-            "print(CONF.deploy.image_server_password, CONF.agent.deploy_logs_collect, CONF.api.unix_socket)",
-        ].join("\n");
-        const r = pod.exec("ironic", ["python3.12", "-c", script]);
-        assert.equal(r.status, 0, r.stderr);
-        assert.equal(r.stdout.trim().split("\n").pop(), `${SECRET_VALUE} on_failure /shared/ironic.sock`);
+        assert.equal(ironicOptions(["--config-dir", "/conf/ironic"], ["deploy.image_server_password", "agent.deploy_logs_collect", "api.unix_socket"]), `${SECRET_VALUE} on_failure /shared/ironic.sock`);
         // The running Ironic dumps its options at start (secret ones masked) and the image prints every OS_* variable: never this value.
         assert.match(pod.logs("ironic"), /deploy\.image_server_password\s+= \*\*\*\*/, "Ironic loaded the option (its dump masks it)");
         assert.match(pod.logs("ironic"), /^OS_AGENT__DEPLOY_LOGS_COLLECT=on_failure$/m, "the start prints the OS_* environment");
@@ -309,14 +309,8 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
     it("the stack's OS_* settings override the rendered ironic.conf, as oslo.config reads them", function () {
         const conf = pod.exec("ironic", ["cat", "/conf/ironic/ironic.conf"]).stdout;
         assert.match(conf, /^deploy_callback_timeout = 4800$/m, "the image's own value in the file");
-        const script = [
-            "from ironic.conf import CONF",
-            "CONF(['--config-file', '/conf/ironic/ironic.conf'], project='ironic')",
-            "print(CONF.conductor.deploy_callback_timeout, CONF.pxe.boot_retry_timeout, CONF.agent.deploy_logs_collect, CONF.api.unix_socket, CONF.deploy.external_http_url)",
-        ].join("\n");
-        const r = pod.exec("ironic", ["python3.12", "-c", script]);
-        assert.equal(r.status, 0, r.stderr);
-        assert.equal(r.stdout.trim().split("\n").pop(), "3600 1800 on_failure /shared/ironic.sock https://172.22.0.2:6183");
+        const options = ["conductor.deploy_callback_timeout", "pxe.boot_retry_timeout", "agent.deploy_logs_collect", "api.unix_socket", "deploy.external_http_url"];
+        assert.equal(ironicOptions(["--config-file", "/conf/ironic/ironic.conf"], options), "3600 1800 on_failure /shared/ironic.sock https://172.22.0.2:6183");
     });
 
     it("without the reverse proxy Ironic serves TLS and basic auth itself; JSON-RPC runs over TLS with its own credentials", async function () {
