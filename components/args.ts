@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 
-import { Metal3IronicConfig, RawConfig, SecretPath, StackConfig, formatIssues, validateConfig } from "../core/config";
+import { Metal3IronicConfig, RawConfig, StackConfig, formatIssues, validateConfig } from "../core/config";
 import { IronicPlan, admitPlan, buildPlan } from "../core/plan";
 import { userConfigMaps, userSecretIssues, userSecrets } from "../core/plan/secrets";
 import { TopologySummary } from "../core/plan/summary";
@@ -38,11 +38,12 @@ export interface Metal3IronicArgs {
      */
     secretKeys?: string[];
     /**
-     * Where below those keys the secret values are (`[key, ...path]`, e.g. `["ironic", "config",
-     * "redfish.password"]` for a nested `--secret`; the stack program finds them in the stack
-     * file). Only the values there are secret then; without a path for a key, all its values are.
+     * The config as the stack file states it in plain text, each encrypted leaf null (the stack
+     * program reads `Pulumi.<stack>.yaml`; `stackFileStated`). Below a secret key, a string is
+     * public only where this states the same string at the same path (a nested `--secret` leaves
+     * the rest of its key in clear); every other string of a secret key is secret.
      */
-    secretPaths?: SecretPath[];
+    stated?: RawConfig;
     /**
      * Every key of the stack's config as `namespace:key`, for programs that read their config from
      * the stack: a key of this program under another prefix (`metal3:namespace`) is then refused

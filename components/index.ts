@@ -8,7 +8,7 @@ export { KUBERNETES_PROVIDER_OPTIONS, kubernetesProviderArgs, planFromArgs, vali
 export type { Metal3IronicArgs, Metal3IronicOutputs } from "./args";
 export { readPreviousState } from "./previous-state";
 export { bmoCacheDir, loadBmoRelease } from "./bmo-release";
-export { stackFileSecretPaths } from "./secret-config";
+export { stackFileStated } from "./secret-config";
 export type { BmoRelease, BmoReleaseOptions } from "./bmo-release";
 export { parsePreviousState, PREVIOUS_OUTPUTS } from "../core/plan/previous";
 export type { PersistedState, PreviousState } from "../core/plan/previous";

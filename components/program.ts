@@ -6,10 +6,10 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { Metal3IronicConfig, RawConfig, SecretPath, rawConfigFromEntries } from "../core/config";
+import { Metal3IronicConfig, RawConfig, rawConfigFromEntries } from "../core/config";
 import { bmoObjects } from "../core/manifests";
 import { loadBmoRelease } from "./bmo-release";
-import { maskProps, secretConfigKeys, secretNeedles, stackFileSecretPaths } from "./secret-config";
+import { maskProps, secretConfigKeys, secretNeedles, stackFileStated } from "./secret-config";
 import { kubernetesProviderArgs, Metal3Ironic, Metal3IronicArgs, Metal3IronicOutputs, planFromArgs, readPreviousState, validateArgs } from "./index";
 
 /** Raw stack config of this project, as the engine hands it to the program. */
@@ -18,18 +18,18 @@ export function readRawConfig(): RawConfig {
 }
 
 /**
- * `secretPaths`: where below the secret keys the secret values are; by default the encrypted
- * leaves of the stack file in the project directory (the offline render passes those it read).
+ * `stated`: the config as the stack file states it in plain text (Metal3IronicArgs.stated); by
+ * default the stack file in the project directory (the offline render passes the one it read).
  */
-export async function runProgram(raw: RawConfig = readRawConfig(), secretPaths: SecretPath[] | undefined = stackFileSecretPaths(pulumi.getStack())): Promise<Metal3IronicOutputs> {
+export async function runProgram(raw: RawConfig = readRawConfig(), stated: RawConfig | undefined = stackFileStated(pulumi.getStack())): Promise<Metal3IronicOutputs> {
     const args: Metal3IronicArgs = {
         config: raw as Metal3IronicConfig,
         // Every key of the stack, so one of ours under another prefix is named; the keys set with
         // --secret, so their values are never shown and stay secret end to end.
         configKeys: Object.keys(pulumi.runtime.allConfig()),
         secretKeys: secretConfigKeys(raw),
-        // Which values below those keys (a nested --secret): only those are then moved and masked.
-        secretPaths,
+        // What the stack file states in plain below those keys (a nested --secret): only those values are public.
+        stated,
     };
     // In this order, all before any managed resource (this provider included): the config alone,
     // then what the previous run left (a StackReference read), then the plan with it, which
@@ -52,6 +52,6 @@ export async function runProgram(raw: RawConfig = readRawConfig(), secretPaths: 
     // root's (not the component's own) so that stacks deployed before the component took its
     // configuration keep every resource's provider.
     const providerArgs = kubernetesProviderArgs(config);
-    const provider = new k8s.Provider("kubernetes", (maskProps(providerArgs, secretNeedles(raw, args.secretKeys ?? [], args.secretPaths)) ?? providerArgs) as k8s.ProviderArgs);
+    const provider = new k8s.Provider("kubernetes", (maskProps(providerArgs, secretNeedles(raw, args.secretKeys ?? [], args.stated)) ?? providerArgs) as k8s.ProviderArgs);
     return new Metal3Ironic(config.name, withPrevious, { providers: { kubernetes: provider } }).outputs;
 }

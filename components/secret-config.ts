@@ -18,7 +18,7 @@ import * as fs from "fs";
 import * as path from "path";
 import * as YAML from "yaml";
 
-import { PROJECT, RawConfig, SecretPath } from "../core/config";
+import { PROJECT, RawConfig } from "../core/config";
 import { withoutCiphertext } from "../core/config/raw";
 
 /** Shorter strings would match by accident (`"1"`, `"ssh"`); a secret that short is not one. */
@@ -43,34 +43,42 @@ export function secretConfigKeys(raw: RawConfig): string[] {
  * The string values of secret keys, as they appear inside JSON (escaped). A string the config
  * also states in clear under a key that is not secret (`ironic.apiUsername: metal3` beside
  * `namespace: metal3`) is public already: masking every object that names it would hide the
- * namespace of every object in a preview and protect nothing.
+ * namespace of every object in a preview and protect nothing. `stated`: see secretLeaves.
  */
-export function secretNeedles(raw: RawConfig, keys: string[], paths: SecretPath[] = []): string[] {
+export function secretNeedles(raw: RawConfig, keys: string[], stated?: RawConfig): string[] {
     const secret = new Set(keys);
-    const stated = new Set(Object.keys(raw).filter((k) => !secret.has(k)).flatMap((k) => stringLeaves(raw[k])));
-    const values = keys.flatMap((k) => secretLeaves(raw, k, paths)).filter((s) => s.length >= MIN_SECRET_LENGTH && !stated.has(s));
+    const plain = new Set(Object.keys(raw).filter((k) => !secret.has(k)).flatMap((k) => stringLeaves(raw[k])));
+    const values = keys.flatMap((k) => secretLeaves(raw[k], stated?.[k])).filter((s) => s.length >= MIN_SECRET_LENGTH && !plain.has(s));
     return [...new Set(values)].map((s) => JSON.stringify(s).slice(1, -1));
 }
 
 /**
- * The secret strings of key `k`: the values at its paths (a nested `--secret`), or every string
- * of it when no path is known or one does not lead to a value (the stack file and the engine's
- * config disagree: safer to hide all of it).
+ * The secret strings of a secret key's value `v`. It fails closed: a string is public only where
+ * `stated` (the key's value as the stack file states it, each encrypted leaf null) holds the very
+ * same string at the same path below the key. Anything else is secret: a leaf the file encrypts, one
+ * it does not have (config from `--config-file`, the Automation API, another directory), one it
+ * states otherwise (a stale file), and all of a key that is a single value or that the file lacks.
  */
-function secretLeaves(raw: RawConfig, k: string, paths: SecretPath[]): string[] {
-    const below = paths.filter((p) => p[0] === k);
-    const values = below.map((p) => p.slice(1).reduce<unknown>((v, seg) => (v !== null && typeof v === "object" ? (v as Record<string | number, unknown>)[seg] : undefined), raw[k]));
-    if (below.length === 0 || values.some((v) => v === undefined)) return stringLeaves(raw[k]);
-    return values.flatMap(stringLeaves);
+function secretLeaves(v: unknown, stated: unknown): string[] {
+    if (stated === undefined || stated === null || typeof stated !== "object") return stringLeaves(v);
+    return publicBelow(v, stated);
+}
+
+function publicBelow(v: unknown, stated: unknown): string[] {
+    if (typeof v === "string") return v === stated ? [] : [v];
+    const at = (k: string | number): unknown => (stated !== null && typeof stated === "object" && Array.isArray(stated) === Array.isArray(v) ? (stated as Record<string | number, unknown>)[k] : undefined);
+    if (Array.isArray(v)) return v.flatMap((x, i) => publicBelow(x, at(i)));
+    if (v && typeof v === "object") return Object.entries(v).flatMap(([k, x]) => publicBelow(x, at(k)));
+    return [];
 }
 
 /**
- * Where `pulumi config set --secret` put values below their top-level keys: the encrypted leaves
- * of this project's keys in `Pulumi.<stack>.yaml` of `dir` (the project directory, where the
- * engine runs the program). Undefined when the file is not there (config from elsewhere): then
- * every value of a secret key counts as secret.
+ * This project's config as `Pulumi.<stack>.yaml` of `dir` (the project directory, where the engine
+ * runs the program) states it, every encrypted leaf (`pulumi config set --secret`, at any depth)
+ * null. Undefined when the file is not there or unreadable: then every value of a secret key
+ * counts as secret.
  */
-export function stackFileSecretPaths(stack: string, dir: string = process.cwd()): SecretPath[] | undefined {
+export function stackFileStated(stack: string, dir: string = process.cwd()): RawConfig | undefined {
     const file = path.join(dir, `Pulumi.${stack}.yaml`);
     if (!fs.existsSync(file)) return undefined;
     let config: Record<string, unknown>;
@@ -79,9 +87,9 @@ export function stackFileSecretPaths(stack: string, dir: string = process.cwd())
     } catch {
         return undefined;
     }
-    const found: SecretPath[] = [];
-    for (const [k, v] of Object.entries(config)) if (k.startsWith(`${PROJECT}:`)) withoutCiphertext(v, [k.slice(PROJECT.length + 1)], found, "");
-    return found;
+    const stated: RawConfig = {};
+    for (const [k, v] of Object.entries(config)) if (k.startsWith(`${PROJECT}:`)) stated[k.slice(PROJECT.length + 1)] = withoutCiphertext(v, [k.slice(PROJECT.length + 1)], [], null);
+    return stated;
 }
 
 /** Whether a plain value contains a needle (Outputs are opaque here; what they carry is derived). */

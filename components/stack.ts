@@ -55,7 +55,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         if (plan.config.bmo.enabled && !args.bmoRelease) {
             throw new pulumi.RunError(`bmo.enabled: the component needs baremetal-operator's release in args.bmoRelease: (await loadBmoRelease({ version, h1: checksum, goproxy })).config for bmo.version ${plan.config.bmo.version} (loadBmoRelease is exported by this package; docs/library.md)`);
         }
-        const needles = secretNeedles(args.config as RawConfig, args.secretKeys ?? [], args.secretPaths);
+        const needles = secretNeedles(args.config as RawConfig, args.secretKeys ?? [], args.stated);
         let self: pulumi.Resource | undefined;
         // Set below when the caller passed no Kubernetes provider; it applies to resources registered after that.
         let ownProvider: k8s.Provider | undefined;

@@ -160,7 +160,7 @@ async function main(): Promise<number> {
         console.error(`plan: ${path.basename(file)}: ${formatIssues(planIssues)}`);
         return 1;
     }
-    const rendered = await renderOffline(raw, stack, { previousOutputs, secretKeys, secretPaths: unreadable });
+    const rendered = await renderOffline(raw, stack, { previousOutputs, secretKeys, stated: stackFile.stated });
     // Read the previous render before writing: it may be the very directory written below.
     const before = args.diff ? readRender(path.resolve(args.diff)) : undefined;
 

@@ -6,7 +6,7 @@ import * as fs from "fs";
 import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 
-import { PROJECT, RawConfig, SecretPath, UnreadablePath } from "../core/config";
+import { PROJECT, RawConfig, UnreadablePath } from "../core/config";
 import { decodeConfigValue, withoutCiphertext } from "../core/config/raw";
 import { runProgram } from "../components/program";
 import { Metal3IronicOutputs } from "../components/args";
@@ -26,6 +26,8 @@ export interface StackFile {
     /** Top-level keys holding an encrypted value (what the engine reports as secret). */
     secretKeys: string[];
     unreadable: UnreadablePath[];
+    /** The config as the file states it in plain, each encrypted leaf null (Metal3IronicArgs.stated). */
+    stated: RawConfig;
     /** Every key of the file's config block, with its prefix. */
     configKeys: string[];
 }
@@ -35,6 +37,7 @@ export function readStackFile(file: string): StackFile {
     const doc = YAML.parse(fs.readFileSync(file, "utf8")) ?? {};
     const config = (doc.config ?? {}) as Record<string, unknown>;
     const raw: RawConfig = {};
+    const stated: RawConfig = {};
     const unreadable: UnreadablePath[] = [];
     // Every key of the file (any prefix): validation names one of ours under another prefix.
     const configKeys = Object.keys(config);
@@ -43,9 +46,10 @@ export function readStackFile(file: string): StackFile {
         const key = k.slice(PROJECT.length + 1);
         const value = withoutCiphertext(v, [key], unreadable, REDACTED);
         raw[key] = value !== null && typeof value === "object" ? value : decodeConfigValue(value === null ? "" : String(value));
+        stated[key] = withoutCiphertext(v, [key], [], null);
     }
     const secretKeys = [...new Set(unreadable.map((p) => p[0]))].sort();
-    return { raw, secretKeys, unreadable, configKeys };
+    return { raw, secretKeys, unreadable, stated, configKeys };
 }
 
 /** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */
@@ -127,11 +131,11 @@ export async function renderOffline(
         previousOutputs?: Record<string, unknown>;
         existing?: ExistingHook;
         secretKeys?: string[];
-        /** Where below secretKeys the encrypted values were (StackFile.unreadable); without, all of a secret key is. */
-        secretPaths?: SecretPath[];
+        /** The config as the stack file states it (StackFile.stated); without, every string of a secret key is secret. */
+        stated?: RawConfig;
     } = {},
 ): Promise<Rendered> {
-    const run = await runOffline(raw, () => runProgram(raw, opts.secretPaths ?? []), { stack, ...opts });
+    const run = await runOffline(raw, () => runProgram(raw, opts.stated ?? {}), { stack, ...opts });
     const objects = sortObjects(run.resources.filter(isKubernetesObject).map(toObject));
     const kinds: Record<string, number> = {};
     let redactedSecrets = 0;

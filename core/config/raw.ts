@@ -34,10 +34,10 @@ export type SecretPath = [string, ...(string | number)[]];
 
 /**
  * A stack file's config value with every encrypted leaf (`{secure: "v1:..."}`, as `pulumi config
- * set --secret`, with `--path` at any depth, writes it) replaced by `standIn`, each one's path
+ * set --secret`, with `--path` at any depth, writes it) replaced by `standIn` (null: a value no config states), each one's path
  * appended to `found`.
  */
-export function withoutCiphertext(v: unknown, path: SecretPath, found: SecretPath[], standIn: string): unknown {
+export function withoutCiphertext(v: unknown, path: SecretPath, found: SecretPath[], standIn: string | null): unknown {
     if (isEncrypted(v)) {
         found.push(path);
         return standIn;

@@ -71,6 +71,17 @@ describe("config set with --secret stays secret", function () {
         assert.equal(containsSecret(dep.rawInputs.spec), false, "the spec reads the secret from its Secret: in clear");
     });
 
+    it("with the stack file: a string of a secret key is public only where the file states the same string at the same path (fails closed)", function () {
+        const stated: RawConfig = { namespace: "metal3", ironic: { apiUsername: "metal3", kernelParams: "console=ttyS0", config: { "redfish.password": null }, list: ["first-item"] }, token: null };
+        const needles = (ironic: object, token = "tok-12345") => secretNeedles({ namespace: "metal3", ironic, token }, ["ironic", "token"], stated).sort();
+        assert.deepEqual(needles({ apiUsername: "metal3", kernelParams: "console=ttyS0", config: { "redfish.password": SECRET }, list: ["first-item"] }), [SECRET, "tok-12345"]);
+        assert.deepEqual(needles({ apiUsername: "metal3", kernelParams: "console=ttyS1", config: { "redfish.password": SECRET } }), [SECRET, "console=ttyS1", "tok-12345"].sort(), "stated otherwise (a stale file): secret");
+        assert.deepEqual(needles({ config: { "redfish.password": SECRET, "x.y": "not-in-file" } }), [SECRET, "not-in-file", "tok-12345"].sort(), "not in the file: secret");
+        assert.deepEqual(needles({ list: { 0: "first-item" } }), ["first-item", "tok-12345"], "an object where the file has a list: not the same path");
+        assert.deepEqual(secretNeedles({ token: "tok-12345" }, ["token"], { token: "tok-12345" }), ["tok-12345"], "a key that is one value is secret whole, whatever the file says");
+        assert.deepEqual(secretNeedles({ ironic: { a: "value-a" } }, ["ironic"], {}), ["value-a"], "a key the file lacks: all of it");
+    });
+
     it("needles: string leaves of secret keys only, long enough not to match by accident, JSON-escaped", function () {
         const needles = secretNeedles({ a: { x: 'pa"ss\\word', y: 42, z: true, w: "abc" }, b: "not-secret-value" }, ["a"]);
         assert.deepEqual(needles, ['pa\\"ss\\\\word']);

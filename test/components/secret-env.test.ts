@@ -11,7 +11,8 @@ import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig, SecretPath } from "../../core/config";
 import { SECRET_ENV_HASH_ANNOTATION } from "../../core/manifests/secret-env";
-import { stackFileSecretPaths } from "../../components/secret-config";
+import { stackFileStated } from "../../components/secret-config";
+import { statedExcept } from "../helpers/stated";
 import { containsSecret, unwrapSecrets } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 
@@ -29,12 +30,15 @@ interface Registered {
     deps: Map<string, string[]>;
 }
 
-/** Rendered with `ironic` secret at REDFISH only (what the stack file says), recording each resource's dependsOn. */
-async function render(raw: RawConfig, stack: string, paths: SecretPath[] = [REDFISH], secretKeys = ["ironic"]): Promise<Registered> {
+/**
+ * Rendered with `ironic` secret at REDFISH only (the stack file states the rest in plain; `stated`
+ * {}: no stack file), recording each resource's dependsOn.
+ */
+async function render(raw: RawConfig, stack: string, paths: SecretPath[] = [REDFISH], secretKeys = ["ironic"], stated = statedExcept(raw, paths)): Promise<Registered> {
     const deps = new Map<string, string[]>();
     const r = await renderOffline(raw, stack, {
         secretKeys,
-        secretPaths: paths,
+        stated,
         onRegister: (a) => {
             const d = a.opts.dependsOn;
             const list = (Array.isArray(d) ? d : d ? [d] : []) as pulumi.Resource[];
@@ -97,9 +101,9 @@ describe("a nested --secret in a container's environment: read from <name>-confi
         assert.equal(containsSecret(ds.rawInputs.spec), false);
     });
 
-    it("without the stack file's paths every string of the key is secret: the plain option moves too", async function () {
+    it("without a stack file every string of the key is secret: the plain option moves too", async function () {
         const raw = { ...devRaw, ironic: { ...(devRaw.ironic as object), config: { "redfish.password": PASSWORD, "deploy.default_boot_option": "local-disk" } } };
-        const { r } = await render(raw, "dev", []);
+        const { r } = await render(raw, "dev", [REDFISH], ["ironic"], {});
         const env = envOf(workload(r, "Deployment"), "ironic");
         assert.equal(env.OS_DEPLOY__DEFAULT_BOOT_OPTION, undefined, "moved, safe side");
         // The dev stack's ironic.kernelParams too: every string of the key.
@@ -125,9 +129,31 @@ describe("a nested --secret in a container's environment: read from <name>-confi
         assert.equal(workload(r, "Deployment").rawInputs.spec.template.metadata.annotations?.[SECRET_ENV_HASH_ANNOTATION], undefined);
     });
 
-    it("the stack file's encrypted leaves are the paths (a nested --secret), none without a file", function () {
+    it("the stack file states its plain leaves, each encrypted one null (a nested --secret); nothing without a file", function () {
         const dir = path.join(ROOT, "test", "fixtures", "secret-paths");
-        assert.deepEqual(stackFileSecretPaths("nested", dir), [["ironic", "config", "redfish.password"], ["proxy", "httpsProxy"]]);
-        assert.equal(stackFileSecretPaths("absent", dir), undefined);
+        assert.deepEqual(stackFileStated("nested", dir), {
+            namespace: "metal3",
+            ironic: { apiUsername: "metal3", config: { "conductor.deploy_callback_timeout": 1800, "redfish.password": null } },
+            proxy: { httpsProxy: null },
+        });
+        assert.equal(stackFileStated("absent", dir), undefined);
+    });
+
+    it("fails closed: an option of a secret key the stack file does not state in plain (--config-file, the Automation API, a stale file) moves too", async function () {
+        const raw = withSecret(devRaw);
+        // The file in the project directory knows the nested secret but not the option set elsewhere,
+        // and states another value for one it has: both are secret, only what it states stays in clear.
+        const stated = statedExcept(raw, [REDFISH]);
+        (stated.ironic as any).config = { "redfish.password": null, "conductor.deploy_callback_timeout": 1800 };
+        const elsewhere = { ...raw, ironic: { ...(raw.ironic as object), config: { ...(raw.ironic as any).config, "deploy.default_boot_option": "local-disk", "deploy.http_image_subdir": "from-elsewhere" } } };
+        (stated.ironic as any).config["deploy.http_image_subdir"] = "stale-value";
+        const { r } = await render(elsewhere, "dev", [REDFISH], ["ironic"], stated);
+        const env = envOf(workload(r, "Deployment"), "ironic");
+        assert.equal(env.OS_DEPLOY__DEFAULT_BOOT_OPTION, undefined, "not in the file: secret");
+        assert.equal(env.OS_DEPLOY__HTTP_IMAGE_SUBDIR, undefined, "the file states another value: secret");
+        assert.deepEqual(env.OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT, { name: "OS_CONDUCTOR__DEPLOY_CALLBACK_TIMEOUT", value: "1800" }, "stated as is: public");
+        const conf = unwrapSecrets(configSecret(r)!.rawInputs.stringData)["ironic.conf"];
+        assert.equal(conf, `[deploy]\ndefault_boot_option = "local-disk"\nhttp_image_subdir = "from-elsewhere"\n\n[redfish]\npassword = "${PASSWORD}"\n`);
+        assert.ok(!r.files.some((f) => f.content.includes("from-elsewhere") || f.content.includes(PASSWORD)), "neither value in the render");
     });
 });

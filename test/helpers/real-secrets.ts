@@ -12,7 +12,7 @@ import * as os from "os";
 import * as path from "path";
 
 import { unwrapSecrets } from "../../tools/offline";
-import type { RawConfig, SecretPath } from "../../core/config";
+import type { RawConfig } from "../../core/config";
 import { Rendered, renderOffline } from "../../tools/render";
 import type { ClusterData } from "./pod-runner";
 
@@ -129,7 +129,7 @@ export async function renderWithRealSecrets(
     raw: RawConfig,
     stack: string,
     passwordSeed = "",
-    secret: { secretKeys?: string[]; secretPaths?: SecretPath[] } = {},
+    secret: { secretKeys?: string[]; stated?: RawConfig } = {},
 ): Promise<{ rendered: Rendered; cluster: ClusterData }> {
     const rendered = await renderOffline(raw, stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs, passwordSeed), ...secret });
     return { rendered, cluster: clusterData(rendered) };

@@ -23,6 +23,7 @@ import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
 import { ClusterData, PodRunner, publishVirtualMedia, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
+import { statedExcept } from "../helpers/stated";
 import { IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
@@ -156,7 +157,8 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
 
     before(async function () {
         prerequisites(this);
-        ({ rendered, cluster } = await renderWithRealSecrets(withSecretOption(readStackConfig(DEV)), "dev", "", { secretKeys: ["ironic"], secretPaths: [["ironic", "config", SECRET_OPTION]] }));
+        const raw = withSecretOption(readStackConfig(DEV));
+        ({ rendered, cluster } = await renderWithRealSecrets(raw, "dev", "", { secretKeys: ["ironic"], stated: statedExcept(raw, [["ironic", "config", SECRET_OPTION]]) }));
         spec = ironicDeploymentOf(rendered).spec.template.spec;
         work = tmpDir("pod-ironic");
         fs.chmodSync(work, 0o755);
