@@ -930,6 +930,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("rolling replacement, Cluster API style: three new nodes (new names, new addresses, no entry) replace cp-0, cp-1, cp-2 in turn; each new conductor finds its address, takes the freed slot and answers its hosts; at least two serve at every step and no other pod restarts; a continuous probe sees each host answered by its owner only, with a bounded gap", async function () {
         const live = pods.map(({ node, pod, ns }) => ({ name: node.node, ip: node.ip, pod, ns }));
+        /** Every conductor that ran in this test, those that left included (their logs stay). */
+        const everyone = [...live];
         /** The entries Ironic's provider writes for a host this conductor owns. */
         const write = async (c: { name: string; ip: string; pod: PodRunner }, mac: string, tag: string) => {
             const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
@@ -988,6 +990,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${free[0]} held: started`), `${name} takes the free slot ${free[0]}`);
                 const newcomer = { name, ip, pod, ns };
                 live.push(newcomer);
+                everyone.push(newcomer);
                 await answer(newcomer, `52:54:00:00:05:0${i}`, `rr${i}`, free[0]);
                 written[probeMacs[i]] = { at: Date.now() / 1000, owner: ip };
                 await write(newcomer, probeMacs[i], `rp${i}`);
@@ -1016,6 +1019,11 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             assert.ok(sum.answers[w.owner] >= 3, `${sum.mac}: answered again and again (${sum.answers[w.owner]})`);
             assert.ok(sum.first! >= w.at, `${sum.mac}: no answer before its owner had its entry`);
             assert.ok(sum.longestGap <= OWNER_PROBE_MAX_GAP_S, `${sum.mac}: longest time without an answer ${sum.longestGap} s (bound ${OWNER_PROBE_MAX_GAP_S} s)`);
+            // The client takes the first offer: a second, slower server would not show in its answers.
+            // Each dnsmasq's own log says whom it offered: only the owner's names the MAC.
+            const offers = (c: { pod: PodRunner }) => c.pod.logs("dnsmasq").split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(sum.mac)).length;
+            const offered = Object.fromEntries(everyone.map((c) => [c.ip, offers(c)]).filter(([, n]) => (n as number) > 0));
+            assert.deepEqual(Object.keys(offered), [w.owner], `${sum.mac}: offers in each dnsmasq's log ${JSON.stringify(offered)}: its owner's only`);
         }
     });
 });
