@@ -12,10 +12,15 @@
  * at most about 10 + 2 + 3 + 3 = 18 s (defaults: up to 265 s), while a healthy conductor can miss
  * four heartbeats in a row (e.g. a slow database) before it is dropped. The two 3 s periods are
  * cheap queries (the conductor list; the nodes whose affinity differs) for fleets of hundreds.
+ * A sync_local_state run takes over at most periodic_max_workers nodes (Ironic's default 8): with
+ * it, a lost conductor's 348 active nodes (1,000 over three) took 96 s to be served by the two
+ * survivors (Ironic 38, test/scale/, docs/operations.md Sizing), about 8 per survivor and run; 64
+ * lets each run take over eight times as many (the conductor's worker pool has 300 threads).
  */
 export const FAILOVER_SETTINGS: [string, string, string][] = [
     ["conductor", "heartbeat_interval", "2"],
     ["conductor", "heartbeat_timeout", "10"],
+    ["conductor", "periodic_max_workers", "64"],
     ["conductor", "sync_local_state_interval", "3"],
     ["default", "hash_ring_reset_interval", "3"],
 ];

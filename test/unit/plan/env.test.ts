@@ -25,6 +25,7 @@ const SHARED_ENV = {
 const FAILOVER_ENV = {
     OS_CONDUCTOR__HEARTBEAT_INTERVAL: "2",
     OS_CONDUCTOR__HEARTBEAT_TIMEOUT: "10",
+    OS_CONDUCTOR__PERIODIC_MAX_WORKERS: "64",
     OS_CONDUCTOR__SYNC_LOCAL_STATE_INTERVAL: "3",
     OS_DEFAULT__HASH_RING_RESET_INTERVAL: "3",
 };
@@ -124,13 +125,14 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
             ["pxe", "boot_retry_timeout", "1800"],
         ]);
         const ha = osloSettings(configOf(haRaw));
-        assert.deepEqual(ha.slice(0, 4), FAILOVER_SETTINGS);
-        assert.deepEqual(ha[4], ["dhcp", "dhcp_provider", "dnsmasq"]);
-        assert.deepEqual(ha.slice(4 + 7, 4 + 7 + 5), CACHE_SETTINGS);
+        const F = FAILOVER_SETTINGS.length;
+        assert.deepEqual(ha.slice(0, F), FAILOVER_SETTINGS);
+        assert.deepEqual(ha[F], ["dhcp", "dhcp_provider", "dnsmasq"]);
+        assert.deepEqual(ha.slice(F + 7, F + 7 + 5), CACHE_SETTINGS);
         // metrics.enabled: the sensor interval, after the program's other settings and before the user's.
         assert.deepEqual(ha[ha.length - 2], ["sensor_data", "interval", "160"]);
         assert.deepEqual(ha[ha.length - 1], ["conductor", "deploy_callback_timeout", "3600"]);
-        assert.equal(ha.length, 4 + 7 + 5 + 1 + 1);
+        assert.equal(ha.length, F + 7 + 5 + 1 + 1);
         const flags = withKeys(devRaw, { ironic: { apiUsername: "metal3", automatedClean: false, config: { "pxe.ipxe_enabled": true, "agent.verify_ca": false } } });
         assert.deepEqual(osloSettings(configOf(flags)), [
             ...CACHE_SETTINGS,

@@ -37,6 +37,9 @@ describe("core/render/dnsmasq", function () {
         assert.match(conf, /^dhcp-optsdir=\/o$/m);
         assert.match(conf, /^dhcp-ignore=tag:!known$/m);
         assert.match(conf, /^dhcp-match=set:ipxe,175$/m);
+        // Hosts booting together are answered at once, not one address-in-use ping (3 s) after another.
+        assert.match(conf, /^no-ping$/m);
+        assert.doesNotMatch(renderDnsmasqConf(base), /no-ping/, "single: the image's behaviour");
     });
 
     it("relayed subnets: each range tagged, with its own router and DNS options (tagged options win over the main range's for its hosts)", function () {
