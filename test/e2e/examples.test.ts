@@ -23,7 +23,7 @@ import { Cluster, ConfigSetting, READINESS_OFF, ROOT, Workspace } from "./harnes
 import { describeLifecycleScenarios } from "./lifecycle";
 import { requireToolchain, toolchainGoProxy } from "./toolchain";
 import { planCli } from "../helpers/plan-cli";
-import { run, tmpDir } from "../helpers/sys";
+import { run, tmpDir, trackProcessGroup } from "../helpers/sys";
 import { certManagerCrd } from "../helpers/cert-manager";
 import { OPERATOR_KINDS, operatorCrds } from "../helpers/operator-crds";
 
@@ -112,6 +112,8 @@ function mariadbOperatorStandIn(c: Cluster, work: string): () => void {
     const child = spawn("setsid", ["bash", "-c", script], { env: c.env, stdio: ["ignore", log, log] });
     fs.closeSync(log);
     const pid = child.pid!;
+    // Killed with its group if the suite is interrupted (SIGINT, SIGTERM), not left running.
+    trackProcessGroup(child, "the MariaDB operator's stand-in loop");
     child.unref();
     return () => {
         try {
