@@ -32,6 +32,7 @@ class Api:
         self.auth = "Basic " + base64.b64encode(("%s:%s" % (user, password)).encode()).decode()
         self.ctx = ssl.create_default_context(cafile=cafile)
         self.n = 0
+        self.dropped = 0
         self.lock = threading.Lock()
 
     def call(self, method, path, body=None, tries=5):
@@ -46,11 +47,18 @@ class Api:
                     text = resp.read()
                     return json.loads(text) if text else None
             except urllib.error.HTTPError as e:
-                # 409 (node locked by a periodic task) and 503 (no free worker) are Ironic's "try again".
-                if e.code in (409, 503) and attempt < tries - 1:
+                text = e.read()[:300]
+                # 409 (node locked by a periodic task) and 503 (no free worker) are Ironic's "try again";
+                # a 500 for a JSON-RPC connection the conductor closed (seen at ~9,700 nodes on 2 cores)
+                # is retried too, as baremetal-operator retries it, and counted.
+                dropped = e.code == 500 and b"Unable to establish connection" in text
+                if (e.code in (409, 503) or dropped) and attempt < tries - 1:
+                    if dropped:
+                        with self.lock:
+                            self.dropped += 1
                     time.sleep(0.5 * (attempt + 1))
                     continue
-                raise RuntimeError("%s %s: %s %s" % (method, path, e.code, e.read()[:300]))
+                raise RuntimeError("%s %s: %s %s" % (method, path, e.code, text))
         raise RuntimeError("%s %s: gave up" % (method, path))
 
     def all_nodes(self, fields):
@@ -113,7 +121,7 @@ def enroll(api, a):
     run_all(a.workers, lambda u: api.call("PUT", "/v1/nodes/%s/states/provision" % u, {"target": "provide"}), uuids)
     wait_all(api, names, "available", a.timeout, ("clean failed",))
     total = time.time() - t0
-    print(json.dumps({"phase": "enroll", "nodes": a.nodes, "created_s": round(created, 1), "available_s": round(total, 1), "per_min": round(a.nodes / total * 60, 1)}), flush=True)
+    print(json.dumps({"phase": "enroll", "nodes": a.nodes, "created_s": round(created, 1), "available_s": round(total, 1), "per_min": round(a.nodes / total * 60, 1), "rpc_retries": api.dropped}), flush=True)
 
 
 def deploy(api, a):
@@ -131,7 +139,7 @@ def deploy(api, a):
     run_all(a.workers, one, uuids)
     wait_all(api, names, "active", a.timeout, ("deploy failed",))
     total = time.time() - t0
-    print(json.dumps({"phase": "deploy", "nodes": len(uuids), "active_s": round(total, 1), "per_min": round(len(uuids) / total * 60, 1)}), flush=True)
+    print(json.dumps({"phase": "deploy", "nodes": len(uuids), "active_s": round(total, 1), "per_min": round(len(uuids) / total * 60, 1), "rpc_retries": api.dropped}), flush=True)
 
 
 def owners(api, a):
