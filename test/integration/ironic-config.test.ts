@@ -107,6 +107,7 @@ describe("Ironic OS_* settings (the config loader of Ironic 38, the image's rele
             "default.webserver_verify_ca": { value: "/certs/ipa-cache/ca-bundle.crt" },
             "conductor.heartbeat_interval": { value: 2 },
             "conductor.heartbeat_timeout": { value: 10 },
+            "conductor.periodic_max_workers": { value: 64 },
             "conductor.sync_local_state_interval": { value: 3 },
             "default.hash_ring_reset_interval": { value: 3 },
             "dhcp.dhcp_provider": { value: "dnsmasq" },
