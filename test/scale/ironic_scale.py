@@ -61,16 +61,20 @@ class Api:
                 raise RuntimeError("%s %s: %s %s" % (method, path, e.code, text))
         raise RuntimeError("%s %s: gave up" % (method, path))
 
-    def all_nodes(self, fields):
-        # `conductor` is computed, not a column: only the detailed list has it.
-        query = "detail=true" if fields == "detail" else "fields=%s" % fields
-        out, url = [], "/v1/nodes?%s&limit=1000" % query
+    def all(self, path, key):
+        """Every item of a paginated collection (`path` with its query, `key` the list's name)."""
+        out, url = [], path
         while url:
             body = self.call("GET", url)
-            out.extend(body["nodes"])
+            out.extend(body[key])
             nxt = body.get("next")
             url = nxt[nxt.index("/v1/"):] if nxt else None
         return out
+
+    def all_nodes(self, fields):
+        # `conductor` is computed, not a column: only the detailed list has it.
+        query = "detail=true" if fields == "detail" else "fields=%s" % fields
+        return self.all("/v1/nodes?%s&limit=1000" % query, "nodes")
 
 
 def mac_of(prefix, i):
@@ -143,19 +147,9 @@ def deploy(api, a):
 
 
 def owners(api, a):
-    ports = {p["node_uuid"]: p["address"] for p in api_all_ports(api)}
+    ports = {p["node_uuid"]: p["address"] for p in api.all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
     nodes = [n for n in api.all_nodes("detail") if n["name"].startswith(a.name_prefix + "-")]
     print(json.dumps({"phase": "owners", "nodes": [{"uuid": n["uuid"], "name": n["name"], "mac": ports.get(n["uuid"]), "conductor": n["conductor"], "state": n["provision_state"]} for n in nodes]}), flush=True)
-
-
-def api_all_ports(api):
-    out, url = [], "/v1/ports?fields=address,node_uuid&limit=1000"
-    while url:
-        body = api.call("GET", url)
-        out.extend(body["ports"])
-        nxt = body.get("next")
-        url = nxt[nxt.index("/v1/"):] if nxt else None
-    return out
 
 
 def main():

@@ -237,12 +237,14 @@ export class ScaleLab {
         const ringMovedS = since();
         this.say(`loss: ring moved ${ringMovedS} s after the kill`);
         const newOwner = new Map(after.map((o) => [o.uuid, o.conductor]));
-        const pending = () =>
-            moved.filter((o) => {
-                const p = live.find((x) => x.node.ip === newOwner.get(o.uuid))!;
-                const e = this.entries(p);
+        const pending = () => {
+            // Each survivor's directories read once per poll.
+            const entries = new Map(live.map((p) => [p.node.ip, this.entries(p)]));
+            return moved.filter((o) => {
+                const e = entries.get(newOwner.get(o.uuid)!)!;
                 return !(e.hosts.has(o.mac.toLowerCase()) && e.opts.has(o.uuid));
             }).length;
+        };
         let left = moved.length;
         let lastSaid = 0;
         await until(
