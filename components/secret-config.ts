@@ -19,7 +19,7 @@ import * as path from "path";
 import * as YAML from "yaml";
 
 import { PROJECT, RawConfig } from "../core/config";
-import { withoutCiphertext } from "../core/config/raw";
+import { statedConfig } from "../core/config/raw";
 
 /** Shorter strings would match by accident (`"1"`, `"ssh"`); a secret that short is not one. */
 const MIN_SECRET_LENGTH = 4;
@@ -87,9 +87,7 @@ export function stackFileStated(stack: string, dir: string = process.cwd()): Raw
     } catch {
         return undefined;
     }
-    const stated: RawConfig = {};
-    for (const [k, v] of Object.entries(config)) if (k.startsWith(`${PROJECT}:`)) stated[k.slice(PROJECT.length + 1)] = withoutCiphertext(v, [k.slice(PROJECT.length + 1)], [], null);
-    return stated;
+    return statedConfig(config);
 }
 
 /** Whether a plain value contains a needle (Outputs are opaque here; what they carry is derived). */

@@ -7,7 +7,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 
 import { PROJECT, RawConfig, UnreadablePath } from "../core/config";
-import { decodeConfigValue, withoutCiphertext } from "../core/config/raw";
+import { decodeConfigValue, statedConfig, withoutCiphertext } from "../core/config/raw";
 import { runProgram } from "../components/program";
 import { Metal3IronicOutputs } from "../components/args";
 import { ExistingHook, REDACTED, RecordedRead, RecordedResource, runOffline, StateHook, unwrapSecrets } from "./offline";
@@ -37,7 +37,6 @@ export function readStackFile(file: string): StackFile {
     const doc = YAML.parse(fs.readFileSync(file, "utf8")) ?? {};
     const config = (doc.config ?? {}) as Record<string, unknown>;
     const raw: RawConfig = {};
-    const stated: RawConfig = {};
     const unreadable: UnreadablePath[] = [];
     // Every key of the file (any prefix): validation names one of ours under another prefix.
     const configKeys = Object.keys(config);
@@ -46,10 +45,9 @@ export function readStackFile(file: string): StackFile {
         const key = k.slice(PROJECT.length + 1);
         const value = withoutCiphertext(v, [key], unreadable, REDACTED);
         raw[key] = value !== null && typeof value === "object" ? value : decodeConfigValue(value === null ? "" : String(value));
-        stated[key] = withoutCiphertext(v, [key], [], null);
     }
     const secretKeys = [...new Set(unreadable.map((p) => p[0]))].sort();
-    return { raw, secretKeys, unreadable, stated, configKeys };
+    return { raw, secretKeys, unreadable, stated: statedConfig(config), configKeys };
 }
 
 /** Read the `config:` block of a Pulumi.<stack>.yaml into raw config (top-level keys of this project). */

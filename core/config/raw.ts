@@ -49,6 +49,18 @@ export function withoutCiphertext(v: unknown, path: SecretPath, found: SecretPat
     return v;
 }
 
+/**
+ * What a stack file's `config:` block states in plain for this project: each top-level key without
+ * its prefix, every encrypted leaf null (Metal3IronicArgs.stated; the program and `npm run plan`
+ * read a stack file's statement alike).
+ */
+export function statedConfig(config: Record<string, unknown>, project = PROJECT): RawConfig {
+    const prefix = `${project}:`;
+    const stated: RawConfig = {};
+    for (const [k, v] of Object.entries(config)) if (k.startsWith(prefix)) stated[k.slice(prefix.length)] = withoutCiphertext(v, [k.slice(prefix.length)], [], null);
+    return stated;
+}
+
 function isEncrypted(v: unknown): boolean {
     return typeof v === "object" && v !== null && !Array.isArray(v) && Object.keys(v).length === 1 && "secure" in (v as object);
 }
