@@ -2,6 +2,7 @@
 # Rendered by metal3-ironic: keeps this conductor's dnsmasq host/option files consistent with
 # node ownership in Ironic (see components/pruner.ts for the why).
 import base64
+import itertools
 import json
 import os
 import ssl
@@ -17,7 +18,12 @@ OPTSDIR = os.environ["PRUNER_OPTSDIR"]
 INTERVAL = float(os.environ.get("PRUNER_INTERVAL", "2"))
 # This conductor as the API names it (conductor_name below: an IPv6 host without brackets).
 ME = os.environ["IRONIC_CONDUCTOR_HOST"]
+# "1": passes until a quick one (a full pass first, more while a verdict waits; at most 30), each
+# timed in the log, then exit (tests, the benchmark).
 ONCE = os.environ.get("PRUNER_ONCE") == "1"
+# Ownership is read (a detailed node listing, the costly part at thousands of nodes) at most this
+# often, and on every pass while the conductors changed lately or a verdict waits; see prune_once.
+FULL_INTERVAL = float(os.environ.get("PRUNER_FULL_INTERVAL", "60"))
 GRACE = float(os.environ.get("PRUNER_GRACE", "15"))
 REBALANCE_DELAY = float(os.environ.get("PRUNER_REBALANCE_DELAY", "20"))
 HEARTBEAT = os.environ.get("PRUNER_HEARTBEAT_FILE") or None
@@ -115,12 +121,39 @@ def settled(path, verdict, previous, current, rebalance):
         return False
 
 
-def prune_once(unattributed, previous):
-    """One pass; returns this pass's verdicts (path -> (verdict, first seen)), which the next confirms."""
-    nodes = {n["uuid"]: n for n in get_all("/v1/nodes?detail=true&limit=1000", "nodes")}
+OWNERSHIP = "owner:"
+
+
+def ring_signature(conductors):
+    """What the hash ring is built from: who is alive, in which group, with which hardware types."""
+    return sorted((str(c.get("hostname")), str(c.get("conductor_group") or ""), bool(c.get("alive")), sorted(c.get("drivers") or [])) for c in conductors)
+
+
+def wants_full(state, signature, now):
+    """A node's owner changes when the ring does (a conductor joins, leaves or dies; the API follows
+    within hash_ring_reset_interval, far below GRACE) or its driver or group is edited (rare). So
+    ownership is read on every pass from a change of the conductors until GRACE after it, while
+    an ownership verdict waits to be confirmed, and every FULL_INTERVAL otherwise."""
+    if signature != state.get("signature"):
+        # The first view (a start, or after an API outage) is no change: its first pass is full anyway.
+        state["changed"] = now if "signature" in state else -GRACE - INTERVAL
+        state["signature"] = signature
+    return (now - state.get("full", -FULL_INTERVAL) >= FULL_INTERVAL or now - state["changed"] < GRACE + INTERVAL
+            or any(v[0].startswith(OWNERSHIP) for v in state.get("previous", {}).values()))
+
+
+def prune_once(unattributed, state):
+    """One pass. A full pass reads every node's owner and tag; a quick one only which nodes and
+    ports exist (deletions are pruned at once) and carries ownership verdicts to the next full one.
+    state["previous"]: this pass's verdicts (path -> (verdict, first seen)), which the next confirms."""
+    conductors = get_all("/v1/conductors?detail=true&limit=1000", "conductors")
+    me_alive = any(conductor_name(c.get("hostname")) == ME and c.get("alive") for c in conductors)
+    now = time.time()
+    full = wants_full(state, ring_signature(conductors), now)
+    listing = "/v1/nodes?detail=true&limit=1000" if full else "/v1/nodes?fields=uuid&limit=1000"
+    nodes = {n["uuid"]: n for n in get_all(listing, "nodes")}
     ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
-    me_alive = any(conductor_name(c.get("hostname")) == ME and c.get("alive") for c in get_all("/v1/conductors?limit=1000", "conductors"))
-    current = {}
+    previous, current = state.get("previous", {}), {}
     for name in sorted(os.listdir(HOSTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
@@ -144,6 +177,10 @@ def prune_once(unattributed, previous):
                 log("host %s belongs to no port in Ironic (its node or port was deleted): entry %s set to ignore" % (mac, name))
             continue
         node = nodes.get(ports[mac])
+        if not full:
+            if node and path in previous:
+                current[path] = previous[path]
+            continue
         owner = node and conductor_name(node.get("conductor"))
         if not owner:
             if path not in unattributed:
@@ -154,27 +191,31 @@ def prune_once(unattributed, previous):
         tag = fields[1][len("set:"):] if fields[1].startswith("set:") else None
         node_tag = (node.get("driver_internal_info") or {}).get("dnsmasq_tag")
         if owner != ME:
-            reason = "is owned by %s" % owner
+            reason = OWNERSHIP + "is owned by %s" % owner
         elif node_tag is None:
             # Cleanup drops the node's tag. A tag that merely differs is left alone: it can be a
             # takeover racing with this poll, and silencing the owner would be worse.
-            reason = "no longer has a DHCP tag (cleaned up elsewhere; entry had %s)" % tag
+            reason = OWNERSHIP + "no longer has a DHCP tag (cleaned up elsewhere; entry had %s)" % tag
         else:
             continue
         if settled(path, reason, previous, current, me_alive):
             write_atomic(path, "%s,ignore\n" % fields[0])
-            log("host %s (node %s) %s: entry %s set to ignore" % (mac, node["uuid"], reason, name))
+            log("host %s (node %s) %s: entry %s set to ignore" % (mac, node["uuid"], reason[len(OWNERSHIP):], name))
     for name in sorted(os.listdir(OPTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
         uuid = name[len("ironic-"):-len(".conf")]
         node = nodes.get(uuid)
-        owner = node and conductor_name(node.get("conductor"))
         path = os.path.join(OPTSDIR, name)
         if node is None:
             why, verdict, rebalance = "node %s no longer exists" % uuid, "no node", False
-        elif owner and owner != ME:
-            why, verdict, rebalance = "node %s is owned by %s" % (uuid, owner), owner, me_alive
+        elif not full:
+            if path in previous:
+                current[path] = previous[path]
+            continue
+        elif conductor_name(node.get("conductor")) not in ("", ME):
+            owner = conductor_name(node.get("conductor"))
+            why, verdict, rebalance = "node %s is owned by %s" % (uuid, owner), OWNERSHIP + owner, me_alive
         else:
             continue
         if settled(path, verdict, previous, current, rebalance):
@@ -183,19 +224,26 @@ def prune_once(unattributed, previous):
                 log("%s: removed option file %s" % (why, name))
             except FileNotFoundError:
                 pass
-    return current
+    state["previous"] = current
+    if full:
+        state["full"] = now
+    return full
 
 
 def main():
     log("watching %s and %s against %s" % (HOSTSDIR, OPTSDIR, API))
     unattributed = set()
-    previous = {}
+    state = {}
     failing = False
     reached = False
     heartbeat()
-    while True:
+    for n in itertools.count():
+        full = None
         try:
-            previous = prune_once(unattributed, previous)
+            t0 = time.time()
+            full = prune_once(unattributed, state)
+            if ONCE:
+                log("%s pass: %.2f s" % ("full" if full else "quick", time.time() - t0))
             if failing:
                 log("Ironic API reachable again")
             elif not reached:
@@ -203,12 +251,12 @@ def main():
             failing = False
             reached = True
         except Exception as e:  # keep going through API outages; change nothing meanwhile
-            previous = {}
+            state = {}
             if not failing:
                 log("Ironic API not usable (%s); changing nothing until it is" % e)
             failing = True
         heartbeat()
-        if ONCE:
+        if ONCE and (full is False or n >= 29):
             return 0
         time.sleep(INTERVAL)
 

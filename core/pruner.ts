@@ -10,6 +10,8 @@ export const PRUNER_ENV = {
     hostsDir: "PRUNER_HOSTSDIR",
     optsDir: "PRUNER_OPTSDIR",
     interval: "PRUNER_INTERVAL",
+    /** Owners (a detailed node listing) are read at least this often; see the script's wants_full. */
+    fullInterval: "PRUNER_FULL_INTERVAL",
     /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */
     conductorHost: "IRONIC_CONDUCTOR_HOST",
     once: "PRUNER_ONCE",

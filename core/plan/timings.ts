@@ -33,6 +33,12 @@ export const FAILOVER_SETTINGS: [string, string, string][] = [
  */
 export const PRUNER_TIMINGS = {
     interval: 2,
+    /**
+     * Owners are read (a detailed listing of every node: 10 s of API time at 10,000 nodes) at
+     * start, on every poll from a change of the conductors until `grace` after it, while a verdict
+     * waits, and at least this often; other polls list node UUIDs and ports only (deletions).
+     */
+    fullInterval: 60,
     grace: 15,
     rebalanceDelay: 20,
     /**

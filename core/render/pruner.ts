@@ -31,6 +31,15 @@
  * owner rewrites the files only at its next local-state sync: the entry is kept a while longer
  * (PRUNER_REBALANCE_DELAY, default 20 s) so the host is not left without any answer meanwhile.
  * When this conductor is dead (failover), it is pruned as soon as the verdict is confirmed.
+ *
+ * Owners cost: the API computes each node's owner only in a detailed listing, ~1 s per 1,000
+ * nodes (Ironic 38, test/scale/); a listing of `fields=conductor` fails and the `conductor` filter
+ * breaks pagination. A node's owner changes only with the ring (a conductor joins, leaves or
+ * dies) or an edit of its driver or group, so a full pass (owners and tags) runs at start, on
+ * every poll from a change of the conductor list until the grace period after it, while an
+ * ownership verdict waits to be confirmed, and every PRUNER_FULL_INTERVAL (60 s); the polls
+ * between list node UUIDs and ports only, which is enough for deletions. A tag dropped by a
+ * cleanup elsewhere is seen at the next full pass.
  */
 
 import { PRUNER_SCRIPT } from "../contract";

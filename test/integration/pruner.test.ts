@@ -7,7 +7,7 @@ import * as fs from "fs";
 import * as http from "http";
 import { AddressInfo } from "net";
 import * as path from "path";
-import { spawnSync } from "child_process";
+import { execFile, spawnSync } from "child_process";
 
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
@@ -26,6 +26,10 @@ interface FakeState {
     down: boolean;
     requests: number;
     unauthorized: number;
+    /** Conductors that joined (a ring change). */
+    joined: string[];
+    /** Each node listing's kind, in order: "detail" (owners) or "fields=…". */
+    listings: string[];
 }
 
 describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
@@ -33,7 +37,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
     let dir = "";
     let server: http.Server;
     let url = "";
-    const state: FakeState = { meAlive: false, nodes: [], ports: [], down: false, requests: 0, unauthorized: 0 };
+    const state: FakeState = { meAlive: false, nodes: [], ports: [], down: false, requests: 0, unauthorized: 0, joined: [], listings: [] };
     const expectedAuth = "Basic " + Buffer.from("metal3:pw").toString("base64");
 
     before(async function () {
@@ -50,15 +54,21 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
                 return;
             }
             const u = new URL(req.url!, "http://x");
-            // Two pages of nodes, to exercise pagination through "next".
+            // Two pages of nodes, to exercise pagination through "next"; `fields` as Ironic 38 answers
+            // it (only those fields: no owner), detail=true with each node's owner.
+            const fields = u.searchParams.get("fields");
+            const view = (n: any) => (fields ? Object.fromEntries(fields.split(",").map((f) => [f, n[f]])) : n);
             if (u.pathname === "/v1/nodes" && !u.searchParams.get("marker")) {
-                res.end(JSON.stringify({ nodes: state.nodes.slice(0, 1), next: `${url}/v1/nodes?detail=true&marker=1` }));
+                state.listings.push(fields ? `fields=${fields}` : u.searchParams.get("detail") === "true" ? "detail" : "bare");
+                const next = new URL(u.toString().replace("http://x", url));
+                next.searchParams.set("marker", "1");
+                res.end(JSON.stringify({ nodes: state.nodes.slice(0, 1).map(view), next: next.toString() }));
             } else if (u.pathname === "/v1/nodes") {
-                res.end(JSON.stringify({ nodes: state.nodes.slice(1) }));
+                res.end(JSON.stringify({ nodes: state.nodes.slice(1).map(view) }));
             } else if (u.pathname === "/v1/ports") {
                 res.end(JSON.stringify({ ports: state.ports }));
             } else if (u.pathname === "/v1/conductors") {
-                res.end(JSON.stringify({ conductors: [{ hostname: ME, alive: state.meAlive }, { hostname: OTHER, alive: true }] }));
+                res.end(JSON.stringify({ conductors: [{ hostname: ME, alive: state.meAlive }, { hostname: OTHER, alive: true }, ...state.joined.map((h) => ({ hostname: h, alive: true }))] }));
             } else res.writeHead(404).end();
         });
         await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
@@ -74,6 +84,8 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         fs.writeFileSync(path.join(dir, "pruner.py"), renderPrunerScript());
         state.down = false;
         state.meAlive = false;
+        state.joined = [];
+        state.listings = [];
         state.nodes = [
             { uuid: "n-mine", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-mine" } },
             { uuid: "n-moved", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-moved" } },
@@ -114,7 +126,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
     });
     afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
 
-    async function runPruner(ms: number, rebalanceDelay = "1", extra: Record<string, string> = {}): Promise<string> {
+    function startPruner(rebalanceDelay = "1", extra: Record<string, string> = {}): { stop(): Promise<string> } {
         const log = path.join(dir, "pruner.log");
         const d = new Daemon("python3", [path.join(dir, "pruner.py")], log, {
             PATH: process.env.PATH,
@@ -128,10 +140,37 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             [PRUNER_ENV.conductorHost]: ME,
             ...extra,
         });
+        return {
+            async stop() {
+                await d.stop();
+                return fs.readFileSync(log, "utf8");
+            },
+        };
+    }
+    /** A steady fleet: both entries are this conductor's own and current, so no verdict waits. */
+    function steadyFleet(): void {
+        state.nodes = [
+            { uuid: "n-mine", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-mine" } },
+            { uuid: "n-a", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-a" } },
+        ];
+        state.ports = [
+            { address: "52:54:00:00:00:01", node_uuid: "n-mine" },
+            { address: "52:54:00:00:00:0a", node_uuid: "n-a" },
+        ];
+        for (const d of ["hosts", "opts"]) for (const f of fs.readdirSync(path.join(dir, d))) fs.rmSync(path.join(dir, d, f));
+        const old = new Date(Date.now() - 60000);
+        for (const [mac, tag, uuid] of [["52:54:00:00:00:01", "tag-mine", "n-mine"], ["52:54:00:00:00:0a", "tag-a", "n-a"]]) {
+            fs.writeFileSync(path.join(dir, "hosts", `ironic-${mac}.conf`), `${mac},set:${tag},set:ironic\n`);
+            fs.writeFileSync(path.join(dir, "opts", `ironic-${uuid}.conf`), "tag:x,67,snponly.efi\n");
+            fs.utimesSync(path.join(dir, "hosts", `ironic-${mac}.conf`), old, old);
+            fs.utimesSync(path.join(dir, "opts", `ironic-${uuid}.conf`), old, old);
+        }
+    }
+    async function runPruner(ms: number, rebalanceDelay = "1", extra: Record<string, string> = {}): Promise<string> {
+        const p = startPruner(rebalanceDelay, extra);
         // The window the tests are about (several 0.2 s polls): what the pruner did, and did not do, in it.
         await new Promise((r) => setTimeout(r, ms));
-        await d.stop();
-        return fs.readFileSync(log, "utf8");
+        return p.stop();
     }
     const host = (mac: string) => fs.readFileSync(path.join(dir, "hosts", `ironic-${mac}.conf`), "utf8");
 
@@ -149,6 +188,52 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         assert.match(log, /host 52:54:00:00:00:02 \(node n-moved\) is owned by 172\.22\.0\.4: entry ironic-52:54:00:00:00:02\.conf set to ignore/);
         assert.equal(state.unauthorized, 0, "authenticates with the API credentials");
         assert.deepEqual(fs.readdirSync(path.join(dir, "hosts")).filter((f) => f.startsWith(".")), [], "no temp file left behind");
+    });
+
+    it("reads owners (a detailed listing) at start, on a change of the conductors and while a verdict waits; a deletion on every pass", async function () {
+        this.timeout(60000);
+        steadyFleet();
+        const until = async (what: string, ok: () => boolean, ms = 20000) => {
+            for (const t0 = Date.now(); !ok(); await new Promise((r) => setTimeout(r, 50))) if (Date.now() - t0 > ms) throw new Error(`timed out waiting for ${what}`);
+        };
+        const p = startPruner("1", { [PRUNER_ENV.fullInterval]: "600" });
+        try {
+            await until("a quick pass after the first", () => state.listings.length >= 3);
+            assert.equal(state.listings[0], "detail", "the first pass reads every owner");
+            assert.deepEqual(state.listings.slice(1), state.listings.slice(1).map(() => "fields=uuid"), "nothing waits: later passes list node UUIDs only");
+            // n-a moves with the conductors unchanged (an edit of its group); n-mine's port is deleted.
+            state.nodes[1].conductor = OTHER;
+            state.ports = state.ports.filter((x) => x.node_uuid !== "n-mine");
+            const moved = state.listings.length;
+            await until("the deleted port's entry ignored", () => host("52:54:00:00:00:01") === "52:54:00:00:00:01,ignore\n");
+            await until("two more quick passes", () => state.listings.length >= moved + 3);
+            assert.ok(state.listings.slice(moved).every((l) => l === "fields=uuid"), `quick passes only: ${state.listings.slice(moved)}`);
+            assert.equal(host("52:54:00:00:00:0a"), "52:54:00:00:00:0a,set:tag-a,set:ironic\n", "an owner change is not seen between full passes");
+            assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-a.conf")));
+            // A conductor joins: the ring changed, owners are read again and the moved entry goes.
+            state.joined = ["172.22.0.9"];
+            const joined = state.listings.length;
+            await until("the moved entry ignored", () => host("52:54:00:00:00:0a") === "52:54:00:00:00:0a,ignore\n");
+            await until("its option file removed", () => !fs.existsSync(path.join(dir, "opts", "ironic-n-a.conf")));
+            assert.ok(state.listings.slice(joined + 1).every((l) => l === "detail"), `owners read on every pass after the change: ${state.listings.slice(joined)}`);
+        } finally {
+            const log = await p.stop();
+            assert.match(log, /host 52:54:00:00:00:0a \(node n-a\) is owned by 172\.22\.0\.4: entry ironic-52:54:00:00:00:0a\.conf set to ignore/);
+        }
+        assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-mine.conf")), "its node still exists: its option file stays");
+    });
+
+    it("with PRUNER_ONCE=1 runs passes until a quick one, says how long each took, and exits", async function () {
+        steadyFleet();
+        // Asynchronously: the stand-in API answers from this process's event loop.
+        const r = await new Promise<{ code: number | null; out: string }>((resolve) => {
+            const env = { PATH: process.env.PATH, [PRUNER_ENV.apiUrl]: url, [PRUNER_ENV.authDir]: path.join(dir, "auth"), [PRUNER_ENV.hostsDir]: path.join(dir, "hosts"), [PRUNER_ENV.optsDir]: path.join(dir, "opts"), [PRUNER_ENV.interval]: "0.1", [PRUNER_ENV.conductorHost]: ME, [PRUNER_ENV.once]: "1" };
+            execFile("python3", [path.join(dir, "pruner.py")], { env, timeout: 20000 }, (e, stdout, stderr) => resolve({ code: e ? ((e as any).code ?? null) : 0, out: stdout + stderr }));
+        });
+        assert.equal(r.code, 0, r.out);
+        assert.match(r.out, /full pass: \d+\.\d\d s\n/);
+        assert.match(r.out, /quick pass: \d+\.\d\d s\n/);
+        assert.deepEqual(state.listings, ["detail", "fields=uuid"]);
     });
 
     it("never touches what it cannot attribute (a node with no owner, or not listed), nor an entry written within the grace period", async function () {

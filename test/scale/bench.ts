@@ -47,8 +47,8 @@ async function main(): Promise<number> {
     const rows = [
         `scale benchmark: ${a.nodes} nodes, 3 conductors (the ha example's pods), ${f.machine.cores} cores; ${f.ironic}`,
         `enrollment to available: ${f.enroll.per_min} nodes/min (${f.enroll.available_s} s); ramdisk deploy to active: ${f.deploy.per_min} nodes/min (${f.deploy.active_s} s)`,
-        "conductor  owned  host files  option files  dnsmasq RSS  first offer p50/p99/max (n)  again p50/p99/max  pruner pass",
-        ...f.perConductor.map((c: any) => `${c.node.padEnd(10)} ${String(c.owned).padStart(5)}  ${String(c.hostFiles).padStart(10)}  ${String(c.optionFiles).padStart(12)}  ${String(Math.round(c.dnsmasqRssKiB / 1024)).padStart(8)} MiB  ${`${c.answerMs.p50}/${c.answerMs.p99}/${c.answerMs.max} ms (${c.answerMs.n})`.padEnd(28)}  ${`${c.repeatMs.p50}/${c.repeatMs.p99}/${c.repeatMs.max} ms`.padEnd(17)}  ${c.prunerPassS} s`),
+        "conductor  owned  host files  option files  dnsmasq RSS  first offer p50/p99/max (n)  again p50/p99/max  pruner full/quick",
+        ...f.perConductor.map((c: any) => `${c.node.padEnd(10)} ${String(c.owned).padStart(5)}  ${String(c.hostFiles).padStart(10)}  ${String(c.optionFiles).padStart(12)}  ${String(Math.round(c.dnsmasqRssKiB / 1024)).padStart(8)} MiB  ${`${c.answerMs.p50}/${c.answerMs.p99}/${c.answerMs.max} ms (${c.answerMs.n})`.padEnd(28)}  ${`${c.repeatMs.p50}/${c.repeatMs.p99}/${c.repeatMs.max} ms`.padEnd(17)}  ${c.prunerPassS.full}/${c.prunerPassS.quick} s`),
         `conductor loss (${f.loss.killed} SIGKILLed, ${f.loss.moved} nodes moved): ring moved ${f.loss.ringMovedS} s, files on new owners ${f.loss.filesMovedS} s, moved MACs answered by new owners only ${f.loss.answeredS} s; entries left behind ${f.loss.leftBehind}`,
         "DHCP entries: Ironic's own (ramdisk deploy with iPXE: the dnsmasq provider writes them on the owner; takeover rewrites them on the new owner)",
         `figures: ${a.json}`,

@@ -56,8 +56,8 @@ export interface ConductorFigures {
      */
     answerMs: Latency;
     repeatMs: Latency;
-    /** One pass of its pruner over everything (PRUNER_ONCE=1, in its container as declared). */
-    prunerPassS: number;
+    /** Its pruner in its container as declared (PRUNER_ONCE=1): a full pass (owners and tags) and a quick one (deletions; every poll in between). */
+    prunerPassS: { full: number; quick: number };
 }
 
 export interface LossFigures {
@@ -172,14 +172,15 @@ export class ScaleLab {
             });
     }
 
-    /** One pruner pass in a conductor's dhcp-pruner container, as declared, timed. */
-    prunerPass(p: LabPod<ScaleNode>): number {
+    /** Its pruner's passes in its dhcp-pruner container, as declared, each as the pruner times it. */
+    prunerPass(p: LabPod<ScaleNode>): { full: number; quick: number } {
         const c = p.pod.container("dhcp-pruner");
-        const t0 = process.hrtime.bigint();
         const r = p.pod.exec("dhcp-pruner", ["env", "PRUNER_ONCE=1", ...(c.command ?? []), ...(c.args ?? [])], 600000);
-        const s = Number(process.hrtime.bigint() - t0) / 1e9;
-        if (r.status !== 0) throw new Error(`${p.node.node}: pruner pass exited ${r.status}: ${r.stderr.slice(-1000)}`);
-        return Math.round(s * 100) / 100;
+        if (r.status !== 0) throw new Error(`${p.node.node}: pruner passes exited ${r.status}: ${r.stderr.slice(-1000)}`);
+        const times = (kind: string) => [...r.stdout.matchAll(new RegExp(`${kind} pass: ([0-9.]+) s`, "g"))].map((m) => Number(m[1]));
+        const [full, quick] = [times("full"), times("quick")];
+        if (!full.length || !quick.length) throw new Error(`${p.node.node}: the pruner timed no full and quick pass: ${r.stdout.slice(-1000)}`);
+        return { full: Math.max(...full), quick: quick[quick.length - 1] };
     }
 
     dnsmasqRss(p: LabPod<ScaleNode>): number {

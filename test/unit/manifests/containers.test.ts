@@ -163,6 +163,7 @@ describe("manifests/containers", function () {
             { name: "PRUNER_API_URL", value: "https://ironic.metal3.svc:6385" },
             { name: "PRUNER_AUTH_DIR", value: "/auth/pruner" },
             { name: "PRUNER_CA_FILE", value: "/certs/ca/ironic/tls.crt" },
+            { name: "PRUNER_FULL_INTERVAL", value: "60" },
             { name: "PRUNER_GRACE", value: "15" },
             { name: "PRUNER_HEARTBEAT_FILE", value: "/shared/dhcp-pruner.heartbeat" },
             { name: "PRUNER_HOSTSDIR", value: "/shared/dnsmasq/hostsdir.d" },
