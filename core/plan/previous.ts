@@ -14,6 +14,7 @@ import { dhcpSlotsOf, listedConductorsByNode } from "./conductors";
 import { downgradeError } from "./database";
 import type { DhcpSlotsState } from "./slots";
 import type { IronicPlan } from "./types";
+import { rollingUpgradeIssues } from "./upgrade";
 
 export type { DhcpSlotsState } from "./slots";
 
@@ -157,7 +158,10 @@ const noSilentKindChange: PreviousCheck = (plan, previous) => {
  */
 const dhcpSlots: PreviousCheck = (plan) => dhcpSlotsOf(plan)?.issues ?? [];
 
-const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, noSilentKindChange, dhcpSlots];
+/** Multi moving to a newer Ironic release: the conductors pinned to the old one meanwhile (core/plan/upgrade.ts). */
+const pinnedWhileMixed: PreviousCheck = (plan, previous) => rollingUpgradeIssues(plan.config, previous);
+
+const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, noSilentKindChange, dhcpSlots, pinnedWhileMixed];
 
 /** Every problem of moving from the previous run to this plan (empty when allowed). */
 export function previousStateIssues(plan: IronicPlan, previous: PreviousState): ConfigIssue[] {

@@ -118,16 +118,27 @@ describe("plan --diff: what changes and what restarts", function () {
         assert.match(down[0], /^DaemonSet metal3\/ironic → Deployment metal3\/ironic: TOPOLOGY SWITCH multi → single, DaemonSet deleted first \(its pods stop\), then the Deployment created: its pod starts; no DHCP server answers in between/);
     });
 
-    it("bump the Ironic image: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
-        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:v38.1.0" } }, previous);
+    it("bump the Ironic image to a patch release: every pod rolls, the schema upgrade runs first and the migrations after", async function () {
+        const after = await objects({ ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:v38.0.1" } }, previous);
         const report = restartReport(base, after);
         assert.equal(report.length, 4, report.join("\n"));
         assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time \(every node with node-role\.kubernetes\.io\/control-plane\), because of ~ spec\.template\.spec\.containers\[ironic\]\.image/);
         // The IPA cache's server runs in the ironic image; its downloaders' version keys do not change, so it downloads nothing.
         // The cache's Deployment is Recreate (its ReadWriteOnce volume): the report says it is down meanwhile.
-        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image: "quay\.io\/metal3-io\/ironic:v38\.0\.0" → "quay\.io\/metal3-io\/ironic:v38\.1\.0"$/);
+        assert.match(report[1], /^Deployment metal3\/ironic-ipa-cache: its pod stops, then the new one starts \(Recreate\): down until the new pod is ready, because of ~ spec\.template\.spec\.containers\[server\]\.image: "quay\.io\/metal3-io\/ironic:v38\.0\.0" → "quay\.io\/metal3-io\/ironic:v38\.0\.1"$/);
         assert.match(report[2], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
         assert.match(report[3], /^Job metal3\/ironic-migrate-[0-9a-f]+ runs next, after the Ironic pods are ready$/);
+    });
+
+    it("bump the Ironic image to a newer release: pinned to the deployed one (else refused), every pod rolls, the schema upgrade first, the migrations wait for the next run", async function () {
+        const bumped = { ...haRaw, images: { ironic: "quay.io/metal3-io/ironic:v38.1.0" } };
+        await assert.rejects(objects(bumped, previous), /pin_release_version/);
+        const after = await objects({ ...bumped, ironic: { ...(haRaw.ironic as object), config: { "default.pin_release_version": "38.0" } } }, previous);
+        const report = restartReport(base, after);
+        assert.equal(report.length, 3, report.join("\n"));
+        assert.match(report[0], /^DaemonSet metal3\/ironic: every pod restarts, one node at a time .*containers\[ironic\]\.env\[OS_DEFAULT__PIN_RELEASE_VERSION\]/);
+        assert.match(report[2], /^Job metal3\/ironic-dbsync-[0-9a-f]+ runs first, before any Ironic pod rolls$/);
+        assert.ok(!report.some((l) => /ironic-migrate/.test(l)), report.join("\n"));
     });
 
     it("single: an image bump stops the one Ironic pod before its successor starts, and says so", async function () {
