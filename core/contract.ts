@@ -81,15 +81,14 @@ export const PATHS = {
 } as const;
 
 /**
- * Directories shared by the ironic container (Ironic's `dnsmasq` DHCP provider writes per-host
- * and per-node files) and the dnsmasq container of the same conductor (reads them via inotify).
- * Under /shared so both containers see them; the lease file too, because the provider reads it.
+ * Ironic's `dnsmasq` DHCP provider's per-host and per-node files (the conductor's dnsmasq reads them
+ * through inotify) and lease file. Multi: their directory is the node's (hostPath NODE_STATE_DIR/
+ * <namespace>/<name>/dnsmasq), not the pod's: Ironic writes a node's files only when it deploys the
+ * node or takes it over, so a conductor pod replaced with a fresh one would leave its hosts unanswered.
  */
-export const DHCP_PROVIDER_PATHS = {
-    hostsDir: "/shared/dnsmasq/hostsdir.d",
-    optsDir: "/shared/dnsmasq/optsdir.d",
-    leaseFile: "/shared/dnsmasq/dnsmasq.leases",
-} as const;
+export const DHCP_PROVIDER_DIR = "/shared/dnsmasq";
+export const NODE_STATE_DIR = "/var/lib/metal3-ironic";
+export const DHCP_PROVIDER_PATHS = { hostsDir: `${DHCP_PROVIDER_DIR}/hostsdir.d`, optsDir: `${DHCP_PROVIDER_DIR}/optsdir.d`, leaseFile: `${DHCP_PROVIDER_DIR}/dnsmasq.leases` } as const;
 
 /** Our multi-conductor start wrapper's own contract (core/conductor-wrapper.ts), re-exported for its importers. */
 export { CONDUCTOR_PATHS, WRAPPER_ENV } from "./conductor-wrapper";

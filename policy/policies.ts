@@ -44,13 +44,13 @@ export const policies: ResourceValidationPolicy[] = [
     },
     {
         name: "no-host-path",
-        description: "No pod mounts a hostPath volume, and no PersistentVolume is backed by one.",
+        description: "No pod mounts a hostPath volume (but multi's own DHCP file directory, dhcp-files under /var/lib/metal3-ironic/), and no PersistentVolume is backed by one.",
         enforcementLevel: "mandatory",
         validateResource: noHostPath,
     },
     {
         name: "capabilities-restricted",
-        description: "No container is privileged; only dnsmasq (NET_ADMIN, NET_BIND_SERVICE, NET_RAW) and keepalived (NET_ADMIN, NET_BROADCAST, NET_RAW) add capabilities.",
+        description: "No container is privileged; only dnsmasq (NET_ADMIN, NET_BIND_SERVICE, NET_RAW), keepalived (NET_ADMIN, NET_BROADCAST, NET_RAW) and multi's dhcp-dirs step (CHOWN) add capabilities.",
         enforcementLevel: "mandatory",
         validateResource: capabilitiesRestricted,
     },

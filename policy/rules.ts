@@ -6,7 +6,8 @@
  */
 import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
 
-import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, HTTPD_TLS_ENV, KEEPALIVED_CAPABILITIES, PATHS, osloEnvName } from "../core/contract";
+import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, HTTPD_TLS_ENV, KEEPALIVED_CAPABILITIES, NODE_STATE_DIR, PATHS, osloEnvName } from "../core/contract";
+import { DHCP_FILES_VOLUME } from "../core/manifests/volumes";
 import { MARIADB } from "../core/plan/database";
 import { unpinnedReason } from "../core/config/pinning";
 
@@ -140,21 +141,25 @@ export const resourceLimits: Rule = (args, report) => {
 // ---------------------------------------------------------------------------------------------
 // no-host-path
 
+/** The one hostPath the program mounts: multi's DHCP files, in a directory of its own under NODE_STATE_DIR (core/contract.ts). */
+const ownDhcpFiles = (v: { name: string; hostPath: { path: string } }) => v.name === DHCP_FILES_VOLUME && v.hostPath.path.startsWith(`${NODE_STATE_DIR}/`) && !v.hostPath.path.split("/").includes("..");
+
 export const noHostPath: Rule = (args, report) => {
     const pod = podSpecOf(args.type, args.props);
     const name = args.props.metadata?.name ?? args.name;
     const kind = args.type.split(":")[2];
-    for (const v of pod?.volumes ?? []) if (v.hostPath) report(`${kind} ${name}: volume ${v.name} mounts the node's ${v.hostPath.path} (hostPath)`);
+    for (const v of pod?.volumes ?? []) if (v.hostPath && !ownDhcpFiles(v)) report(`${kind} ${name}: volume ${v.name} mounts the node's ${v.hostPath.path} (hostPath)`);
     if (kind === "PersistentVolume" && args.props.spec?.hostPath) report(`PersistentVolume ${name}: backed by the node's ${args.props.spec.hostPath.path} (hostPath)`);
 };
 
 // ---------------------------------------------------------------------------------------------
 // capabilities-restricted
 
-/** The containers that may add capabilities, and which: dnsmasq (DHCP/TFTP) and keepalived (the VIP). */
+/** The containers that may add capabilities, and which: dnsmasq (DHCP/TFTP), keepalived (the VIP), multi's dhcp-dirs step (the node's DHCP file directory to the ironic user). */
 export const ALLOWED_CAPABILITIES: Record<string, readonly string[]> = {
     dnsmasq: DNSMASQ_CAPABILITIES,
     keepalived: KEEPALIVED_CAPABILITIES,
+    "dhcp-dirs": ["CHOWN"],
 };
 
 export const capabilitiesRestricted: Rule = (args, report) => {

@@ -5,7 +5,7 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 
-import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, PATHS } from "../contract";
+import { CONDUCTOR_PATHS, DHCP_PROVIDER_DIR, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, NODE_STATE_DIR, PATHS } from "../contract";
 import type { IronicPlan } from "../plan/types";
 import { scriptsConfigMapName } from "./configmaps";
 import { SERVICE_ACCOUNT_DIR, SLOT_API_VOLUME, slotApiVolume } from "./slots";
@@ -133,27 +133,38 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
 }
 
 /** With DHCP, per topology: dnsmasq's volumes and mounts, and the multi-only DHCP containers' mounts. */
-function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<ContainerMounts, "dnsmasq" | "dhcpDirs" | "dhcpPruner"> } {
-    if (!plan.dhcpEnabled) return { volumes: [], mounts: {} };
+function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<ContainerMounts, "dnsmasq" | "dhcpDirs" | "dhcpPruner">; ironic: VolumeMount[] } {
+    if (!plan.dhcpEnabled) return { volumes: [], mounts: {}, ironic: [] };
     const data = [fromEmptyDir("dnsmasq-data"), fromEmptyDir("dnsmasq-tmp")];
     const own = [mount("shared", PATHS.shared), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
     if (plan.topology.kind === "multi") {
         const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
+        // Ironic's DHCP files outlive the pod on its node (contract DHCP_PROVIDER_DIR), under /shared.
+        const files = mount(DHCP_FILES_VOLUME, DHCP_PROVIDER_DIR);
         return {
             // The pruner reads node ownership from the API with the API credentials; the slot
             // agent in front of dnsmasq claims its slot from the Kubernetes API with the token.
-            volumes: [...data, fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume()],
+            volumes: [...data, dhcpFilesVolume(plan), fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume()],
             mounts: {
-                dnsmasq: { mounts: [...own, ...scripts, readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
-                dhcpDirs: [mount("shared", PATHS.shared)],
-                dhcpPruner: [mount("shared", PATHS.shared), readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
+                dnsmasq: { mounts: [...own, files, ...scripts, readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
+                dhcpDirs: [mount("shared", PATHS.shared), files],
+                dhcpPruner: [mount("shared", PATHS.shared), files, readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
             },
+            ironic: [files],
         };
     }
     return {
         volumes: [...data, fromConfigMap("dnsmasq-config", plan.names.dnsmasqConfigMap, { defaultMode: 0o555 })],
         mounts: { dnsmasq: { mounts: [...own, readOnlyMount("dnsmasq-config", DNSMASQ_CONFIG_DIR)], startScript: `${DNSMASQ_CONFIG_DIR}/${DNSMASQ_START_SCRIPT}` } },
+        ironic: [],
     };
+}
+
+export const DHCP_FILES_VOLUME = "dhcp-files";
+
+/** Multi: the node's directory of this stack's DHCP files (NODE_STATE_DIR/<namespace>/<name>/dnsmasq), made by the kubelet if missing. */
+export function dhcpFilesVolume(plan: IronicPlan): Volume {
+    return { name: DHCP_FILES_VOLUME, hostPath: { path: `${NODE_STATE_DIR}/${plan.namespace}/${plan.name}/dnsmasq`, type: "DirectoryOrCreate" } };
 }
 
 /** The Ironic pod's volumes and every container's mounts, for the plan's topology, database and DHCP. */
@@ -171,7 +182,7 @@ export function podVolumes(plan: IronicPlan): PodVolumes {
             ...dhcp.volumes,
         ],
         mounts: {
-            ironic: [shared(), mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...certs.ironic, ...db.mounts],
+            ironic: [shared(), ...dhcp.ironic, mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...certs.ironic, ...db.mounts],
             httpd: [shared(), mount("httpd-conf", PATHS.conf), mount("httpd-data", PATHS.data), mount("httpd-tmp", PATHS.tmp), ...certs.httpd],
             ramdiskLogs: [shared(), mount("ironic-tmp", PATHS.tmp)],
             ...dhcp.mounts,

@@ -172,6 +172,11 @@ describe("Policy pack (policy/)", function () {
             "Deployment ironic: volume host mounts the node's /var/lib/ironic (hostPath)",
             "PersistentVolume pv: backed by the node's /srv (hostPath)",
         ]);
+        // Multi's own: its DHCP files on the node, under /var/lib/metal3-ironic/ only.
+        const ha = await registered(exampleRaw("ha"), "ha");
+        assert.deepEqual(runPack(ha, "ha").filter((v) => v.policy === "no-host-path" || v.policy === "capabilities-restricted"), []);
+        const moved = variantOf(ha, "DaemonSet", (p) => (p.spec.template.spec.volumes.find((v: any) => v.name === "dhcp-files").hostPath.path = "/var/lib/metal3-ironic/../../etc"));
+        assert.deepEqual(runPack([moved], "ha").filter((v) => v.policy === "no-host-path").map((v) => v.message), ["DaemonSet ironic: volume dhcp-files mounts the node's /var/lib/metal3-ironic/../../etc (hostPath)"]);
     });
 
     it("tls-protocols: the vmedia stack's tls.minVersion passes; an httpd override enabling TLS 1.1 (or ALL) fires, naming the variable and the key", async function () {

@@ -224,9 +224,9 @@ export class HaPodLab<N extends LabNode> {
         if (this.work && process.env.KEEP_WORK !== "1") fs.rmSync(this.work, { recursive: true, force: true });
     }
 
-    /** A pod of the stack that is not on the host network (MariaDB, a Job's pod): its own namespace on the cluster network, on the first node. */
-    clusterPod(kind: string, podName: string, ip: string, base: string): PodRunner {
-        const o = this.o.rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
+    /** A pod of the stack that is not on the host network (MariaDB, a Job's pod): its own namespace on the cluster network, on the first node; from `rendered` (default: the lab's render). */
+    clusterPod(kind: string, podName: string, ip: string, base: string, rendered: Rendered = this.o.rendered): PodRunner {
+        const o = rendered.objects.find((x) => x.kind === kind && (kind !== "Job" || x.metadata.name.includes(podName)))!;
         const ns = this.net.addNamespace(`${this.o.tag}${base}`);
         this.net.plug(ns, `${this.o.tag}${base}`, this.sw, this.clusterBr, { cidr: `${ip}/${this.clusterPrefix}` });
         const first = this.o.nodes[0];
@@ -369,7 +369,7 @@ export class HaPodLab<N extends LabNode> {
 
     /** A file of the shared volume (`/shared/...`) of a conductor pod, on the host. */
     shared(p: LabPod<N>, rel: string): string {
-        return path.join(p.pod.volumePath("shared"), rel.slice("/shared/".length));
+        return p.pod.resolve("ironic", rel);
     }
 
     /**

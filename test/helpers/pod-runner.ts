@@ -122,6 +122,16 @@ export class PodRunner {
         return this.o.spec.securityContext?.fsGroup;
     }
 
+    /** Where `absPath` inside container `container` is on this machine: through the deepest of its volume mounts that holds it. */
+    resolve(container: string, absPath: string): string {
+        const c = [...(this.o.spec.initContainers ?? []), ...this.o.spec.containers].find((x: any) => x.name === container);
+        const m = (c?.volumeMounts ?? [])
+            .filter((x: any) => absPath === x.mountPath || absPath.startsWith(`${x.mountPath.replace(/\/$/, "")}/`))
+            .sort((a: any, b: any) => b.mountPath.length - a.mountPath.length)[0];
+        if (!m) throw new Error(`container ${container}: no volume mount holds ${absPath}`);
+        return path.join(this.volumePath(m.name), m.subPath ?? "", absPath.slice(m.mountPath.length));
+    }
+
     /** Host directory of a pod volume (emptyDirs are shared by every container of the pod). */
     volumePath(name: string): string {
         return path.join(this.volumesDir, name);
@@ -154,6 +164,18 @@ export class PodRunner {
                 this.writeAtomic(dir, objName, data, items, defaultMode);
             } else if (v.projected) {
                 this.writeProjected(v, dir);
+            } else if (v.hostPath) {
+                // The node's own directory: outlives the pod, one per node (under work/nodes/<node>/);
+                // a missing one made as the kubelet makes it for DirectoryOrCreate (root's, 0755).
+                const host = path.join(this.o.work, "nodes", this.o.nodeName, v.hostPath.path);
+                if (!fs.existsSync(host)) {
+                    if (v.hostPath.type !== "DirectoryOrCreate") throw new Error(`volume ${v.name}: hostPath ${v.hostPath.path} does not exist on the node (type ${v.hostPath.type ?? "unset"})`);
+                    fs.mkdirSync(host, { recursive: true, mode: 0o755 });
+                    fs.chmodSync(host, 0o755);
+                    fs.chownSync(host, 0, 0);
+                }
+                fs.mkdirSync(path.dirname(dir), { recursive: true });
+                if (!fs.existsSync(dir)) fs.symlinkSync(host, dir);
             } else if (v.persistentVolumeClaim) {
                 // Stand-in for a bound volume: a directory that outlives the pod (kept under work/).
                 const pv = path.join(this.o.work, "pv", v.persistentVolumeClaim.claimName);

@@ -130,7 +130,17 @@ export async function renderWithRealSecrets(
     stack: string,
     passwordSeed = "",
     secret: { secretKeys?: string[]; stated?: RawConfig } = {},
+    next: { previousOutputs?: Record<string, unknown>; kept?: Map<string, Record<string, any> | undefined> } = {},
 ): Promise<{ rendered: Rendered; cluster: ClusterData }> {
-    const rendered = await renderOffline(raw, stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs, passwordSeed), ...secret });
+    // `kept`: the provider state of earlier renders of the stack, as the engine keeps it: a
+    // resource whose inputs did not change keeps its outputs (keys, certificates) in a later run.
+    const hook = (type: string, name: string, inputs: Record<string, any>) => {
+        const key = `${type} ${name} ${JSON.stringify(inputs)}`;
+        if (next.kept?.has(key)) return next.kept.get(key);
+        const state = realProviderState(type, name, inputs, passwordSeed);
+        next.kept?.set(key, state);
+        return state;
+    };
+    const rendered = await renderOffline(raw, stack, { hook, previousOutputs: next.previousOutputs, ...secret });
     return { rendered, cluster: clusterData(rendered) };
 }

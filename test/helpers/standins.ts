@@ -141,14 +141,23 @@ function imageVirtualMedia(layerDir: string): void {
     execFileSync("mcopy", ["-i", img, loader, "::/EFI/BOOT/BOOTX64.EFI"], { env });
 }
 
-/** Stand-in images for the references a stack uses (keys: the default references; matched by repository). */
-export function prepareImages(work: string): Record<string, StandinImage> {
-    const ironic = layer(work, "ironic", [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
+/**
+ * The next Ironic release's image, for the rolling upgrade (test/integration/upgrade.test.ts): the
+ * same stand-in with PyPI's Ironic 39.0.0 in its Python environment (.ci/run's second venv).
+ */
+export const NEXT_IRONIC = { image: "quay.io/metal3-io/ironic:v39.0.0", venv: "/var/cache/metal3-ironic-pypi/ironic-39-exporter", version: "39.0.0" } as const;
+
+/** The ironic image's stand-in layer, its Python environment `venv` (the stand-in scripts' IMAGE_VENV). */
+function ironicLayer(work: string, name: string, venv: string): string {
+    const ironic = layer(work, name, [{ name: "ironic", uid: IRONIC_UID, gid: IRONIC_GID }]);
+    if (name !== "ironic") fs.cpSync(path.join(SRC, "ironic"), ironic, { recursive: true });
+    const common = path.join(ironic, "usr", "lib", "metal3-standin", "common.sh");
+    fs.writeFileSync(common, fs.readFileSync(common, "utf8").replace(/^IMAGE_VENV=.*$/m, `IMAGE_VENV=${venv}`));
     fileCapable("/usr/sbin/dnsmasq", path.join(ironic, "usr", "sbin", "dnsmasq"), "cap_net_admin,cap_net_bind_service,cap_net_raw+ep");
     // The image's python3.12 (hard-coded by its scripts) is the one Ironic is installed for: here
     // the image's Python environment's interpreter, run by its path (a symlink would not do: Python
     // finds its venv beside the path it was started by, so /usr/bin/python3.12 would be the system's).
-    fs.writeFileSync(path.join(ironic, "usr", "bin", "python3.12"), `#!/bin/sh\nexec ${path.join(IMAGE_VENV, "bin", "python")} "$@"\n`, { mode: 0o755 });
+    fs.writeFileSync(path.join(ironic, "usr", "bin", "python3.12"), `#!/bin/sh\nexec ${path.join(venv, "bin", "python")} "$@"\n`, { mode: 0o755 });
     fs.mkdirSync(path.join(ironic, "tftpboot"), { recursive: true });
     // The image's iPXE builds: Debian's (package ipxe) where this machine has them, so real
     // firmware can load and run them (test/integration/pods.test.ts boots VMs); arm64 stays a stand-in.
@@ -158,7 +167,17 @@ export function prepareImages(work: string): Record<string, StandinImage> {
         else fs.writeFileSync(path.join(ironic, "tftpboot", f), `stand-in iPXE firmware ${f}\n`);
     }
     imageVirtualMedia(ironic);
+    return ironic;
+}
 
+/** NEXT_IRONIC's image: its stand-in with Ironic 39's Python environment mounted. */
+export function nextIronicImage(work: string): StandinImage {
+    return { layer: ironicLayer(work, "ironic-next", NEXT_IRONIC.venv), hostDirs: fs.existsSync(NEXT_IRONIC.venv) ? [NEXT_IRONIC.venv] : [] };
+}
+
+/** Stand-in images for the references a stack uses (keys: the default references; matched by repository). */
+export function prepareImages(work: string): Record<string, StandinImage> {
+    const ironic = ironicLayer(work, "ironic", IMAGE_VENV);
     const ipa = layer(work, "ipa-downloader", []);
     const keepalived = layer(work, "keepalived", [{ name: "keepalived", uid: 65532, gid: 65532 }]);
     // iproute2 drops file capabilities for non-root callers unless NET_ADMIN is inheritable, so a

@@ -194,7 +194,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             await lab.cache.serve(ns);
             await pod.runInitContainers();
             for (const d of [DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir]) {
-                const st = fs.statSync(path.join(pod.volumePath("shared"), d.slice("/shared/".length)));
+                const st = fs.statSync(pod.resolve("ironic", d));
                 assert.equal(st.uid, 997, `${d} owned by the ironic user, so Ironic's provider can write it`);
             }
         }

@@ -14,6 +14,7 @@ import * as fs from "fs";
 import * as path from "path";
 import { spawnSync } from "child_process";
 
+import type { RawConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS } from "../../core/contract";
 import { listedConductors } from "../../core/plan";
 import { HaPodLab, LabPod } from "../helpers/ha-pod-lab";
@@ -98,7 +99,7 @@ export class ScaleLab {
     async setUp(tag = "s"): Promise<void> {
         const lab = this.lab;
         lab.makeWork("scale");
-        this.s = await renderStack(path.join(ROOT, "Pulumi.ha.yaml"), "ha", (raw) => ({ ...raw, bmo: { enabled: false } }));
+        this.s = await this.render();
         const nodes = listedConductors(this.s.plan).map((c) => ({ node: c.node, ip: c.ip!, interface: c.interface }));
         await lab.setUp({ tag, plan: this.s.plan, rendered: this.s.rendered, cluster: this.s.cluster, nodes, adminIp: "172.22.0.253", dbIp: "172.22.0.250", kubeApi: { bridgeIp: "172.22.0.249" } });
         this.clientNs = lab.net.addNamespace(`${tag}c`);
@@ -117,8 +118,47 @@ export class ScaleLab {
         for (const { pod } of this.pods) pod.startContainers(["dhcp-pruner"]);
         await lab.aliveConductors();
         await lab.fakeHardwareOnAll();
+        this.writeAuth();
+    }
+
+    /** The provider state of this lab's renders (keys, certificates): a later render keeps what the engine would keep. */
+    private readonly kept = new Map<string, Record<string, any> | undefined>();
+
+    /** The example stack this lab runs: the ha example with baremetal-operator off (setUp), or the dev example with a kept database (setUpSingle). */
+    private example = { file: "Pulumi.ha.yaml", stack: "ha", base: (raw: RawConfig): RawConfig => ({ ...raw, bmo: { enabled: false } }) };
+
+    /** The lab's example, edited, rendered as the next run of its stack after `previousOutputs`. */
+    async render(edit: (raw: RawConfig) => RawConfig = (r) => r, previousOutputs?: Record<string, unknown>): Promise<Stack> {
+        return renderStack(path.join(ROOT, this.example.file), this.example.stack, (raw) => edit(this.example.base(raw)), { previousOutputs, kept: this.kept });
+    }
+
+    /**
+     * The dev example (single) with database.kind mariadb, so the schema is kept and moved by the
+     * Jobs, and baremetal-operator off: MariaDB, the schema Job, the one Ironic pod with every
+     * container as declared, fake-hardware.
+     */
+    async setUpSingle(tag: string): Promise<void> {
+        const lab = this.lab;
+        lab.makeWork("upgrade-single");
+        this.example = { file: "Pulumi.dev.yaml", stack: "dev", base: (raw) => ({ ...raw, bmo: { enabled: false }, database: { kind: "mariadb" } }) };
+        this.s = await this.render();
+        const prov = this.s.plan.config.provisioning;
+        await lab.setUp({ tag, plan: this.s.plan, rendered: this.s.rendered, cluster: this.s.cluster, nodes: [{ node: "cp-0", ip: prov.ip!, interface: prov.interface! }], adminIp: "172.22.0.253", dbIp: "172.22.0.250" });
+        const { pod, ns } = this.pods[0];
+        await lab.cache.serve(ns);
+        await lab.startDatabase();
+        await lab.runJob(lab.clusterPod("Job", "dbsync", "172.22.0.251", "jb"));
+        await pod.runInitContainers();
+        pod.startContainers();
+        for (const c of pod.spec.containers) await pod.waitReady(c.name, 240000);
+        await lab.aliveConductors();
+        await lab.fakeHardwareOnAll();
+        this.writeAuth();
+    }
+
+    private writeAuth(): void {
         const creds = this.s.cluster.secrets[this.s.plan.names.credentialsSecret];
-        this.authFile = path.join(lab.work, "api-auth");
+        this.authFile = path.join(this.lab.work, "api-auth");
         fs.writeFileSync(this.authFile, `${creds.username}\n${creds.password}\n`, { mode: 0o600 });
     }
 
@@ -146,9 +186,8 @@ export class ScaleLab {
 
     /** Host entries (MAC → tag) active in a conductor's hostsdir, and the nodes it has option files for. */
     entries(p: LabPod<ScaleNode>): { hosts: Map<string, string>; opts: Set<string> } {
-        const shared = p.pod.volumePath("shared");
-        const hostsDir = path.join(shared, DHCP_PROVIDER_PATHS.hostsDir.slice("/shared/".length));
-        const optsDir = path.join(shared, DHCP_PROVIDER_PATHS.optsDir.slice("/shared/".length));
+        const hostsDir = p.pod.resolve("dnsmasq", DHCP_PROVIDER_PATHS.hostsDir);
+        const optsDir = p.pod.resolve("dnsmasq", DHCP_PROVIDER_PATHS.optsDir);
         const hosts = new Map<string, string>();
         for (const f of fs.readdirSync(hostsDir)) {
             if (!f.startsWith("ironic-") || !f.endsWith(".conf")) continue;

@@ -104,11 +104,12 @@ describe("manifests/containers", function () {
         }
     });
 
-    it("dhcp-dirs: creates the DHCP provider's hosts and opts directories", function () {
+    it("dhcp-dirs: creates the DHCP provider's hosts and opts directories on the node's directory and gives them to the ironic user, as root with CHOWN alone", function () {
         const c = dhcpDirsContainer(ha, MOUNTS);
         assert.equal(c.name, "dhcp-dirs");
-        assert.deepEqual(c.command, ["/bin/mkdir", "-p", "/shared/dnsmasq/hostsdir.d", "/shared/dnsmasq/optsdir.d"]);
-        assert.deepEqual(c.securityContext, restrictedSecurityContext());
+        assert.deepEqual(c.command, ["/bin/sh", "-c", "mkdir -p /shared/dnsmasq/hostsdir.d /shared/dnsmasq/optsdir.d && chown 997:994 /shared/dnsmasq /shared/dnsmasq/hostsdir.d /shared/dnsmasq/optsdir.d"]);
+        // The kubelet makes a missing hostPath directory root's (0755): only root can take it over, with CHOWN and nothing else (no DAC_OVERRIDE, no escalation).
+        assert.deepEqual(c.securityContext, { allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, runAsNonRoot: false, runAsUser: 0, capabilities: { drop: ["ALL"], add: ["CHOWN"] } });
         assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "16Mi" }, limits: { memory: "32Mi" } });
     });
 

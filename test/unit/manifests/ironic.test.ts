@@ -56,11 +56,13 @@ describe("manifests/ironic", function () {
             assert.deepEqual(ironicPodSpec(ha).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
         });
 
-        it("only dnsmasq and keepalived may escalate, and no container runs as root", function () {
+        it("only dnsmasq and keepalived may escalate, and no container runs as root but multi's dhcp-dirs step (CHOWN alone, for the node's directory)", function () {
             for (const [name, plan] of Object.entries(ALL)) {
                 const spec = plain(ironicPodSpec(plan));
-                for (const c of [...spec.initContainers, ...spec.containers] as { name: string; securityContext: { allowPrivilegeEscalation: boolean; runAsNonRoot: boolean } }[]) {
-                    assert.equal(c.securityContext.runAsNonRoot, true, `${name}/${c.name}`);
+                for (const c of [...spec.initContainers, ...spec.containers] as { name: string; securityContext: { allowPrivilegeEscalation: boolean; runAsNonRoot: boolean; capabilities: unknown } }[]) {
+                    const rootStep = c.name === "dhcp-dirs" && plan.topology.kind === "multi";
+                    assert.equal(c.securityContext.runAsNonRoot, !rootStep, `${name}/${c.name}`);
+                    if (rootStep) assert.deepEqual(c.securityContext.capabilities, { drop: ["ALL"], add: ["CHOWN"] });
                     assert.equal(c.securityContext.allowPrivilegeEscalation, ["dnsmasq", "keepalived"].includes(c.name), `${name}/${c.name}`);
                 }
             }

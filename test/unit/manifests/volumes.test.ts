@@ -72,7 +72,7 @@ describe("manifests/volumes", function () {
     describe("podVolumes: multi", function () {
         it("ha (DHCP, MariaDB): node certificates in emptyDirs, the stack CA, RPC credentials, node data and scripts; the pruner's credentials", function () {
             const { volumes, mounts } = podVolumes(ha);
-            assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca", "dnsmasq-data", "dnsmasq-tmp", "pruner-auth", "slot-api"]);
+            assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca", "dnsmasq-data", "dnsmasq-tmp", "dhcp-files", "pruner-auth", "slot-api"]);
             const byName = (n: string) => volumes.find((v) => v.name === n);
             assert.deepEqual(byName("ironic-certs"), { name: "ironic-certs", emptyDir: {} });
             assert.deepEqual(byName("ca"), { name: "ca", secret: { secretName: "ironic-cacert", items: [{ key: "tls.crt", path: "tls.crt" }] } });
@@ -81,9 +81,11 @@ describe("manifests/volumes", function () {
             assert.match(ha.names.nodeDataConfigMap, /^ironic-conductors-[0-9a-f]{10}$/);
             assert.deepEqual(byName("conductor-ca"), { name: "conductor-ca", secret: { secretName: "ironic-conductor-ca", items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }], defaultMode: 0o440 } });
             assert.deepEqual(byName("scripts"), { name: "scripts", configMap: { name: `ironic-scripts-${scriptsConfigHash(ha).slice(0, 10)}`, defaultMode: 0o555 } });
+            // Ironic's DHCP files on the node, one directory per stack: a replaced pod finds them.
+            assert.deepEqual(byName("dhcp-files"), { name: "dhcp-files", hostPath: { path: "/var/lib/metal3-ironic/metal3/ironic/dnsmasq", type: "DirectoryOrCreate" } });
             assert.deepEqual(byName("pruner-auth"), { name: "pruner-auth", secret: { secretName: "ironic-credentials", items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
 
-            assert.deepEqual(m(mounts.ironic), [...IRONIC_OWN, "ironic-certs:/certs/ironic", "ironic-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "rpc-auth:/auth/ironic-rpc ro", ...NODE_DATA, ...DB]);
+            assert.deepEqual(m(mounts.ironic), [IRONIC_OWN[0], "dhcp-files:/shared/dnsmasq", ...IRONIC_OWN.slice(1), "ironic-certs:/certs/ironic", "ironic-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "rpc-auth:/auth/ironic-rpc ro", ...NODE_DATA, ...DB]);
             assert.deepEqual(m(mounts.httpd), [...HTTPD_OWN, "httpd-certs:/certs/ironic", "httpd-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", ...NODE_DATA]);
             // The kubelet's automount files, for the dnsmasq container (its slot agent) only.
             assert.deepEqual(plain(byName("slot-api")).projected.sources, [
@@ -91,11 +93,11 @@ describe("manifests/volumes", function () {
                 { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
                 { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
             ]);
-            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
+            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dhcp-files:/shared/dnsmasq", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
             for (const c of ["ironic", "httpd", "ramdiskLogs", "dhcpPruner"] as const) assert.ok(!(m(mounts[c]) ?? []).some((x) => x.startsWith("slot-api")), `${c} has no API token`);
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/scripts/start-dnsmasq.sh");
-            assert.deepEqual(m(mounts.dhcpDirs), ["shared:/shared"]);
-            assert.deepEqual(m(mounts.dhcpPruner), ["shared:/shared", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"]);
+            assert.deepEqual(m(mounts.dhcpDirs), ["shared:/shared", "dhcp-files:/shared/dnsmasq"]);
+            assert.deepEqual(m(mounts.dhcpPruner), ["shared:/shared", "dhcp-files:/shared/dnsmasq", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"]);
             assert.equal(PRUNER_AUTH_DIR, "/auth/pruner");
         });
 
