@@ -1,7 +1,7 @@
 /**
  * Day-2 on a real cluster with the real Pulumi CLI (the ha example, MariaDB and schema Jobs):
- * an Ironic image bump (the schema upgrade Job completes before the rollout, the online
- * migrations run after it), a rotated API password (the conductors roll onto it), a release with new scripts (new ConfigMaps, the old ones kept until
+ * an Ironic release bump in two runs (refused without the pin; pinned, the schema upgrade Job
+ * completes before the rollout; unpinned, the online migrations run after it), a rotated API password (the conductors roll onto it), a release with new scripts (new ConfigMaps, the old ones kept until
  * the DaemonSet no longer names them), a topology switch multi → single → multi (no pod left Pending on a
  * host-port conflict, the API Service and the database claim kept), and `pulumi destroy` (refused
  * on protected resources until unprotected; the claim and namespace survive) followed by a
@@ -72,21 +72,44 @@ function lifecycleScenarios(this: Mocha.Suite): void {
         ({ cluster, ws } = deployedHaStack());
     });
 
-    it("an images.ironic bump: the schema upgrade completes before the rollout, the migrations run after it", function () {
+    it("an images.ironic bump to the next release: refused without the pin; run 1 pinned to 38.0 (the schema upgrade completes before the rollout, no migrations), run 2 unpinned (every pod again, the migrations after them)", function () {
+        const PIN = 'metal3-ironic:ironic.config["default.pin_release_version"]';
+        const pinEnv = (p: any) => (p.spec.containers.find((c: any) => c.name === "ironic").env ?? []).filter((e: any) => e.name === "OS_DEFAULT__PIN_RELEASE_VERSION").map((e: any) => e.value);
         const before = new Set(jobs().map((j) => j.metadata.name));
         ws.pulumi(["config", "set", "--path", "metal3-ironic:images.ironic", NEW_IMAGE]);
+        // The three conductors would mix 38 and 39 while they roll: refused before anything is registered, naming the key and the value.
+        const refused = ws.pulumi(["preview"], { allowFail: true });
+        assert.notEqual(refused.status, 0);
+        assert.match(refused.stdout + refused.stderr, /ironic\.config\.default\.pin_release_version: images\.ironic moves the 3 conductors from Ironic 38\.0 to 39\.0/);
+        assert.deepEqual(jobs().map((j) => j.metadata.name).sort(), [...before].sort(), "nothing ran");
+        // Run 1: pinned to the deployed release.
+        ws.pulumi(["config", "set", "--path", PIN, "38.0"]);
         ws.up();
-        const fresh = jobs().filter((j) => !before.has(j.metadata.name));
-        const upgrade = fresh.find((j) => /dbsync|upgrade/.test(j.metadata.name) && !/migrat/.test(j.metadata.name));
-        const migrate = fresh.find((j) => /migrat/.test(j.metadata.name));
-        assert.ok(upgrade && migrate, `a new upgrade and a new migration Job for the new image (new Jobs: ${fresh.map((j) => j.metadata.name).join(", ")})`);
-        assert.ok(upgrade.status.succeeded >= 1 && migrate.status.succeeded >= 1, "both Jobs completed");
-        for (const j of [upgrade, migrate]) assert.equal(j.spec.template.spec.containers[0].image, NEW_IMAGE);
+        const run1 = jobs().filter((j) => !before.has(j.metadata.name));
+        const upgrade = run1.find((j) => /dbsync|upgrade/.test(j.metadata.name) && !/migrat/.test(j.metadata.name));
+        assert.ok(upgrade, `a new upgrade Job for the new image (new Jobs: ${run1.map((j) => j.metadata.name).join(", ")})`);
+        assert.ok(!run1.some((j) => /migrat/.test(j.metadata.name)), "no migrations while pinned");
+        assert.ok(upgrade.status.succeeded >= 1, "the schema upgrade completed");
+        assert.equal(upgrade.spec.template.spec.containers[0].image, NEW_IMAGE);
+        const pinned = workloadPods("DaemonSet");
+        assert.equal(pinned.length, 3);
+        for (const p of pinned) {
+            assert.equal(p.spec.containers.find((c: any) => c.name === "ironic").image, NEW_IMAGE, `${p.metadata.name} runs the new image`);
+            assert.deepEqual(pinEnv(p), ["38.0"], `${p.metadata.name} is pinned to 38.0`);
+            assert.ok(time(p.metadata.creationTimestamp) >= time(upgrade.status.completionTime), `${p.metadata.name} started after the schema upgrade completed`);
+        }
+        quiet();
+        // Run 2: the pin removed; every conductor again, then the migrations.
+        ws.pulumi(["config", "rm", "--path", PIN]);
+        ws.up();
+        const migrate = jobs().find((j) => !before.has(j.metadata.name) && /migrat/.test(j.metadata.name));
+        assert.ok(migrate && migrate.status.succeeded >= 1, "the migrations Job completed");
+        assert.equal(migrate.spec.template.spec.containers[0].image, NEW_IMAGE);
         const pods = workloadPods("DaemonSet");
         assert.equal(pods.length, 3);
         for (const p of pods) {
-            assert.equal(p.spec.containers.find((c: any) => c.name === "ironic").image, NEW_IMAGE, `${p.metadata.name} runs the new image`);
-            assert.ok(time(p.metadata.creationTimestamp) >= time(upgrade.status.completionTime), `${p.metadata.name} started after the schema upgrade completed`);
+            assert.ok(!pinned.some((x) => x.metadata.uid === p.metadata.uid), `${p.metadata.name} is a new pod`);
+            assert.deepEqual(pinEnv(p), [], `${p.metadata.name} is not pinned`);
             assert.ok(time(migrate.metadata.creationTimestamp) >= time(p.metadata.creationTimestamp), `the migrations started after ${p.metadata.name}`);
         }
         quiet();
