@@ -154,6 +154,11 @@ def prune_once(unattributed, state):
     nodes = {n["uuid"]: n for n in get_all(listing, "nodes")}
     ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
     previous, current = state.get("previous", {}), {}
+
+    def carry(path):
+        """A quick pass decides nothing on ownership: a waiting verdict goes on to the next full pass."""
+        if path in previous:
+            current[path] = previous[path]
     for name in sorted(os.listdir(HOSTSDIR)):
         if not (name.startswith("ironic-") and name.endswith(".conf")):
             continue
@@ -178,8 +183,8 @@ def prune_once(unattributed, state):
             continue
         node = nodes.get(ports[mac])
         if not full:
-            if node and path in previous:
-                current[path] = previous[path]
+            if node:
+                carry(path)
             continue
         owner = node and conductor_name(node.get("conductor"))
         if not owner:
@@ -207,14 +212,13 @@ def prune_once(unattributed, state):
         uuid = name[len("ironic-"):-len(".conf")]
         node = nodes.get(uuid)
         path = os.path.join(OPTSDIR, name)
+        owner = node and full and conductor_name(node.get("conductor"))
         if node is None:
             why, verdict, rebalance = "node %s no longer exists" % uuid, "no node", False
         elif not full:
-            if path in previous:
-                current[path] = previous[path]
+            carry(path)
             continue
-        elif conductor_name(node.get("conductor")) not in ("", ME):
-            owner = conductor_name(node.get("conductor"))
+        elif owner and owner != ME:
             why, verdict, rebalance = "node %s is owned by %s" % (uuid, owner), OWNERSHIP + owner, me_alive
         else:
             continue
