@@ -21,7 +21,7 @@ import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespa
 import { IronicPlan } from "../core/plan";
 import { readExistingTls } from "./existing-tls";
 import { topologySummary } from "../core/plan/summary";
-import { pinNote, pinnedRelease } from "../core/plan/upgrade";
+import { pinNote } from "../core/plan/upgrade";
 import { persistedState } from "../core/plan/previous";
 import { StackPki } from "./pki";
 import { registerCertificates } from "./cert-manager";
@@ -90,8 +90,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         if (c.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
         const pinned = pinNote(c, args.previous ?? {});
         if (pinned) pulumi.log.info(pinned, this);
-        // Online data migrations once the new workload is ready (the provider awaits it), never while pinned (core/plan/upgrade.ts).
-        if (upgrade && pinnedRelease(c) === undefined) this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
+        // Online data migrations once the new workload is ready (the provider awaits it); none while pinned (core/plan/upgrade.ts).
+        if (upgrade && plan.database.jobs?.migrate) this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
         const bmoConfigMap = new k8s.core.v1.ConfigMap(
             `${name}-bmo`,
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },

@@ -47,3 +47,8 @@ export function compareVersions(a: number[], b: number[]): number {
     }
     return 0;
 }
+
+/** The version the guards compare: the stated one, else the one the tag names (none for latest, main, bare digests). */
+export function effectiveIronicVersion(i: { image: string; version?: string }): number[] | undefined {
+    return i.version ? parseVersion(i.version) : ironicVersion(i.image);
+}

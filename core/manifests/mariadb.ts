@@ -120,7 +120,7 @@ export const SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS = SCHEMA_JOB_TIMINGS.activeDead
 
 /** Where to look when a schema Job fails (printed with the Job by `pulumi up`). */
 export function schemaJobHint(plan: IronicPlan, which: "upgrade" | "migrate"): string {
-    const name = which === "upgrade" ? plan.database.jobs!.upgrade : plan.database.jobs!.migrate;
+    const name = which === "upgrade" ? plan.database.jobs!.upgrade : plan.database.jobs!.migrate!;
     const what = which === "upgrade" ? "ironic-dbsync upgrade" : "online data migrations";
     return (
         `Job ${plan.namespace}/${name} runs ${what}; it is stopped after ${SCHEMA_JOB_TIMINGS.activeDeadlineSeconds} s ` +
@@ -157,7 +157,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
         apiVersion: "batch/v1",
         kind: "Job",
         metadata: {
-            name: upgrade ? jobs.upgrade : jobs.migrate,
+            name: upgrade ? jobs.upgrade : jobs.migrate!,
             namespace: plan.namespace,
             labels,
             annotations: {

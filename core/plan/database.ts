@@ -7,7 +7,8 @@ import { createHash } from "crypto";
 
 import type { StackConfig } from "../config";
 import type { DatabaseKind } from "../config/database";
-import { compareVersions, ironicVersion, parseVersion } from "../config/version";
+import { compareVersions, effectiveIronicVersion } from "../config/version";
+import { pinnedRelease } from "./upgrade";
 
 /** Paths inside the upstream MariaDB image (docker.io/library/mariadb) and our mounts. */
 export const MARIADB = {
@@ -80,8 +81,8 @@ export interface DatabasePlan {
         user: string;
         grant: string;
     };
-    /** Schema jobs; absent for SQLite (the image creates its schema at start). */
-    jobs?: { upgrade: string; migrate: string };
+    /** Schema jobs; absent for SQLite (the image creates its schema at start). `migrate` is absent while the conductors are pinned to an older release (core/plan/upgrade.ts). */
+    jobs?: { upgrade: string; migrate?: string };
 }
 
 /** A short, stable key of an image reference: jobs run again on every image change, never on a no-op. */
@@ -126,7 +127,7 @@ export function databasePlan(config: StackConfig): DatabasePlan {
             user: `${svc}-ironic`,
             grant: `${svc}-ironic-all`,
         },
-        jobs: db.kind === "sqlite" ? undefined : { upgrade: `${name}-dbsync-${key}`, migrate: `${name}-migrate-${key}` },
+        jobs: db.kind === "sqlite" ? undefined : { upgrade: `${name}-dbsync-${key}`, ...(pinnedRelease(config) === undefined ? { migrate: `${name}-migrate-${key}` } : {}) },
     };
 }
 
@@ -138,10 +139,7 @@ export interface IronicImage {
     version?: string;
 }
 
-/** The version the guard compares: the stated one, else the one the tag names (none for latest, main, bare digests). */
-export function effectiveIronicVersion(i: IronicImage): number[] | undefined {
-    return i.version ? parseVersion(i.version) : ironicVersion(i.image);
-}
+export { effectiveIronicVersion } from "../config/version";
 
 /**
  * Refuse moving a shared database to an older Ironic: the schema cannot be downgraded. Returns the

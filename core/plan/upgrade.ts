@@ -13,8 +13,7 @@
  * pod stops before the new one starts, so versions never mix and no pin is needed.
  */
 import type { ConfigIssue, StackConfig } from "../config";
-import { compareVersions } from "../config/version";
-import { effectiveIronicVersion } from "./database";
+import { compareVersions, effectiveIronicVersion } from "../config/version";
 
 /** What the previous run deployed (core/plan/previous.ts PreviousState). */
 type Deployed = { ironicImage?: string; ironicVersion?: string };
