@@ -142,9 +142,23 @@ def wants_full(state, signature, now):
             or any(v[0].startswith(OWNERSHIP) for v in state.get("previous", {}).values()))
 
 
+def quick_gone(path, mac, nodes, state):
+    """A quick pass lists no ports. An entry older than the last full pass's listing (a MAC enrolled
+    again since is rewritten by its new owner) is gone if its MAC had no port then, or the node it
+    had is no longer listed (Ironic deletes a node's ports with it). A port deleted alone, or a MAC
+    moved to another node, waits for the next full pass."""
+    node_uuid = state["ports"].get(mac)
+    try:
+        if os.stat(path).st_mtime >= state["ports_at"]:
+            return False
+    except FileNotFoundError:
+        return False
+    return node_uuid is None or (node_uuid in state["listed"] and node_uuid not in nodes)
+
+
 def prune_once(unattributed, state):
-    """One pass. A full pass reads every node's owner and tag; a quick one only which nodes and
-    ports exist (deletions are pruned at once) and carries ownership verdicts to the next full one.
+    """One pass. A full pass reads every node's owner and tag, and every port; a quick one only which
+    nodes exist (deleted nodes are pruned at once) and carries ownership verdicts to the next full one.
     state["previous"]: this pass's verdicts (path -> (verdict, first seen)), which the next confirms."""
     conductors = get_all("/v1/conductors?detail=true&limit=1000", "conductors")
     me_alive = any(conductor_name(c.get("hostname")) == ME and c.get("alive") for c in conductors)
@@ -152,7 +166,10 @@ def prune_once(unattributed, state):
     full = wants_full(state, ring_signature(conductors), now)
     listing = "/v1/nodes?detail=true&limit=1000" if full else "/v1/nodes?fields=uuid&limit=1000"
     nodes = {n["uuid"]: n for n in get_all(listing, "nodes")}
-    ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
+    if full:
+        ports = {p["address"].lower(): p["node_uuid"] for p in get_all("/v1/ports?fields=address,node_uuid&limit=1000", "ports")}
+        # What a quick pass knows of ports (listing them costs about as much as the nodes).
+        state.update(ports=ports, ports_at=now, listed=set(nodes))
     previous, current = state.get("previous", {}), {}
 
     def carry(path):
@@ -172,7 +189,10 @@ def prune_once(unattributed, state):
         if len(fields) < 2 or fields[1] == "ignore":
             continue
         mac = fields[0].lower()
-        if mac not in ports:
+        if not full and not quick_gone(path, mac, nodes, state):
+            carry(path)
+            continue
+        if not full or mac not in ports:
             # No port has this MAC any more: its node (or the port) was deleted, and Ironic's
             # deletion leaves the entry active. Left so, this dnsmasq would keep answering the
             # machine, and also beside its new owner if it is enrolled again.
@@ -182,10 +202,6 @@ def prune_once(unattributed, state):
                 log("host %s belongs to no port in Ironic (its node or port was deleted): entry %s set to ignore" % (mac, name))
             continue
         node = nodes.get(ports[mac])
-        if not full:
-            if node:
-                carry(path)
-            continue
         owner = node and conductor_name(node.get("conductor"))
         if not owner:
             if path not in unattributed:

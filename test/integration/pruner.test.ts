@@ -66,6 +66,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             } else if (u.pathname === "/v1/nodes") {
                 res.end(JSON.stringify({ nodes: state.nodes.slice(1).map(view) }));
             } else if (u.pathname === "/v1/ports") {
+                state.listings.push("ports");
                 res.end(JSON.stringify({ ports: state.ports }));
             } else if (u.pathname === "/v1/conductors") {
                 res.end(JSON.stringify({ conductors: [{ hostname: ME, alive: state.meAlive }, { hostname: OTHER, alive: true }, ...state.joined.map((h) => ({ hostname: h, alive: true }))] }));
@@ -152,14 +153,16 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         state.nodes = [
             { uuid: "n-mine", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-mine" } },
             { uuid: "n-a", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-a" } },
+            { uuid: "n-b", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-b" } },
         ];
         state.ports = [
             { address: "52:54:00:00:00:01", node_uuid: "n-mine" },
             { address: "52:54:00:00:00:0a", node_uuid: "n-a" },
+            { address: "52:54:00:00:00:0b", node_uuid: "n-b" },
         ];
         for (const d of ["hosts", "opts"]) for (const f of fs.readdirSync(path.join(dir, d))) fs.rmSync(path.join(dir, d, f));
         const old = new Date(Date.now() - 60000);
-        for (const [mac, tag, uuid] of [["52:54:00:00:00:01", "tag-mine", "n-mine"], ["52:54:00:00:00:0a", "tag-a", "n-a"]]) {
+        for (const [mac, tag, uuid] of [["52:54:00:00:00:01", "tag-mine", "n-mine"], ["52:54:00:00:00:0a", "tag-a", "n-a"], ["52:54:00:00:00:0b", "tag-b", "n-b"]]) {
             fs.writeFileSync(path.join(dir, "hosts", `ironic-${mac}.conf`), `${mac},set:${tag},set:ironic\n`);
             fs.writeFileSync(path.join(dir, "opts", `ironic-${uuid}.conf`), "tag:x,67,snponly.efi\n");
             fs.utimesSync(path.join(dir, "hosts", `ironic-${mac}.conf`), old, old);
@@ -190,7 +193,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         assert.deepEqual(fs.readdirSync(path.join(dir, "hosts")).filter((f) => f.startsWith(".")), [], "no temp file left behind");
     });
 
-    it("reads owners (a detailed listing) at start, on a change of the conductors and while a verdict waits; a deletion on every pass", async function () {
+    it("reads owners and ports (detailed listings) at start, on a change of the conductors and while a verdict waits; a deleted node on every pass", async function () {
         this.timeout(60000);
         steadyFleet();
         const until = async (what: string, ok: () => boolean, ms = 20000) => {
@@ -198,29 +201,63 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         };
         const p = startPruner("1", { [PRUNER_ENV.fullInterval]: "600" });
         try {
-            await until("a quick pass after the first", () => state.listings.length >= 3);
-            assert.equal(state.listings[0], "detail", "the first pass reads every owner");
-            assert.deepEqual(state.listings.slice(1), state.listings.slice(1).map(() => "fields=uuid"), "nothing waits: later passes list node UUIDs only");
-            // n-a moves with the conductors unchanged (an edit of its group); n-mine's port is deleted.
+            await until("a quick pass after the first", () => state.listings.length >= 4);
+            assert.deepEqual(state.listings.slice(0, 2), ["detail", "ports"], "the first pass reads every owner and port");
+            assert.deepEqual(state.listings.slice(2), state.listings.slice(2).map(() => "fields=uuid"), "nothing waits: later passes list node UUIDs only, no ports");
+            // n-a moves with the conductors unchanged (an edit of its group); n-mine is deleted, its
+            // port with it (as Ironic does); n-b's port alone is deleted.
             state.nodes[1].conductor = OTHER;
-            state.ports = state.ports.filter((x) => x.node_uuid !== "n-mine");
+            state.nodes = state.nodes.filter((n) => n.uuid !== "n-mine");
+            state.ports = state.ports.filter((x) => x.node_uuid === "n-a");
             const moved = state.listings.length;
-            await until("the deleted port's entry ignored", () => host("52:54:00:00:00:01") === "52:54:00:00:00:01,ignore\n");
+            await until("the deleted node's entry ignored", () => host("52:54:00:00:00:01") === "52:54:00:00:00:01,ignore\n");
+            await until("its option file removed", () => !fs.existsSync(path.join(dir, "opts", "ironic-n-mine.conf")));
             await until("two more quick passes", () => state.listings.length >= moved + 3);
             assert.ok(state.listings.slice(moved).every((l) => l === "fields=uuid"), `quick passes only: ${state.listings.slice(moved)}`);
             assert.equal(host("52:54:00:00:00:0a"), "52:54:00:00:00:0a,set:tag-a,set:ironic\n", "an owner change is not seen between full passes");
             assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-a.conf")));
-            // A conductor joins: the ring changed, owners are read again and the moved entry goes.
+            assert.equal(host("52:54:00:00:00:0b"), "52:54:00:00:00:0b,set:tag-b,set:ironic\n", "a port deleted alone is not seen between full passes");
+            // A conductor joins: the ring changed, owners and ports are read again and both entries go.
             state.joined = ["172.22.0.9"];
             const joined = state.listings.length;
             await until("the moved entry ignored", () => host("52:54:00:00:00:0a") === "52:54:00:00:00:0a,ignore\n");
             await until("its option file removed", () => !fs.existsSync(path.join(dir, "opts", "ironic-n-a.conf")));
-            assert.ok(state.listings.slice(joined + 1).every((l) => l === "detail"), `owners read on every pass after the change: ${state.listings.slice(joined)}`);
+            await until("the portless entry ignored", () => host("52:54:00:00:00:0b") === "52:54:00:00:00:0b,ignore\n");
+            assert.ok(!state.listings.slice(joined + 1).includes("fields=uuid"), `owners read on every pass after the change: ${state.listings.slice(joined)}`);
         } finally {
             const log = await p.stop();
+            assert.match(log, /host 52:54:00:00:00:01 belongs to no port in Ironic/);
+            assert.match(log, /node n-mine no longer exists: removed option file ironic-n-mine\.conf/);
             assert.match(log, /host 52:54:00:00:00:0a \(node n-a\) is owned by 172\.22\.0\.4: entry ironic-52:54:00:00:00:0a\.conf set to ignore/);
         }
-        assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-mine.conf")), "its node still exists: its option file stays");
+        assert.ok(fs.existsSync(path.join(dir, "opts", "ironic-n-b.conf")), "n-b still exists: its option file stays");
+    });
+
+    it("between full passes, leaves an entry rewritten since the last one alone (a deleted node's MAC enrolled again)", async function () {
+        steadyFleet();
+        const p = startPruner("1", { [PRUNER_ENV.fullInterval]: "600", [PRUNER_ENV.grace]: "0.5" });
+        let log = "";
+        try {
+            for (const t0 = Date.now(); state.listings.length < 4; await new Promise((r) => setTimeout(r, 50))) if (Date.now() - t0 > 20000) throw new Error("no quick pass");
+            // n-b is deleted and its MAC enrolled again as n-c, whose owner (this conductor) writes the entry.
+            state.nodes = [...state.nodes.filter((n) => n.uuid !== "n-b"), { uuid: "n-c", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-c" } }];
+            state.ports = [...state.ports.filter((x) => x.node_uuid !== "n-b"), { address: "52:54:00:00:00:0b", node_uuid: "n-c" }];
+            fs.writeFileSync(path.join(dir, "hosts", "ironic-52:54:00:00:00:0b.conf"), "52:54:00:00:00:0b,set:tag-c,set:ironic\n");
+            const quick = state.listings.length;
+            // Past the grace period, over several quick passes: the old MAC-to-node view must not prune it.
+            await new Promise((r) => setTimeout(r, 2000));
+            assert.ok(state.listings.length >= quick + 3 && state.listings.slice(quick).every((l) => l === "fields=uuid"), `quick passes: ${state.listings.slice(quick)}`);
+            assert.equal(host("52:54:00:00:00:0b"), "52:54:00:00:00:0b,set:tag-c,set:ironic\n", "the new node's entry is kept");
+            // The next full pass (a conductor joins) sees the port on n-c, this conductor's: kept too.
+            state.joined = ["172.22.0.9"];
+            const joined = state.listings.length;
+            for (const t0 = Date.now(); !state.listings.slice(joined).includes("ports"); await new Promise((r) => setTimeout(r, 50))) if (Date.now() - t0 > 20000) throw new Error("no full pass");
+            await new Promise((r) => setTimeout(r, 1000));
+            assert.equal(host("52:54:00:00:00:0b"), "52:54:00:00:00:0b,set:tag-c,set:ironic\n", "kept by the full pass");
+        } finally {
+            log = await p.stop();
+        }
+        assert.doesNotMatch(log, /52:54:00:00:00:0b/);
     });
 
     it("with PRUNER_ONCE=1 runs passes until a quick one, says how long each took, and exits", async function () {
@@ -233,7 +270,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         assert.equal(r.code, 0, r.out);
         assert.match(r.out, /full pass: \d+\.\d\d s\n/);
         assert.match(r.out, /quick pass: \d+\.\d\d s\n/);
-        assert.deepEqual(state.listings, ["detail", "fields=uuid"]);
+        assert.deepEqual(state.listings, ["detail", "ports", "fields=uuid"], "ports are listed on full passes only");
     });
 
     it("never touches what it cannot attribute (a node with no owner, or not listed), nor an entry written within the grace period", async function () {
