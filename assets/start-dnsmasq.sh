@@ -15,7 +15,7 @@ if [[ -n "$slot_conf" ]]; then
   if [[ ! -r "$slot_conf" ]]; then echo "FATAL: no DHCP range for slot $DHCP_SLOT ($slot_conf not found)" >&2; exit 1; fi
   confs+=("--conf-file=$slot_conf")
 fi
-mkdir -p /shared/tftpboot /shared/html/images /shared/html/pxelinux.cfg __LEASE_DIR__
+mkdir -p /shared/tftpboot __LEASE_DIR__
 touch __LEASE_FILE__
 src=/tftpboot
 if [[ -r /shared/custom_ipxe_firmware ]]; then src=/shared/custom_ipxe_firmware; fi

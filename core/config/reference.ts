@@ -222,6 +222,7 @@ export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why
     exporter: { containers: "`ironic-prometheus-exporter` (with `metrics.enabled`)", why: "gunicorn with 4 Flask workers concatenating a few small files per scrape" },
     caBundles: { containers: "init `ca-bundles` and `ca-bundles-watch` (with `trust.bmcCa` or `trust.trustedCa`)", why: "`cat` and `sha256sum` of a few PEM files every 10 s" },
     dhcpDirs: { containers: "init `dhcp-dirs`", why: "one `mkdir`" },
+    sharedDirs: { containers: "init `shared-dirs`", why: "one `mkdir`" },
     addressCheck: { containers: "init `provisioning-ip` (single without keepalived)", why: "`ip addr` once a second, for at most 60 s" },
     keepalived: { containers: "`keepalived`", why: "VRRP only" },
     mariadb: { containers: "`mariadb`", why: "256 MiB InnoDB buffer pool plus connections" },

@@ -3,7 +3,7 @@
  * and, when it starts differently per topology, the pod topology (topology.ts); none of them
  * tests the topology itself.
  */
-import { COMMANDS, DHCP_PROVIDER_DIR, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, IRONIC_GID, IRONIC_UID, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { KEEPALIVED_START_SCRIPT, PROVISIONING_IP_CHECK, readAsset } from "../render/assets";
 import { cidrParts } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
@@ -16,8 +16,8 @@ import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR, fromSecret } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
 
-/** Touched by the pruner on every poll, on the pod's shared volume (its only writable mount). */
-export const PRUNER_HEARTBEAT_FILE = `${PATHS.shared}/dhcp-pruner.heartbeat`;
+/** Touched by the pruner on every poll, in the pod's wrapper directory (its only writable mount but the DHCP files). */
+export const PRUNER_HEARTBEAT_FILE = `${CONDUCTOR_PATHS.run}/dhcp-pruner.heartbeat`;
 
 /**
  * Where the wrapper puts the certificate it mints in multi. With tls.mode "generate" both ironic
@@ -84,24 +84,6 @@ export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount
             failureThreshold: 3,
         },
         resources: containerResources(plan, "ramdiskLogs"),
-    };
-}
-
-/**
- * Init container: the directories both the ironic container (Ironic's dnsmasq provider) and dnsmasq
- * use, on the node (DHCP_PROVIDER_DIR), given to the ironic user: the kubelet makes a missing
- * hostPath directory root's (0755), so this one step runs as root, with CHOWN its only capability
- * (no DAC_OVERRIDE: it writes only into that root-owned directory, and to nothing else).
- */
-export function dhcpDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
-    const dirs = [DHCP_PROVIDER_DIR, DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir];
-    return {
-        name: "dhcp-dirs",
-        image: plan.config.images.ironic,
-        command: ["/bin/sh", "-c", `mkdir -p ${dirs.slice(1).join(" ")} && chown ${IRONIC_UID}:${IRONIC_GID} ${dirs.join(" ")}`],
-        securityContext: { ...restrictedSecurityContext(), runAsUser: 0, runAsNonRoot: false, capabilities: { drop: ["ALL"], add: ["CHOWN"] } },
-        volumeMounts,
-        resources: containerResources(plan, "dhcpDirs"),
     };
 }
 

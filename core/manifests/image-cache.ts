@@ -18,7 +18,7 @@ import { readAsset } from "../render/assets";
 import { downloadTrustVolumes, withDownloadTrust } from "./downloads";
 import { contentHash, containerResources, podBase, restrictedSecurityContext, sortedRecord } from "./meta";
 import type { Container } from "./meta";
-import { fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
+import { fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount, sharedPart } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
 
 export const IMAGE_CACHE_ANNOTATIONS = {
@@ -154,7 +154,7 @@ export function imageCacheClient(plan: IronicPlan): ImageCacheClient | undefined
         env[IPA_CACHE_ENV.trustFile] = IPA_CACHE_PATHS.trustFile;
     }
     if (ic.url) {
-        mounts.push(mount("shared", PATHS.shared));
+        mounts.push(sharedPart(PATHS.sharedImages));
         Object.assign(env, {
             [IPA_CACHE_ENV.url]: ic.url,
             [IPA_CACHE_ENV.arches]: ic.architectures.join(" "),

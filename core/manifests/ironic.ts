@@ -6,11 +6,10 @@
 import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 
-import { IRONIC_GID, IRONIC_UID } from "../contract";
+import { IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
 import type { IronicPlan } from "../plan/types";
 import { dnsmasqConfigHash } from "./configmaps";
 import {
-    dhcpDirsContainer,
     dhcpPrunerContainer,
     dnsmasqContainer,
     httpdContainer,
@@ -21,13 +20,15 @@ import {
     ramdiskLogsContainer,
 } from "./containers";
 import { imageCacheClient } from "./image-cache";
+import { dhcpDirsContainer, sharedDirsContainer } from "./init-dirs";
 import { ironicTrust } from "./trust";
 import { exporterContainer, exporterVolumes } from "./metrics";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
 import { usesSlotAgents } from "./slots";
 import { podTopology } from "./topology";
-import { podVolumes } from "./volumes";
+import { SHARED_VOLUME, mount, podVolumes } from "./volumes";
+import type { VolumeMount } from "./volumes";
 
 /** The Ironic pod spec: one template for the single Deployment and the multi DaemonSet. */
 export function ironicPodSpec(plan: IronicPlan): PodSpec {
@@ -41,8 +42,6 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const ironicMounts = [...mounts.ironic, ...(cache?.ironicMounts ?? []), ...(trust?.ironicMounts ?? [])];
     const containers: Container[] = [ironicContainer(plan, ironicMounts, topology), httpdContainer(plan, mounts.httpd, topology)];
     if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
-    // Single without keepalived serves on provisioning.ip: only a node that holds it may run the pod.
-    if (plan.topology.kind === "single" && !plan.topology.keepalivedVirtualIps) initContainers.unshift(provisioningIpCheckContainer(plan));
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
@@ -50,6 +49,11 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     if (trust) containers.push(trust.sidecar);
     const metrics = plan.config.metrics.enabled;
     if (metrics) containers.push(exporterContainer(plan));
+    // The parts of /shared mounted on their own (sharedPart), made before any container starts.
+    const parts = [...new Set([...initContainers, ...containers].flatMap((c) => (c.volumeMounts ?? []) as VolumeMount[]).filter((m) => m.name === SHARED_VOLUME && m.subPath).map((m) => m.mountPath as string))].sort();
+    if (parts.length > 0) initContainers.unshift(sharedDirsContainer(plan, [mount(SHARED_VOLUME, PATHS.shared)], parts));
+    // Single without keepalived serves on provisioning.ip: only a node that holds it may run the pod (checked first).
+    if (plan.topology.kind === "single" && !plan.topology.keepalivedVirtualIps) initContainers.unshift(provisioningIpCheckContainer(plan));
     return {
         hostNetwork: true,
         dnsPolicy: "ClusterFirstWithHostNet",

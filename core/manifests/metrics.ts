@@ -16,7 +16,7 @@ import { COMMANDS, EXPORTER, PATHS } from "../contract";
 import type { IronicPlan } from "../plan/types";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
-import { fromEmptyDir, mount, type Volume } from "./volumes";
+import { fromEmptyDir, mount, sharedPart, type Volume } from "./volumes";
 
 /** The Service's and ServiceMonitor's port name. */
 export const METRICS_PORT_NAME = "metrics";
@@ -35,9 +35,12 @@ export function exporterCommand(plan: IronicPlan): string[] {
     return [COMMANDS.shell, "-c", `mkdir -p ${EXPORTER.notificationsDir}; ${sweep}; (while sleep 60; do ${sweep}; done) & exec ${EXPORTER.command}`];
 }
 
-/** The exporter's own writable directories (the image's start writes its ironic.conf) and the pod's /shared. */
+/**
+ * The exporter's own writable directories: the image's start writes its ironic.conf and makes
+ * /shared/html and /shared/tmp, in a /shared of its own; of the pod's, only the notifications.
+ */
 export function exporterVolumes(): Volume[] {
-    return ["exporter-conf", "exporter-data", "exporter-tmp"].map(fromEmptyDir);
+    return ["exporter-conf", "exporter-data", "exporter-tmp", "exporter-shared"].map(fromEmptyDir);
 }
 
 export function exporterContainer(plan: IronicPlan): Container {
@@ -54,7 +57,7 @@ export function exporterContainer(plan: IronicPlan): Container {
         ],
         securityContext: restrictedSecurityContext(),
         ports: [{ name: METRICS_PORT_NAME, containerPort: port, hostPort: port, protocol: "TCP" }],
-        volumeMounts: [mount("shared", PATHS.shared), mount("exporter-conf", PATHS.conf), mount("exporter-data", PATHS.data), mount("exporter-tmp", PATHS.tmp)],
+        volumeMounts: [mount("exporter-shared", PATHS.shared), sharedPart(EXPORTER.notificationsDir), mount("exporter-conf", PATHS.conf), mount("exporter-data", PATHS.data), mount("exporter-tmp", PATHS.tmp)],
         readinessProbe: { httpGet: { path: "/metrics", port, scheme: "HTTP" }, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 },
         livenessProbe: { tcpSocket: { port }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: containerResources(plan, "exporter"),

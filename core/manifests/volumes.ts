@@ -45,6 +45,18 @@ export function readOnlyMount(name: string, mountPath: string): VolumeMount {
     return { name, mountPath, readOnly: true };
 }
 
+export const SHARED_VOLUME = "shared";
+
+/**
+ * A part of the pod's shared volume at its own path (a subPath mount). Only ironic and httpd mount
+ * all of /shared, which holds Ironic's unauthenticated API socket (ironic.sock, behind httpd's
+ * authentication); every other container mounts only the parts it uses, made by `shared-dirs`.
+ */
+export function sharedPart(containerPath: string): VolumeMount {
+    if (!containerPath.startsWith(`${PATHS.shared}/`)) throw new Error(`sharedPart: ${containerPath} is not under ${PATHS.shared}`);
+    return { name: SHARED_VOLUME, mountPath: containerPath, subPath: containerPath.slice(PATHS.shared.length + 1) };
+}
+
 /** Where the DHCP pruner reads the API credentials (username, password). */
 export const PRUNER_AUTH_DIR = "/auth/pruner";
 
@@ -136,7 +148,7 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
 function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<ContainerMounts, "dnsmasq" | "dhcpDirs" | "dhcpPruner">; ironic: VolumeMount[] } {
     if (!plan.dhcpEnabled) return { volumes: [], mounts: {}, ironic: [] };
     const data = [fromEmptyDir("dnsmasq-data"), fromEmptyDir("dnsmasq-tmp")];
-    const own = [mount("shared", PATHS.shared), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
+    const own = [sharedPart(PATHS.tftpRoot), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
     if (plan.topology.kind === "multi") {
         const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         // Ironic's DHCP files outlive the pod on its node (contract DHCP_PROVIDER_DIR), under /shared.
@@ -147,8 +159,8 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
             volumes: [...data, dhcpFilesVolume(plan), fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume()],
             mounts: {
                 dnsmasq: { mounts: [...own, files, ...scripts, readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
-                dhcpDirs: [mount("shared", PATHS.shared), files],
-                dhcpPruner: [mount("shared", PATHS.shared), files, readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
+                dhcpDirs: [files],
+                dhcpPruner: [files, readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
             },
             ironic: [files],
         };
@@ -172,10 +184,10 @@ export function podVolumes(plan: IronicPlan): PodVolumes {
     const certs = certVolumes(plan);
     const db = databaseVolumes(plan);
     const dhcp = dhcpVolumes(plan);
-    const shared = () => mount("shared", PATHS.shared);
+    const shared = () => mount(SHARED_VOLUME, PATHS.shared);
     return {
         volumes: [
-            ...["shared", "ironic-conf", "ironic-data", "ironic-tmp", "httpd-conf", "httpd-data", "httpd-tmp"].map(fromEmptyDir),
+            ...[SHARED_VOLUME, "ironic-conf", "ironic-data", "ironic-tmp", "httpd-conf", "httpd-data", "httpd-tmp"].map(fromEmptyDir),
             fromSecret("htpasswd", plan.names.credentialsSecret, { items: ["htpasswd"] }),
             ...certs.volumes,
             ...db.volumes,
@@ -184,7 +196,7 @@ export function podVolumes(plan: IronicPlan): PodVolumes {
         mounts: {
             ironic: [shared(), ...dhcp.ironic, mount("ironic-conf", PATHS.conf), mount("ironic-data", PATHS.data), mount("ironic-tmp", PATHS.tmp), ...certs.ironic, ...db.mounts],
             httpd: [shared(), mount("httpd-conf", PATHS.conf), mount("httpd-data", PATHS.data), mount("httpd-tmp", PATHS.tmp), ...certs.httpd],
-            ramdiskLogs: [shared(), mount("ironic-tmp", PATHS.tmp)],
+            ramdiskLogs: [sharedPart(PATHS.deployLogs), mount("ironic-tmp", PATHS.tmp)],
             ...dhcp.mounts,
         },
     };

@@ -154,7 +154,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.equal(vols.ca.secret.secretName, "ironic-cacert");
         const rpcSecret = r.objects.find((o) => o.kind === "Secret" && o.metadata.name === "ironic-rpc-credentials")!;
         assert.deepEqual(Object.keys(rpcSecret.stringData).sort(), ["htpasswd", "password", "username"]);
-        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["ipa-cache-client", "dhcp-dirs"]);
+        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["shared-dirs", "ipa-cache-client", "dhcp-dirs"]);
     });
 
     it("puts the API Service in front of all conductors and reports each slice in the outputs", async function () {

@@ -90,7 +90,7 @@ describe("resource graph (pulumi mocks)", function () {
         assert.equal(pod.hostNetwork, true);
         assert.equal(pod.dnsPolicy, "ClusterFirstWithHostNet");
         assert.deepEqual(pod.containers.map((c: any) => c.name), ["ironic", "httpd", "dnsmasq", "ramdisk-logs"]);
-        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["provisioning-ip", "ipa-cache-client"], "no IPA download in the Ironic pod: it reads the image cache (after checking the node holds provisioning.ip)");
+        assert.deepEqual(pod.initContainers.map((c: any) => c.name), ["provisioning-ip", "shared-dirs", "ipa-cache-client"], "no IPA download in the Ironic pod: it reads the image cache (after checking the node holds provisioning.ip)");
         assert.deepEqual(d.spec.selector.matchLabels, { "app.kubernetes.io/instance": "ironic", "app.kubernetes.io/name": "ironic" });
         for (const [k, v] of Object.entries(d.spec.selector.matchLabels)) assert.equal(pod === undefined ? "" : d.spec.template.metadata.labels[k], v);
         assert.deepEqual(pod.nodeSelector, { "node-role.kubernetes.io/control-plane": "" });

@@ -451,8 +451,22 @@ export class PodRunner {
         for (const m of c.volumeMounts ?? []) {
             const v = (this.o.spec.volumes ?? []).find((x: any) => x.name === m.name);
             if (!v) throw new Error(`container ${c.name}: volumeMount ${m.name} names no volume of the pod`);
-            let src = fs.realpathSync(this.volumePath(m.name));
-            if (m.subPath) src = path.join(src, m.subPath);
+            const root = fs.realpathSync(this.volumePath(m.name));
+            let src = root;
+            if (m.subPath) {
+                src = path.join(root, m.subPath);
+                // As the kubelet does: a missing subPath is made as root, with the volume root's mode.
+                if (!fs.existsSync(src)) {
+                    const mode = fs.statSync(root).mode & 0o7777;
+                    for (let d = root, rest = m.subPath.split("/"); rest.length > 0; ) {
+                        d = path.join(d, rest.shift()!);
+                        if (fs.existsSync(d)) continue;
+                        fs.mkdirSync(d, { mode });
+                        fs.chmodSync(d, mode);
+                        fs.chownSync(d, 0, 0);
+                    }
+                }
+            }
             const target = `"$R"${q(m.mountPath)}`;
             const isFile = fs.existsSync(src) && !fs.statSync(src).isDirectory();
             if (!/^\/(usr|etc)\//.test(m.mountPath)) {

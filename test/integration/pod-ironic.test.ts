@@ -204,7 +204,7 @@ describe("ironic image stand-ins: the dev stack's Ironic pod (pod runner, Ironic
     });
 
     it("starts every container of the dev Deployment (init containers first), and they keep running", async function () {
-        assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["provisioning-ip", "ipa-cache-client"]);
+        assert.deepEqual(spec.initContainers.map((c: any) => c.name), ["provisioning-ip", "shared-dirs", "ipa-cache-client"]);
         const names: string[] = spec.containers.map((c: any) => c.name);
         assert.deepEqual([...names].sort(), ["dnsmasq", "httpd", "ironic", "ramdisk-logs"]);
         // Not a synchronisation (every container became ready in `before`): the window under test,

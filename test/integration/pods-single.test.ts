@@ -111,8 +111,9 @@ describe("pods as declared: dev stack (pod runner)", function () {
         const c = { ip: single!.ip, range: single!.dhcp?.range };
         assert.ok(inRange(lease.ip, c), `lease ${lease.ip} in ${c.range!.start}-${c.range!.end}\n${pod.logs("dnsmasq")}`);
         assert.equal(lease.siaddr, c.ip);
-        // The start script copied the image's iPXE binaries into the TFTP root it serves.
+        // The start script copied the image's iPXE binaries into the TFTP root it serves, its only part of /shared.
         assert.deepEqual(fs.readdirSync(path.join(pod.volumePath("shared"), "tftpboot")).sort(), ["snponly-arm64.efi", "snponly-x86_64.efi", "undionly.kpxe"]);
+        assert.equal(pod.exec("dnsmasq", ["ls", "-A", "/shared"]).stdout, "tftpboot\n");
     });
 
     it("a host behind a DHCP relay gets an address of its rack's range (provisioning.dhcp.extraRanges), the rack's router, and this conductor as its boot server", async function () {
@@ -134,12 +135,12 @@ describe("pods as declared: dev stack (pod runner)", function () {
         assert.match(pod.logs("dnsmasq"), /tags: relayed-0/, "dnsmasq tagged the request with the rack's range");
     });
 
-    it("ramdisk-logs starts with its declared mounts; its liveness probe wants the deploy-log directory the ironic container creates", async function () {
+    it("ramdisk-logs starts with its declared mounts (of /shared, the deploy-log directory only, which shared-dirs made for the ironic user); its liveness probe wants it writable", async function () {
         pod.startContainers(["ramdisk-logs"]);
-        assert.equal(pod.probe("ramdisk-logs", "livenessProbe"), false, "no deploy-log directory yet: the probe fails");
-        // What /bin/runironic does first (ironic-image-contract.md §3), as the pod's user.
-        assert.equal(pod.exec("ramdisk-logs", ["mkdir", "-p", PATHS.deployLogs]).status, 0);
         await pod.waitReady("ramdisk-logs");
+        const r = pod.exec("ramdisk-logs", ["/bin/bash", "-c", `ls -A /shared; ls -A /shared/log; stat -c %u ${PATHS.deployLogs}`]);
+        assert.equal(r.stdout, "log\nironic\n997\n", r.stderr);
+        assert.equal(pod.probe("ramdisk-logs", "livenessProbe"), true);
     });
 
     it("the ironic and httpd containers both see the virtual-media certificate, readable by uid 997, where the image looks for it", function () {

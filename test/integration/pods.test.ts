@@ -363,6 +363,17 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await lab.startIronic();
         const alive = await lab.aliveConductors();
         assert.deepEqual(alive, known.map((c) => c.ip).sort(), "each conductor's [DEFAULT]host is its node's IP");
+        // Ironic's unauthenticated API socket (behind httpd's authentication) is reachable from
+        // ironic and httpd only: every other container mounts only the parts of /shared it uses.
+        for (const { pod, node } of pods) {
+            for (const c of ["ironic", "httpd"]) assert.equal(pod.exec(c, ["test", "-S", "/shared/ironic.sock"]).status, 0, `${node.node}: ${c} reaches /shared/ironic.sock`);
+            const parts: [string, string][] = [["dnsmasq", "dnsmasq tftpboot"], ["dhcp-pruner", "dnsmasq"], ["ramdisk-logs", "log"]];
+            for (const [c, seen] of parts) {
+                const r = pod.exec(c, ["/bin/bash", "-c", "test ! -e /shared/ironic.sock && ls -A /shared | tr '\\n' ' '"]);
+                assert.equal(r.status, 0, `${node.node}: ${c} must not see /shared/ironic.sock: ${r.stderr}`);
+                assert.equal(r.stdout.trim(), seen, `${node.node}: ${c} sees only its parts of /shared`);
+            }
+        }
     });
 
     it("each conductor serves a certificate it minted at start for its own address from the conductor CA, which the stack CA verifies; none names another node", function () {

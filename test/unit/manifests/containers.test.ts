@@ -2,7 +2,6 @@
 import { strict as assert } from "assert";
 
 import {
-    dhcpDirsContainer,
     dhcpPrunerContainer,
     dnsmasqContainer,
     httpdContainer,
@@ -10,6 +9,7 @@ import {
     keepalivedContainer,
     ramdiskLogsContainer,
 } from "../../../core/manifests/containers";
+import { dhcpDirsContainer } from "../../../core/manifests/init-dirs";
 import { restrictedSecurityContext, untraced } from "../../../core/manifests/meta";
 import { multiTopology, SINGLE } from "../../../core/manifests/topology";
 import { mount } from "../../../core/manifests/volumes";
@@ -166,7 +166,7 @@ describe("manifests/containers", function () {
             { name: "PRUNER_CA_FILE", value: "/certs/ca/ironic/tls.crt" },
             { name: "PRUNER_FULL_INTERVAL", value: "60" },
             { name: "PRUNER_GRACE", value: "15" },
-            { name: "PRUNER_HEARTBEAT_FILE", value: "/shared/dhcp-pruner.heartbeat" },
+            { name: "PRUNER_HEARTBEAT_FILE", value: "/run/metal3-ironic/dhcp-pruner.heartbeat" },
             { name: "PRUNER_HOSTSDIR", value: "/shared/dnsmasq/hostsdir.d" },
             { name: "PRUNER_INTERVAL", value: "2" },
             { name: "PRUNER_OPTSDIR", value: "/shared/dnsmasq/optsdir.d" },
@@ -177,7 +177,7 @@ describe("manifests/containers", function () {
         assert.deepEqual(c.resources, { requests: { cpu: "10m", memory: "48Mi" }, limits: { memory: "128Mi" } });
         // Liveness: the heartbeat the script touches on every poll is younger than 120 s.
         const probe = plain(c.livenessProbe).exec.command as string[];
-        assert.deepEqual([probe[0], probe[1], ...probe.slice(3)], ["python3.12", "-c", "/shared/dhcp-pruner.heartbeat", "120"]);
+        assert.deepEqual([probe[0], probe[1], ...probe.slice(3)], ["python3.12", "-c", "/run/metal3-ironic/dhcp-pruner.heartbeat", "120"]);
         assert.deepEqual({ ...c.livenessProbe, exec: undefined }, { exec: undefined, initialDelaySeconds: 60, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 3 });
     });
 

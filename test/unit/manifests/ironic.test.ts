@@ -20,11 +20,27 @@ describe("manifests/ironic", function () {
     describe("ironicPodSpec", function () {
         it("the containers of each topology, in their rendered order", function () {
             // Single without keepalived: the node must hold provisioning.ip, checked first.
-            assert.deepEqual(containerNames(dev), { init: ["provisioning-ip", "ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(devNoDhcp), { init: ["provisioning-ip", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
-            assert.deepEqual(containerNames(vmedia), { init: ["ipa-cache-client", "ca-bundles"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived", "ca-bundles-watch"] });
-            assert.deepEqual(containerNames(ha), { init: ["ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
-            assert.deepEqual(containerNames(haNoDhcp), { init: ["ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs", "ironic-prometheus-exporter"] });
+            assert.deepEqual(containerNames(dev), { init: ["provisioning-ip", "shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(devNoDhcp), { init: ["provisioning-ip", "shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
+            assert.deepEqual(containerNames(vmedia), { init: ["shared-dirs", "ipa-cache-client", "ca-bundles"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived", "ca-bundles-watch"] });
+            assert.deepEqual(containerNames(ha), { init: ["shared-dirs", "ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
+            assert.deepEqual(containerNames(haNoDhcp), { init: ["shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs", "ironic-prometheus-exporter"] });
+        });
+
+        it("only ironic and httpd (and shared-dirs, before them) mount all of /shared, where Ironic's unauthenticated socket is; the others mount the parts they use, which shared-dirs makes", function () {
+            for (const [name, plan] of Object.entries(ALL)) {
+                const spec = plain(ironicPodSpec(plan));
+                const all = [...(spec.initContainers ?? []), ...spec.containers];
+                const whole = all.filter((c: any) => (c.volumeMounts ?? []).some((x: any) => x.name === "shared" && !x.subPath)).map((c: any) => c.name);
+                assert.deepEqual(whole, ["shared-dirs", "ironic", "httpd"], name);
+                const parts = all.flatMap((c: any) => (c.volumeMounts ?? []).filter((x: any) => x.name === "shared" && x.subPath).map((x: any) => `${c.name}:${x.mountPath}`));
+                for (const p of parts) assert.match(p.split(":")[1], /^\/shared\/(tftpboot|log\/ironic\/deploy|ironic_prometheus_exporter|html\/images)$/, `${name}: ${p}`);
+                const dirs = spec.initContainers.find((c: any) => c.name === "shared-dirs");
+                const made = dirs.command.at(-1);
+                assert.equal(made, `mkdir -p ${[...new Set(parts.map((p: string) => p.split(":")[1]))].sort().join(" ")}`, `${name}: shared-dirs makes exactly the mounted parts`);
+                assert.equal(dirs.securityContext.runAsUser, undefined, "as the pod's user (the ironic user), no capability");
+                assert.deepEqual(dirs.securityContext.capabilities, { drop: ["ALL"] });
+            }
         });
 
         it("host network, the pod baseline, then containers and the volumes of podVolumes", function () {

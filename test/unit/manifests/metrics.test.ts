@@ -59,8 +59,9 @@ describe("metrics: Ironic's settings and the pods", function () {
                 { name: "XDG_RUNTIME_DIR", value: "/tmp" },
             ]);
             assert.equal(c.securityContext.readOnlyRootFilesystem, true);
-            assert.deepEqual(c.volumeMounts.map((m: any) => m.mountPath), ["/shared", "/conf", "/data", "/tmp"]);
-            for (const v of ["exporter-conf", "exporter-data", "exporter-tmp"]) assert.ok(spec.volumes.some((x: any) => x.name === v && x.emptyDir), v);
+            // A /shared of its own (the image's start makes html and tmp there) and, of the pod's, the notifications only.
+            assert.deepEqual(c.volumeMounts.map((m: any) => `${m.name}${m.subPath ? `/${m.subPath}` : ""}:${m.mountPath}`), ["exporter-shared:/shared", "shared/ironic_prometheus_exporter:/shared/ironic_prometheus_exporter", "exporter-conf:/conf", "exporter-data:/data", "exporter-tmp:/tmp"]);
+            for (const v of ["exporter-conf", "exporter-data", "exporter-tmp", "exporter-shared"]) assert.ok(spec.volumes.some((x: any) => x.name === v && x.emptyDir), v);
         }
         assert.equal((ironicPodSpec(planOf(devRaw)) as any).containers.some((x: any) => x.name === "ironic-prometheus-exporter"), false);
     });

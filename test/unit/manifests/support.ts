@@ -23,7 +23,8 @@ export const devExternal: IronicPlan = planOf(withKeys(devRaw, { database: { kin
 export const ALL: Record<string, IronicPlan> = { dev, ha, vmedia, tlsExisting, devNoDhcp, haNoDhcp, haExternal, devExternal };
 
 /** A mount as "name:path" with " ro" when read-only: one line per mount in the assertions. */
-export const m = (mounts: VolumeMount[] | undefined): string[] | undefined => mounts?.map((v) => `${v.name}:${v.mountPath}${v.readOnly ? " ro" : ""}`);
+/** "volume:path", "volume/subPath:path" for a part of a volume, " ro" when read-only. */
+export const m = (mounts: VolumeMount[] | undefined): string[] | undefined => mounts?.map((v) => `${v.name}${v.subPath ? `/${v.subPath}` : ""}:${v.mountPath}${v.readOnly ? " ro" : ""}`);
 
 /**
  * The k8s input types wrap every field in Pulumi's Input (value | Promise | Output); the pure

@@ -44,8 +44,8 @@ describe("manifests/volumes", function () {
             assert.deepEqual(volumes.find((v) => v.name === "dnsmasq-config"), { name: "dnsmasq-config", configMap: { name: "ironic-dnsmasq", defaultMode: 0o555 } });
             assert.deepEqual(m(mounts.ironic), [...IRONIC_OWN, ...SINGLE_CERTS]);
             assert.deepEqual(m(mounts.httpd), [...HTTPD_OWN, ...SINGLE_CERTS]);
-            assert.deepEqual(m(mounts.ramdiskLogs), ["shared:/shared", "ironic-tmp:/tmp"]);
-            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dnsmasq-config:/etc/metal3-ironic/dnsmasq ro"]);
+            assert.deepEqual(m(mounts.ramdiskLogs), ["shared/log/ironic/deploy:/shared/log/ironic/deploy", "ironic-tmp:/tmp"]);
+            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared/tftpboot:/shared/tftpboot", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dnsmasq-config:/etc/metal3-ironic/dnsmasq ro"]);
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/dnsmasq/start-dnsmasq.sh");
             assert.equal(mounts.dhcpDirs, undefined, "no dhcp-dirs init container in single");
             assert.equal(mounts.dhcpPruner, undefined, "no pruner in single");
@@ -93,11 +93,11 @@ describe("manifests/volumes", function () {
                 { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
                 { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
             ]);
-            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared:/shared", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dhcp-files:/shared/dnsmasq", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
+            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared/tftpboot:/shared/tftpboot", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dhcp-files:/shared/dnsmasq", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
             for (const c of ["ironic", "httpd", "ramdiskLogs", "dhcpPruner"] as const) assert.ok(!(m(mounts[c]) ?? []).some((x) => x.startsWith("slot-api")), `${c} has no API token`);
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/scripts/start-dnsmasq.sh");
-            assert.deepEqual(m(mounts.dhcpDirs), ["shared:/shared", "dhcp-files:/shared/dnsmasq"]);
-            assert.deepEqual(m(mounts.dhcpPruner), ["shared:/shared", "dhcp-files:/shared/dnsmasq", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"]);
+            assert.deepEqual(m(mounts.dhcpDirs), ["dhcp-files:/shared/dnsmasq"]);
+            assert.deepEqual(m(mounts.dhcpPruner), ["dhcp-files:/shared/dnsmasq", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"]);
             assert.equal(PRUNER_AUTH_DIR, "/auth/pruner");
         });
 

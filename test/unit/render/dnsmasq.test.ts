@@ -98,7 +98,7 @@ describe("core/render/dnsmasq", function () {
 
     it("the start script file (assets/start-dnsmasq.sh) names the image's paths and firmware as the contract does, and every blank is filled", function () {
         const file = readAsset("start-dnsmasq.sh");
-        for (const p of [PATHS.tftpRoot, `${PATHS.sharedHtml}/images`, PATHS.ipxeFirmware, PATHS.ipxeCustomFirmware]) assert.ok(file.includes(p), `${p} in start-dnsmasq.sh`);
+        for (const p of [PATHS.tftpRoot, PATHS.ipxeFirmware, PATHS.ipxeCustomFirmware]) assert.ok(file.includes(p), `${p} in start-dnsmasq.sh`);
         assert.ok(file.includes(`for f in ${Object.values(IPXE_FILES).join(" ")}; do`), "the iPXE binaries of the contract");
         const s = renderDnsmasqStartScript("/c.conf", { leaseFile: "/l/d.leases" });
         assert.doesNotMatch(s, /__[A-Z_]+__/, "no blank left");
