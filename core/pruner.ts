@@ -10,6 +10,8 @@ export const PRUNER_ENV = {
     hostsDir: "PRUNER_HOSTSDIR",
     optsDir: "PRUNER_OPTSDIR",
     interval: "PRUNER_INTERVAL",
+    /** After a pass longer than the interval, the pause is this many times as long (the API's share). */
+    pausePerPass: "PRUNER_PAUSE_PER_PASS",
     /** Owners (a detailed node listing) are read at least this often; see the script's wants_full. */
     fullInterval: "PRUNER_FULL_INTERVAL",
     /** This conductor's [DEFAULT]host (exported by the start wrapper from the node entry). */

@@ -165,6 +165,7 @@ export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[
                 [PRUNER_ENV.optsDir]: DHCP_PROVIDER_PATHS.optsDir,
                 [PRUNER_ENV.interval]: String(PRUNER_TIMINGS.interval),
                 [PRUNER_ENV.fullInterval]: String(PRUNER_TIMINGS.fullInterval),
+                [PRUNER_ENV.pausePerPass]: String(PRUNER_TIMINGS.pausePerPass),
                 // Longer than the API's ring can lag a conductor's (hash_ring_reset_interval).
                 [PRUNER_ENV.grace]: String(PRUNER_TIMINGS.grace),
                 // A rebalance (a conductor joined): give the new owner time to take over first.

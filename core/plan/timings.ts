@@ -39,6 +39,8 @@ export const PRUNER_TIMINGS = {
      * waits, and at least this often; other polls list node UUIDs and ports only (deletions).
      */
     fullInterval: 60,
+    /** A pass that takes longer than `interval / 3` is followed by a pause three times as long (at most 30 s): listing keeps the API busy at most a quarter of the time. */
+    pausePerPass: 3,
     grace: 15,
     rebalanceDelay: 20,
     /**

@@ -11,6 +11,7 @@ import { execFile, spawnSync } from "child_process";
 
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
+import { PRUNER_TIMINGS } from "../../core/plan/timings";
 import { PRUNER_HEARTBEAT_FILE, dhcpPrunerContainer } from "../../core/manifests/containers";
 import { multiTopology } from "../../core/manifests/topology";
 import { Daemon, requireOrSkip, tmpDir, which } from "../helpers/sys";
@@ -28,8 +29,12 @@ interface FakeState {
     unauthorized: number;
     /** Conductors that joined (a ring change). */
     joined: string[];
-    /** Each node listing's kind, in order: "detail" (owners) or "fields=…". */
+    /** Each node listing's kind, in order: "detail" (owners) or "fields=…"; "ports". */
     listings: string[];
+    /** A slow API: each answer this late. */
+    delayMs: number;
+    /** When each request came in and was answered (ms since the epoch). */
+    answered: [number, number][];
 }
 
 describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
@@ -37,12 +42,18 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
     let dir = "";
     let server: http.Server;
     let url = "";
-    const state: FakeState = { meAlive: false, nodes: [], ports: [], down: false, requests: 0, unauthorized: 0, joined: [], listings: [] };
+    const state: FakeState = { meAlive: false, nodes: [], ports: [], down: false, requests: 0, unauthorized: 0, joined: [], listings: [], delayMs: 0, answered: [] };
     const expectedAuth = "Basic " + Buffer.from("metal3:pw").toString("base64");
 
     before(async function () {
         requireOrSkip(this, !!which("python3"), "python3");
         server = http.createServer((req, res) => {
+            const t0 = Date.now();
+            res.on("finish", () => state.answered.push([t0, Date.now()]));
+            if (state.delayMs > 0) setTimeout(() => answer(req, res), state.delayMs);
+            else answer(req, res);
+        });
+        const answer = (req: http.IncomingMessage, res: http.ServerResponse) => {
             state.requests++;
             if (req.headers.authorization !== expectedAuth) {
                 state.unauthorized++;
@@ -71,7 +82,7 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             } else if (u.pathname === "/v1/conductors") {
                 res.end(JSON.stringify({ conductors: [{ hostname: ME, alive: state.meAlive }, { hostname: OTHER, alive: true }, ...state.joined.map((h) => ({ hostname: h, alive: true }))] }));
             } else res.writeHead(404).end();
-        });
+        };
         await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
         url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     });
@@ -87,6 +98,8 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
         state.meAlive = false;
         state.joined = [];
         state.listings = [];
+        state.delayMs = 0;
+        state.answered = [];
         state.nodes = [
             { uuid: "n-mine", conductor: ME, driver_internal_info: { dnsmasq_tag: "tag-mine" } },
             { uuid: "n-moved", conductor: OTHER, driver_internal_info: { dnsmasq_tag: "tag-moved" } },
@@ -139,6 +152,8 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             [PRUNER_ENV.grace]: "15",
             [PRUNER_ENV.rebalanceDelay]: rebalanceDelay,
             [PRUNER_ENV.conductorHost]: ME,
+            // Passes as often as the interval says (the windows below count on several), unless a test sets the pod's.
+            [PRUNER_ENV.pausePerPass]: "0",
             ...extra,
         });
         return {
@@ -258,6 +273,22 @@ describe("DHCP pruner (python, stand-in Ironic API on loopback)", function () {
             log = await p.stop();
         }
         assert.doesNotMatch(log, /52:54:00:00:00:0b/);
+    });
+
+    it("after each pass waits three times as long as it took, when that is longer than its interval: a slow API (a large fleet) is listed at most a quarter of the time", async function () {
+        this.timeout(30000);
+        steadyFleet();
+        state.delayMs = 200; // a quick pass: conductors and two pages of nodes, 0.6 s
+        const p = startPruner("1", { [PRUNER_ENV.fullInterval]: "600", [PRUNER_ENV.pausePerPass]: String(PRUNER_TIMINGS.pausePerPass) });
+        try {
+            await new Promise((r) => setTimeout(r, 9000));
+        } finally {
+            await p.stop();
+        }
+        const quick = state.answered.filter(([t]) => t > state.answered[0][0] + 2500);
+        const busy = quick.reduce((a, [t0, t1]) => a + (t1 - t0), 0) / (Date.now() - quick[0][0]);
+        assert.ok(busy <= 0.3, `the API answered the pruner ${Math.round(busy * 100)} % of the time (${quick.length} requests in the last 6.5 s)`);
+        assert.ok(quick.length >= 3, `and it went on polling: ${quick.length} requests`);
     });
 
     it("with PRUNER_ONCE=1 runs passes until a quick one, says how long each took, and exits", async function () {

@@ -170,6 +170,7 @@ describe("manifests/containers", function () {
             { name: "PRUNER_HOSTSDIR", value: "/shared/dnsmasq/hostsdir.d" },
             { name: "PRUNER_INTERVAL", value: "2" },
             { name: "PRUNER_OPTSDIR", value: "/shared/dnsmasq/optsdir.d" },
+            { name: "PRUNER_PAUSE_PER_PASS", value: "3" },
             { name: "PRUNER_REBALANCE_DELAY", value: "20" },
         ]);
         assert.deepEqual(envNames(c.env).slice(0, WRAPPER_NAMES.length), WRAPPER_NAMES);
