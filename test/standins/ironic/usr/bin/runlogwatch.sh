@@ -5,7 +5,8 @@
 set -uo pipefail
 dir=/shared/log/ironic/deploy
 trap 'exit 0' TERM INT
-if [[ ! -d /shared || ! -w /shared ]]; then echo "FATAL: /shared is not a writable directory" >&2; exit 1; fi
+# The image's script makes the directory if missing (mkdir -p), then watches it (and deletes what it printed).
+if ! mkdir -p "$dir" 2>/dev/null || [[ ! -w "$dir" ]]; then echo "FATAL: $dir is not a writable directory" >&2; exit 1; fi
 echo "watching $dir for ramdisk logs"
 while :; do
   for f in "$dir"/*.tar.gz; do
