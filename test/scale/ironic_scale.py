@@ -49,9 +49,10 @@ class Api:
             except urllib.error.HTTPError as e:
                 text = e.read()[:300]
                 # 409 (node locked by a periodic task) and 503 (no free worker) are Ironic's "try again";
-                # a 500 for a JSON-RPC connection the conductor closed (seen at ~9,700 nodes on 2 cores)
-                # is retried too, as baremetal-operator retries it, and counted.
-                dropped = e.code == 500 and b"Unable to establish connection" in text
+                # a 500 for a JSON-RPC connection the conductor refused or closed (seen at ~9,700 nodes on
+                # 2 cores, and once as an SSL EOF from the conductor's JSON-RPC server at ~9,900 during
+                # deploy) is retried too, as baremetal-operator retries it, and counted.
+                dropped = e.code == 500 and (b"Unable to establish connection" in text or b"SSL exception connecting to" in text)
                 if (e.code in (409, 503) or dropped) and attempt < tries - 1:
                     if dropped:
                         with self.lock:
