@@ -5,7 +5,7 @@
  */
 import type { ResourceValidationPolicy } from "@pulumi/policy";
 
-import { capabilitiesRestricted, databaseClientTls, exporterBound, imagesPinned, noHostPath, resourceLimits, tlsEnabled, tlsProtocols } from "./rules";
+import { apiSocketPrivate, capabilitiesRestricted, databaseClientTls, exporterBound, imagesPinned, noHostPath, resourceLimits, tlsEnabled, tlsProtocols } from "./rules";
 
 export const policies: ResourceValidationPolicy[] = [
     {
@@ -53,6 +53,12 @@ export const policies: ResourceValidationPolicy[] = [
         description: "No container is privileged; only dnsmasq (NET_ADMIN, NET_BIND_SERVICE, NET_RAW), keepalived (NET_ADMIN, NET_BROADCAST, NET_RAW) and multi's dhcp-dirs step (CHOWN) add capabilities.",
         enforcementLevel: "mandatory",
         validateResource: capabilitiesRestricted,
+    },
+    {
+        name: "api-socket-private",
+        description: "In the Ironic pods only ironic, httpd and the shared-dirs step mount all of the shared volume, where Ironic's unauthenticated API socket is; other containers mount parts of it (subPath).",
+        enforcementLevel: "mandatory",
+        validateResource: apiSocketPrivate,
     },
     {
         name: "exporter-bound",

@@ -7,7 +7,7 @@
 import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
 
 import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, HTTPD_TLS_ENV, KEEPALIVED_CAPABILITIES, NODE_STATE_DIR, PATHS, osloEnvName } from "../core/contract";
-import { DHCP_FILES_VOLUME } from "../core/manifests/volumes";
+import { DHCP_FILES_VOLUME, SHARED_VOLUME } from "../core/manifests/volumes";
 import { MARIADB } from "../core/plan/database";
 import { unpinnedReason } from "../core/config/pinning";
 
@@ -173,6 +173,21 @@ export const capabilitiesRestricted: Rule = (args, report) => {
             const who = Object.keys(ALLOWED_CAPABILITIES).join(" and ");
             report(`${where}: adds ${extra.join(", ")}: only ${who} may add capabilities (${Object.entries(ALLOWED_CAPABILITIES).map(([n, caps]) => `${n}: ${caps.join(", ")}`).join("; ")})`);
         }
+    });
+};
+
+// ---------------------------------------------------------------------------------------------
+// api-socket-private
+
+/** The Ironic pod's containers that may mount all of its shared volume, where Ironic's unauthenticated API socket is. */
+export const WHOLE_SHARED = ["ironic", "httpd", "shared-dirs"];
+
+export const apiSocketPrivate: Rule = (args, report) => {
+    const pod = podSpecOf(args.type, args.props);
+    if (!pod || !containersOf(pod).some((c) => c.name === "ironic")) return;
+    eachContainer(args, (c, where) => {
+        const whole = (c.volumeMounts ?? []).find((m: any) => m.name === SHARED_VOLUME && !m.subPath);
+        if (whole && !WHOLE_SHARED.includes(c.name)) report(`${where}: mounts all of the ${SHARED_VOLUME} volume at ${whole.mountPath}, which holds Ironic's unauthenticated API socket (${PATHS.shared}/ironic.sock); only ${WHOLE_SHARED.join(", ")} may: mount the parts it uses (subPath)`);
     });
 };
 

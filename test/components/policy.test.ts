@@ -88,7 +88,7 @@ describe("Policy pack (policy/)", function () {
     this.timeout(120000);
 
     it("has the seven policies, each with a validateResource", function () {
-        assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted", "exporter-bound", "tls-protocols"]);
+        assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted", "api-socket-private", "exporter-bound", "tls-protocols"]);
         for (const p of policies) assert.equal(typeof p.validateResource, "function", p.name);
     });
 
@@ -202,6 +202,17 @@ describe("Policy pack (policy/)", function () {
         const fired = runPack([v], "dev").filter((x) => x.policy === "capabilities-restricted");
         assert.deepEqual(summary(fired), ["capabilities-restricted: Deployment/ironic dnsmasq", "capabilities-restricted: Deployment/ironic httpd", "capabilities-restricted: Deployment/ironic ironic"]);
         assert.ok(fired.some((x) => /container dnsmasq: adds SYS_ADMIN:/.test(x.message)));
+    });
+
+    it("api-socket-private: a container of an Ironic pod other than ironic, httpd and shared-dirs mounting all of the shared volume (Ironic's unauthenticated socket) fires; MariaDB's own shared volume does not", async function () {
+        const rs = await registered(exampleRaw("ha"), "ha");
+        assert.deepEqual(runPack(rs, "ha").filter((x) => x.policy === "api-socket-private"), [], "as rendered (MariaDB's pod mounts a volume of that name too)");
+        const whole = variantOf(rs, "DaemonSet", (p) => {
+            const d = containerIn(p, "dnsmasq");
+            d.volumeMounts = d.volumeMounts.map((m: any) => (m.name === "shared" ? { name: "shared", mountPath: "/shared" } : m));
+        });
+        const fired = runPack([whole], "ha").filter((x) => x.policy === "api-socket-private").map((x) => x.message);
+        assert.deepEqual(fired, ["DaemonSet ironic, container dnsmasq: mounts all of the shared volume at /shared, which holds Ironic's unauthenticated API socket (/shared/ironic.sock); only ironic, httpd, shared-dirs may: mount the parts it uses (subPath)"]);
     });
 
     it("exporter-bound: the exporter on the host network listening on every interface (0.0.0.0, unset) fires; the pod IP passes", async function () {
