@@ -87,7 +87,7 @@ const containerIn = (props: any, name: string) => [...(props.spec.template.spec.
 describe("Policy pack (policy/)", function () {
     this.timeout(120000);
 
-    it("has the seven policies, each with a validateResource", function () {
+    it("has the nine policies, each with a validateResource", function () {
         assert.deepEqual(policies.map((p) => p.name), ["images-pinned", "tls-enabled", "database-client-tls", "resource-limits", "no-host-path", "capabilities-restricted", "api-socket-private", "exporter-bound", "tls-protocols"]);
         for (const p of policies) assert.equal(typeof p.validateResource, "function", p.name);
     });
