@@ -58,6 +58,7 @@ describe("scale, CI-sized: 300 nodes through the ha example's pods, then a condu
     it(`enrolls ${NODES} nodes to available and deploys them (ramdisk, iPXE) through the three conductors' APIs`, function () {
         const [enroll] = s.drive("enroll", ["--nodes", String(NODES), ...s.images()], 1200000);
         const [deploy] = s.drive("deploy", ["--nodes", String(NODES), ...s.images()], 1200000);
+        assert.equal(deploy.refused, 0, `deploy requests refused after retries, e.g. ${deploy.refused_example}`);
         console.log(`      enrollment ${enroll.per_min} nodes/min, deploy ${deploy.per_min} nodes/min`);
         assert.ok(enroll.per_min >= BOUNDS.enrollPerMin, `enrollment ${enroll.per_min} nodes/min (bound ${BOUNDS.enrollPerMin})`);
         assert.ok(deploy.per_min >= BOUNDS.deployPerMin, `deploy ${deploy.per_min} nodes/min (bound ${BOUNDS.deployPerMin})`);

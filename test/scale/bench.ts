@@ -28,11 +28,12 @@ async function main(): Promise<number> {
     try {
         await s.setUp();
         s.say(`lab up in ${Math.round((Date.now() - t0) / 1000)} s; enrolling ${a.nodes} nodes with ${a.workers} clients`);
-        const [enroll] = s.drive("enroll", ["--nodes", String(a.nodes), "--workers", String(a.workers), ...s.images()], 6 * 3600000);
+        const [enroll] = s.drive("enroll", ["--nodes", String(a.nodes), "--workers", String(a.workers), "--timeout", "18000", ...s.images()], 6 * 3600000);
         s.say(`enroll: ${JSON.stringify(enroll)}`);
-        const [deploy] = s.drive("deploy", ["--nodes", String(a.nodes), "--workers", String(a.workers), ...s.images()], 6 * 3600000);
+        const [deploy] = s.drive("deploy", ["--nodes", String(a.nodes), "--workers", String(a.workers), "--timeout", "18000", ...s.images()], 6 * 3600000);
         s.say(`deploy: ${JSON.stringify(deploy)}`);
-        const owners = s.owners();
+        // Nodes whose deploy request was refused (counted in deploy.refused) stay available, with no DHCP entry.
+        const owners = s.owners().filter((o) => o.state === "active");
         const perConductor = s.figures(owners, a.sample);
         for (const f of perConductor) s.say(`${f.node}: ${JSON.stringify(f)}`);
         const loss = await s.loss(owners, a.sample, 1800000);
@@ -46,7 +47,7 @@ async function main(): Promise<number> {
     const f = figures as any;
     const rows = [
         `scale benchmark: ${a.nodes} nodes, 3 conductors (the ha example's pods), ${f.machine.cores} cores; ${f.ironic}`,
-        `enrollment to available: ${f.enroll.per_min} nodes/min (${f.enroll.available_s} s); ramdisk deploy to active: ${f.deploy.per_min} nodes/min (${f.deploy.active_s} s)`,
+        `enrollment to available: ${f.enroll.per_min} nodes/min (${f.enroll.available_s} s); ramdisk deploy to active: ${f.deploy.per_min} nodes/min (${f.deploy.active_s} s; ${f.deploy.refused} refused after retries)`,
         "conductor  owned  host files  option files  dnsmasq RSS  first offer p50/p99/max (n)  again p50/p99/max  pruner full/quick",
         ...f.perConductor.map((c: any) => `${c.node.padEnd(10)} ${String(c.owned).padStart(5)}  ${String(c.hostFiles).padStart(10)}  ${String(c.optionFiles).padStart(12)}  ${String(Math.round(c.dnsmasqRssKiB / 1024)).padStart(8)} MiB  ${`${c.answerMs.p50}/${c.answerMs.p99}/${c.answerMs.max} ms (${c.answerMs.n})`.padEnd(28)}  ${`${c.repeatMs.p50}/${c.repeatMs.p99}/${c.repeatMs.max} ms`.padEnd(17)}  ${c.prunerPassS.full}/${c.prunerPassS.quick} s`),
         `conductor loss (${f.loss.killed} SIGKILLed, ${f.loss.moved} nodes moved): ring moved ${f.loss.ringMovedS} s, files on new owners ${f.loss.filesMovedS} s, moved MACs answered by new owners only ${f.loss.answeredS} s; entries left behind ${f.loss.leftBehind}`,
