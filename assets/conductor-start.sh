@@ -4,8 +4,9 @@
 #
 # The node's address: its entry's, else the one conductor-address.py finds on the interface, refused
 # when it lies in the DHCP range or is the DHCP gateway (dual-stack: its IPv6 address the same way). Then the node's files from the templates and,
-# where asked, its certificate; then the command runs, and the container restarts (exit 0) when the
-# entry, the conductor CA or the found address changes from what was read. A TERM (or INT) before the
+# where asked, its certificate (minted, or copied from the minted volume); then the command runs, and
+# the container restarts (exit 0) when the entry, the conductor CA, the found address or the copied
+# certificate's stamp changes from what was read. A TERM (or INT) before the
 # command runs ends the wrapper at once (143; 130 for INT); once it runs, it is passed to it. The
 # command leads a process group of its own: when it ends (also killed, e.g. by the OOM killer), the
 # wrapper notices at once and stops what is left of its group (TERM, KILL 2 s later) before it ends
@@ -141,31 +142,79 @@ set -a
 . "$run_dir/node.env"
 set +a
 export CONDUCTOR_RUN_DIR="$run_dir"
-# The containers that serve TLS mint their certificate for this node's address from the conductor
-# CA (only they mount it) with conductor-cert.py from the scripts ConfigMap; every directory the
-# image reads gets the same pair.
+# The node's certificate (multi): the conductor-certs container alone mounts the conductor CA and
+# its key; its wrapper mints the pair for this node's address and SANs with conductor-cert.py into
+# the pod's minted volume, then a stamp (written last) naming what it was minted for, the CA's
+# SHA-256 and the pair's. A restart with the same inputs and CA keeps the pair. ironic and httpd
+# (CONDUCTOR_MINTED_DIR) wait for a stamp naming their own inputs and copy the pair into every
+# directory the image reads, checked against the stamp (a pair rewritten meanwhile is copied again).
 read -r -a cert_dirs <<<"${CONDUCTOR_CERT_DIRS:-}"
+minted="${CONDUCTOR_MINTED_DIR:-}"
+stamp_started=""
+sha() { sha256sum <"$1" | cut -d' ' -f1; }
 if [[ ${#cert_dirs[@]} -gt 0 ]]; then
   # The SANs every conductor shares, then this node's own (its entry's external hosts).
   read -r -a sans <<<"${CONDUCTOR_NODE_IPV6:+IP:$CONDUCTOR_NODE_IPV6 }${CONDUCTOR_CERT_SANS:-} ${CONDUCTOR_NODE_SANS:-}"
-  trust=()
-  if [[ -n "${CONDUCTOR_CA_TRUST:-}" ]]; then trust=(--trust "$CONDUCTOR_CA_TRUST"); fi
-  "$python" "$scripts/conductor-cert.py" "${trust[@]}" "$ca" "${cert_dirs[0]}" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
-  for dir in "${cert_dirs[@]:1}"; do
-    cp "${cert_dirs[0]}/tls.crt" "${cert_dirs[0]}/tls.key" "$dir/"
-  done
+  for_what="$node IP:$CONDUCTOR_NODE_IP ${sans[*]}"
+  if [[ -z "$minted" ]]; then
+    out="${cert_dirs[0]}"
+    stamp="$out/minted-for"
+    ca_sha=$(sha "$ca/tls.crt")
+    if [[ -r "$stamp" && -r "$out/tls.crt" && -r "$out/tls.key" ]] &&
+      [[ "$(cat "$stamp")" == "$(printf '%s\n%s\n%s\n%s' "$for_what" "$ca_sha" "$(sha "$out/tls.crt")" "$(sha "$out/tls.key")")" ]]; then
+      echo "node $node: keeping the certificate minted for $for_what from this conductor CA"
+    else
+      rm -f "$stamp"
+      trust=()
+      if [[ -n "${CONDUCTOR_CA_TRUST:-}" ]]; then trust=(--trust "$CONDUCTOR_CA_TRUST"); fi
+      "$python" "$scripts/conductor-cert.py" "${trust[@]}" "$ca" "$out" "$node" "$CONDUCTOR_NODE_IP" "${sans[@]}"
+      printf '%s\n%s\n%s\n%s\n' "$for_what" "$ca_sha" "$(sha "$out/tls.crt")" "$(sha "$out/tls.key")" >"$stamp.tmp"
+      mv -f "$stamp.tmp" "$stamp"
+    fi
+    for dir in "${cert_dirs[@]:1}"; do
+      cp "$out/tls.crt" "$out/tls.key" "$dir/"
+    done
+  else
+    deadline=$(($(date +%s) + ${CONDUCTOR_CERT_WAIT:-300}))
+    while :; do
+      seen=$(cat "$minted/minted-for" 2>/dev/null || true)
+      if [[ "${seen%%$'\n'*}" == "$for_what" ]]; then
+        for dir in "${cert_dirs[@]}"; do
+          cp "$minted/tls.crt" "$minted/tls.key" "$dir/" 2>/dev/null || true
+        done
+        want=$(printf '%s\n' "$seen" | sed -n '3,4p')
+        copied=$(for dir in "${cert_dirs[@]}"; do sha "$dir/tls.crt" 2>/dev/null; sha "$dir/tls.key" 2>/dev/null; done | sort -u)
+        if [[ "$(cat "$minted/minted-for" 2>/dev/null || true)" == "$seen" && "$copied" == "$(printf '%s\n' "$want" | sort -u)" ]]; then
+          stamp_started="$seen"
+          echo "node $node: certificate for $for_what from the conductor-certs container"
+          break
+        fi
+      fi
+      if [[ $(date +%s) -ge $deadline ]]; then
+        echo "FATAL: node $node: no certificate minted for $for_what in $minted after ${CONDUCTOR_CERT_WAIT:-300} s (it names: ${seen%%$'\n'*}); see the log of this pod's conductor-certs container" >&2
+        exit 1
+      fi
+      sleep 1 &
+      pause=$!
+      wait "$pause"
+      pause=""
+    done
+  fi
 fi
 # Restart on a change of: the node's entry, the conductor CA (only where mounted: a re-issued one
-# must be minted from), or the address found on the node (the node's DHCP gave it another). The
-# baseline: the files as they were before being read (above), and the address this start used.
+# must be minted from), the address found on the node (the node's DHCP gave it another) or, where
+# the certificate is copied, the stamp of the minted pair (minted again). The baseline: the files
+# as they were before being read (above), the address this start used, the stamp copied.
 fingerprint() {
   local address=""
   local address="" address6=""
   if [[ -n "$discovered" ]]; then address=$(find_address 2>/dev/null || echo "$discovered"); fi
   if [[ -n "$discovered6" ]]; then address6=$(find_address 6 2>/dev/null || echo "$discovered6"); fi
-  echo "$(watched_files | sha256sum) $address $address6"
+  local stamp=""
+  if [[ -n "$stamp_started" ]]; then stamp=$(cat "$minted/minted-for" 2>/dev/null || true); fi
+  echo "$(watched_files | sha256sum) $address $address6 $(printf '%s' "$stamp" | sha256sum)"
 }
-started="$files_started $discovered $discovered6"
+started="$files_started $discovered $discovered6 $(printf '%s' "$stamp_started" | sha256sum)"
 # What is left of the command's process group once the command has ended: TERM, then KILL.
 stop_group() {
   local i

@@ -4,12 +4,21 @@
  */
 /**
  * Multi-conductor: per-node data (ConfigMap), the start wrapper, and the conductor CA (core/plan
- * certificates.ts conductorCaPlan says whose; mounted only where the wrapper mints a certificate
- * with certMinter).
+ * certificates.ts conductorCaPlan says whose; mounted only in the `conductor-certs` container,
+ * whose wrapper mints this node's certificate with certMinter into `minted`).
  */
 export const CONDUCTOR_PATHS = {
     nodeData: "/etc/metal3-ironic/conductors",
     conductorCa: "/etc/metal3-ironic/conductor-ca",
+    /** tls.mode "existing" without your CA: the conductor root's certificate alone, what the ironic container's JSON-RPC client trusts. */
+    conductorCaCert: "/etc/metal3-ironic/conductor-ca-cert",
+    /**
+     * An emptyDir: the node's certificate (tls.crt, tls.key) as `conductor-certs` minted it, and
+     * `mintedStamp`; writable there only, read-only in ironic and httpd, which copy the pair.
+     */
+    minted: "/etc/metal3-ironic/minted",
+    /** In `minted`, written last: what the pair was minted for, the CA's, the pair's SHA-256. */
+    mintedStamp: "minted-for",
     scripts: "/etc/metal3-ironic/scripts",
     /** An emptyDir: each container's wrapper renders its node's files under <run>/<container>. */
     run: "/run/metal3-ironic",
@@ -34,7 +43,12 @@ export const WRAPPER_ENV = {
     node: "NODE_NAME",
     namespace: "CONDUCTOR_NAMESPACE",
     configMap: "CONDUCTOR_CONFIGMAP",
+    /** Where the wrapper puts the node's certificate: minted there (`conductor-certs`), or copied there from mintedDir. */
     certDirs: "CONDUCTOR_CERT_DIRS",
+    /** ironic and httpd: where `conductor-certs` mints; the wrapper waits for a pair minted for this node's address and SANs. */
+    mintedDir: "CONDUCTOR_MINTED_DIR",
+    /** Seconds to wait for that pair before failing (the container restarts and waits again). */
+    certWait: "CONDUCTOR_CERT_WAIT",
     watchInterval: "CONDUCTOR_WATCH_INTERVAL",
     dataDir: "CONDUCTOR_DATA_DIR",
     caDir: "CONDUCTOR_CA_DIR",

@@ -215,6 +215,7 @@ export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why
     httpd: { containers: "`httpd` (API TLS proxy, images, virtual media)", why: "Apache workers; files are sent from the page cache" },
     dnsmasq: { containers: "`dnsmasq`", why: "a few MiB resident" },
     dhcpPruner: { containers: "`dhcp-pruner` (multi)", why: "Python with ssl and json, one poll at a time" },
+    certMinter: { containers: "`conductor-certs` (multi)", why: "Python minting one RSA key at start, then the start wrapper's address check every 15 s" },
     ramdiskLogs: { containers: "`ramdisk-logs`", why: "a watcher that unpacks log tarballs as they arrive" },
     ipaDownloader: { containers: "the IPA cache's init `ipa-downloader-<arch>`", why: "downloads and unpacks a ramdisk of several hundred MiB" },
     ipaCacheServer: { containers: "the IPA cache's `server`", why: "Python's threaded HTTP server, files sent in 1 MiB chunks" },

@@ -20,14 +20,33 @@ import type { Volume, VolumeMount } from "./volumes";
 export const PRUNER_HEARTBEAT_FILE = `${CONDUCTOR_PATHS.run}/dhcp-pruner.heartbeat`;
 
 /**
- * Where the wrapper puts the certificate it mints in multi. With tls.mode "generate" both ironic
- * and httpd serve it (API, virtual media, JSON-RPC); with "existing" ("cert-manager") httpd serves
- * your (your issuer's) Secrets and only the ironic container's JSON-RPC certificate is minted,
- * from your conductor CA (the CA Certificate your issuer signed).
+ * Where the wrapper puts the node's certificate in multi (copied from what `conductor-certs`
+ * minted). With tls.mode "generate" both ironic and httpd serve it (API, virtual media, JSON-RPC);
+ * with "existing" ("cert-manager") httpd serves your (your issuer's) Secrets and only the ironic
+ * container's JSON-RPC certificate is minted, from your conductor CA (the CA your issuer signed).
  */
-function nodeCertDirs(plan: IronicPlan, container: "ironic" | "httpd"): string[] {
-    if (plan.config.tls.mode !== "generate") return container === "ironic" ? [PATHS.certsIronic] : [];
-    return [PATHS.certsIronic, PATHS.certsVmedia];
+function nodeCertDirs(plan: IronicPlan, container: "ironic" | "httpd"): { dirs: string[] } {
+    if (plan.config.tls.mode !== "generate") return { dirs: container === "ironic" ? [PATHS.certsIronic] : [] };
+    return { dirs: [PATHS.certsIronic, PATHS.certsVmedia] };
+}
+
+/**
+ * Multi: the only container that mounts the conductor CA and its key. Its wrapper mints this node's
+ * certificate into the minted volume (ironic and httpd copy it), then sleeps; it starts again, and
+ * mints again, when the CA, the node's entry or its address changes.
+ */
+export function conductorCertsContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
+    return {
+        name: "conductor-certs",
+        image: plan.config.images.ironic,
+        command: topology.command(["sleep", "infinity"]),
+        env: topology.wrapperEnv("conductor-certs", { dirs: [CONDUCTOR_PATHS.minted], mint: true }),
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        // Ready once the pair is minted (ironic and httpd copy it when it names their inputs).
+        readinessProbe: { exec: { command: ["test", "-s", `${CONDUCTOR_PATHS.minted}/${CONDUCTOR_PATHS.mintedStamp}`] }, periodSeconds: 10, timeoutSeconds: 5 },
+        resources: containerResources(plan, "certMinter"),
+    };
 }
 
 export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {

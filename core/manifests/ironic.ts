@@ -10,6 +10,7 @@ import { IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
 import type { IronicPlan } from "../plan/types";
 import { dnsmasqConfigHash } from "./configmaps";
 import {
+    conductorCertsContainer,
     dhcpPrunerContainer,
     dnsmasqContainer,
     httpdContainer,
@@ -41,6 +42,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     const initContainers: Container[] = [...(cache ? [cache.initContainer] : []), ...(trust ? [trust.initContainer] : [])];
     const ironicMounts = [...mounts.ironic, ...(cache?.ironicMounts ?? []), ...(trust?.ironicMounts ?? [])];
     const containers: Container[] = [ironicContainer(plan, ironicMounts, topology), httpdContainer(plan, mounts.httpd, topology)];
+    if (mounts.certMinter) containers.push(conductorCertsContainer(plan, mounts.certMinter, topology));
     if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));

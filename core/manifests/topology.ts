@@ -13,8 +13,12 @@ import type { EnvVar } from "./meta";
 export interface PodTopology {
     /** The container command that runs `command` in this topology. */
     command(command: string[]): string[];
-    /** Environment the start wrapper of `container` reads; `certDirs` get the certificate it mints. Empty for single. */
-    wrapperEnv(container: string, certDirs?: string[]): EnvVar[];
+    /**
+     * Environment the start wrapper of `container` reads (empty for single). With `certs`, the
+     * node's certificate goes into `certs.dirs`: minted from the conductor CA (`mint`, the
+     * `conductor-certs` container only), else copied from what that container minted.
+     */
+    wrapperEnv(container: string, certs?: { dirs: string[]; mint?: boolean }): EnvVar[];
     /** Added to the configured node selector. */
     nodeSelector: Record<string, string>;
 }
@@ -29,7 +33,7 @@ export function multiTopology(plan: IronicPlan): PodTopology {
     const wrapper = `${CONDUCTOR_PATHS.scripts}/${CONDUCTOR_PATHS.wrapper}`;
     return {
         command: (command) => [COMMANDS.shell, wrapper, ...command],
-        wrapperEnv: (container, certDirs = []) => [
+        wrapperEnv: (container, certs) => [
             { name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
             { name: WRAPPER_ENV.namespace, value: plan.namespace },
             { name: WRAPPER_ENV.configMap, value: plan.names.nodeDataConfigMap },
@@ -43,20 +47,27 @@ export function multiTopology(plan: IronicPlan): PodTopology {
             // With DHCP, the finder refuses a found address dnsmasq could hand out (the range) or
             // names as the hosts' router (the gateway); config validation checks conductors[].ip.
             ...dhcpEnv(plan),
-            ...(certDirs.length > 0
-                ? [
-                      { name: WRAPPER_ENV.certDirs, value: certDirs.join(" ") },
-                      { name: WRAPPER_ENV.caDir, value: CONDUCTOR_PATHS.conductorCa },
-                      { name: WRAPPER_ENV.certSans, value: conductorCertSanWords(plan).join(" ") },
-                      // Your (your issuer's) conductor CA must chain to the CA the peers verify with.
-                      ...(plan.conductorCa && "chainCheck" in plan.conductorCa ? [{ name: WRAPPER_ENV.caTrust, value: plan.conductorCa.chainCheck }] : []),
-                  ]
-                : []),
+            ...(certs && certs.dirs.length > 0 ? certEnv(plan, certs.dirs, !!certs.mint) : []),
         ],
         // Every node both selectors select runs a conductor, listed in conductors[] or not; the
         // stack-wide placement.nodeSelector also places MariaDB and the image cache.
         nodeSelector: plan.config.placement.conductorNodeSelector,
     };
+}
+
+/** Where the node's certificate goes and what it names; the CA (and the chain check) only where it is minted. */
+function certEnv(plan: IronicPlan, dirs: string[], mint: boolean): EnvVar[] {
+    return [
+        { name: WRAPPER_ENV.certDirs, value: dirs.join(" ") },
+        { name: WRAPPER_ENV.certSans, value: conductorCertSanWords(plan).join(" ") },
+        ...(mint
+            ? [
+                  { name: WRAPPER_ENV.caDir, value: CONDUCTOR_PATHS.conductorCa },
+                  // Your (your issuer's) conductor CA must chain to the CA the peers verify with.
+                  ...(plan.conductorCa && "chainCheck" in plan.conductorCa ? [{ name: WRAPPER_ENV.caTrust, value: plan.conductorCa.chainCheck }] : []),
+              ]
+            : [{ name: WRAPPER_ENV.mintedDir, value: CONDUCTOR_PATHS.minted }]),
+    ];
 }
 
 function dhcpEnv(plan: IronicPlan): EnvVar[] {

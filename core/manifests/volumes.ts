@@ -47,6 +47,9 @@ export function readOnlyMount(name: string, mountPath: string): VolumeMount {
 
 export const SHARED_VOLUME = "shared";
 
+/** Multi: the node's certificate minted by conductor-certs (CONDUCTOR_PATHS.minted). */
+export const MINTED_VOLUME = "minted-certs";
+
 /**
  * A part of the pod's shared volume at its own path (a subPath mount). Only ironic and httpd mount
  * all of /shared, which holds Ironic's unauthenticated API socket (ironic.sock, behind httpd's
@@ -71,6 +74,8 @@ export interface ContainerMounts {
     dhcpDirs?: VolumeMount[];
     /** Multi with DHCP: the pruner sidecar. */
     dhcpPruner?: VolumeMount[];
+    /** Multi: the container minting the node's certificate (the only one mounting the conductor CA's key). */
+    certMinter?: VolumeMount[];
 }
 
 export interface PodVolumes {
@@ -96,21 +101,20 @@ function ownCertVolumes(plan: IronicPlan, caFromTlsSecret: boolean): { volumes: 
     };
 }
 
-/** Per topology: the volumes carrying certificates and credentials, and their mounts in ironic and httpd. */
-function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[] } {
+/** Per topology: the volumes carrying certificates and credentials, their mounts in ironic and httpd, and (multi) in conductor-certs. */
+function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount[]; httpd: VolumeMount[]; certMinter?: VolumeMount[] } {
     const n = plan.names;
     if (plan.topology.kind === "multi") {
-        const nodeMounts = (ca: boolean) => [
-            readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData),
-            ...(ca ? [readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa)] : []),
-            readOnlyMount("scripts", CONDUCTOR_PATHS.scripts),
-            mount("conductor-run", CONDUCTOR_PATHS.run),
-        ];
+        const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
+        // The node's certificate as conductor-certs minted it; ironic and httpd only read it.
+        const minted = readOnlyMount(MINTED_VOLUME, CONDUCTOR_PATHS.minted);
+        const certMinter = [mount(MINTED_VOLUME, CONDUCTOR_PATHS.minted), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), ...nodeMounts];
         const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
         const volumes = [
             fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
             fromConfigMap("node-data", n.nodeDataConfigMap),
             fromSecret("conductor-ca", n.conductorCaSecret, { items: ["tls.crt", "tls.key"], defaultMode: 0o440 }),
+            fromEmptyDir(MINTED_VOLUME),
             fromConfigMap("scripts", scriptsConfigMapName(plan), { defaultMode: 0o555 }),
             // Where each container's wrapper renders its node's files (environment, dnsmasq file).
             fromEmptyDir("conductor-run"),
@@ -118,23 +122,28 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
         const rpc = readOnlyMount("rpc-auth", PATHS.authIronicRpc);
         if (plan.config.tls.mode !== "generate") {
             // Your (or your issuer's) certificate serves the API and virtual media (httpd); the
-            // ironic container sees it at /certs/vmedia (for the TLS virtual-media URL) and mints
-            // only its JSON-RPC certificate from the conductor CA, whose key httpd never mounts.
+            // ironic container sees it at /certs/vmedia (for the TLS virtual-media URL) and copies
+            // only its JSON-RPC certificate, minted from the conductor CA.
             const own = ownCertVolumes(plan, false);
             const vmedia = [readOnlyMount(own.vmedia, PATHS.certsVmedia)];
+            // A root of the stack's own for JSON-RPC alone: its certificate (not its key) is what the peers trust.
+            const root = plan.conductorCa?.source === "stack-root";
+            const rootCert = root ? [fromSecret("conductor-ca-cert", n.conductorCaSecret, { items: ["tls.crt"] })] : [];
             return {
-                volumes: [fromEmptyDir("ironic-certs"), ...own.volumes, ...volumes],
-                ironic: [mount("ironic-certs", PATHS.certsIronic), ...vmedia, ...common, rpc, ...nodeMounts(true)],
-                httpd: [readOnlyMount("tls", PATHS.certsIronic), ...vmedia, ...common, ...nodeMounts(false)],
+                volumes: [fromEmptyDir("ironic-certs"), ...own.volumes, ...volumes, ...rootCert],
+                ironic: [mount("ironic-certs", PATHS.certsIronic), ...vmedia, ...common, rpc, minted, ...(root ? [readOnlyMount("conductor-ca-cert", CONDUCTOR_PATHS.conductorCaCert)] : []), ...nodeMounts],
+                httpd: [readOnlyMount("tls", PATHS.certsIronic), ...vmedia, ...common, ...nodeMounts],
+                certMinter,
             };
         }
         return {
-            // The wrapper mints each container's certificate from the conductor CA into these.
+            // Each container's wrapper copies the node's certificate into these.
             volumes: [...["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs"].map(fromEmptyDir), fromSecret("ca", n.caSecret, { items: ["tls.crt"] }), ...volumes],
             // /certs/vmedia in the ironic container too: only then does the image hand BMCs the
             // virtual-media URL on the TLS port ([deploy]external_http_url), which httpd serves.
-            ironic: [mount("ironic-certs", PATHS.certsIronic), mount("ironic-vmedia-certs", PATHS.certsVmedia), ...common, rpc, ...nodeMounts(true)],
-            httpd: [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), ...common, ...nodeMounts(true)],
+            ironic: [mount("ironic-certs", PATHS.certsIronic), mount("ironic-vmedia-certs", PATHS.certsVmedia), ...common, rpc, minted, ...nodeMounts],
+            httpd: [mount("httpd-certs", PATHS.certsIronic), mount("httpd-vmedia-certs", PATHS.certsVmedia), ...common, minted, ...nodeMounts],
+            certMinter,
         };
     }
     // /certs/vmedia in both: httpd serves virtual media on the TLS port only when it has the
@@ -198,6 +207,7 @@ export function podVolumes(plan: IronicPlan): PodVolumes {
             httpd: [shared(), mount("httpd-conf", PATHS.conf), mount("httpd-data", PATHS.data), mount("httpd-tmp", PATHS.tmp), ...certs.httpd],
             ramdiskLogs: [sharedPart(PATHS.deployLogs), mount("ironic-tmp", PATHS.tmp)],
             ...dhcp.mounts,
+            ...(certs.certMinter ? { certMinter: certs.certMinter } : {}),
         },
     };
 }

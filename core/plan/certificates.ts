@@ -57,7 +57,7 @@ export function conductorCaPlan(config: StackConfig): ConductorCaPlan | undefine
     if (conductorCaSecret) return { source: "user", chainCheck: `${PATHS.certsIronicCa}/tls.crt` };
     // tls.mode "existing" without a CA of yours: httpd serves your certificate, and JSON-RPC (no
     // one else's channel) gets a root of its own, which its peers alone trust ([json_rpc]cafile).
-    return { source: "stack-root", jsonRpcCaFile: `${CONDUCTOR_PATHS.conductorCa}/tls.crt` };
+    return { source: "stack-root", jsonRpcCaFile: `${CONDUCTOR_PATHS.conductorCaCert}/tls.crt` };
 }
 
 function uniq<T>(xs: T[]): T[] {

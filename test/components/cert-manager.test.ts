@@ -97,7 +97,7 @@ describe(`tls.mode cert-manager: Certificates against cert-manager's CRD schema 
         }
     });
 
-    it("multi: httpd serves the API and virtual-media Secrets; the ironic container mints its JSON-RPC certificate from the conductor CA Certificate, checked against the issuer's ca.crt", function () {
+    it("multi: httpd serves the API and virtual-media Secrets; conductor-certs mints the ironic container's JSON-RPC certificate from the conductor CA Certificate, checked against the issuer's ca.crt", function () {
         const spec = multi.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
         const vol = (name: string) => spec.volumes.find((v: any) => v.name === name)?.secret;
         const mounts = (c: string) => Object.fromEntries(spec.containers.find((x: any) => x.name === c).volumeMounts.map((m: any) => [m.mountPath, m.name]));
@@ -111,7 +111,9 @@ describe(`tls.mode cert-manager: Certificates against cert-manager's CRD schema 
         assert.equal(mounts("httpd")[CONDUCTOR_PATHS.conductorCa], undefined);
         assert.equal(mounts("ironic")[PATHS.certsIronic], "ironic-certs");
         assert.equal(mounts("ironic")[PATHS.certsVmedia], "vmedia-tls");
-        assert.equal(env("ironic")[WRAPPER_ENV.caTrust], `${PATHS.certsIronicCa}/tls.crt`);
+        assert.equal(mounts("ironic")[CONDUCTOR_PATHS.conductorCa], undefined);
+        assert.equal(mounts("conductor-certs")[CONDUCTOR_PATHS.conductorCa], "conductor-ca");
+        assert.equal(env("conductor-certs")[WRAPPER_ENV.caTrust], `${PATHS.certsIronicCa}/tls.crt`);
         // The IPA cache's CA: ca.crt of its own Certificate's Secret.
         const cacheCa = spec.volumes.find((v: any) => v.name === "ipa-cache-ca").secret;
         assert.equal(cacheCa.secretName, "ironic-ipa-cache-tls");

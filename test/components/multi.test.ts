@@ -48,7 +48,7 @@ describe("multi-conductor config validation", function () {
     it("existing TLS needs no CA of the user's: without tls.conductorCaSecret the conductors mint from the stack's own root", function () {
         const r = validateConfig({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } });
         assert.ok(r.ok, JSON.stringify(!r.ok && r.issues));
-        assert.deepEqual(buildPlan(r.config).conductorCa, { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca/tls.crt" });
+        assert.deepEqual(buildPlan(r.config).conductorCa, { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca-cert/tls.crt" });
     });
 });
 
@@ -90,7 +90,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(tlsInputs(a), tlsInputs(b));
     });
 
-    it("issues one conductor CA (signing only) that only the ironic and httpd containers mount; no certificate per node", async function () {
+    it("issues one conductor CA (signing only) that only the conductor-certs container mounts; no certificate per node", async function () {
         const r = await renderOffline(haRaw, "ha");
         const csrs = r.resources.filter((x) => x.type === "tls:index/certRequest:CertRequest" && x.name.startsWith("ironic-conductors-"));
         assert.deepEqual(csrs.map((x) => [x.name, x.inputs.subject.commonName, x.inputs.ipAddresses, x.inputs.dnsNames]), [["ironic-conductors-conductor-ca-csr", "metal3/ironic conductor CA", undefined, undefined]]);
@@ -103,7 +103,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         assert.deepEqual(Object.keys(secret.stringData ?? secret.data).sort(), ["tls.crt", "tls.key"]);
         const pod = r.objects.find((o) => o.kind === "DaemonSet")!.spec.template.spec;
         const mounting = pod.containers.filter((c: any) => c.volumeMounts.some((m: any) => m.name === "conductor-ca")).map((c: any) => c.name);
-        assert.deepEqual(mounting.sort(), ["httpd", "ironic"]);
+        assert.deepEqual(mounting, ["conductor-certs"]);
         assert.deepEqual((pod.initContainers ?? []).filter((c: any) => c.volumeMounts.some((m: any) => m.name === "conductor-ca")), []);
     });
 

@@ -72,18 +72,25 @@ describe(`tls.mode existing in multi, ${userCa ? "with the user's conductor CA (
         assert.equal(envOf("httpd")[WRAPPER_ENV.certDirs], undefined, "nothing is minted for httpd");
     });
 
-    it(`the ironic container mints its JSON-RPC certificate from ${userCa ? "the user's conductor CA, checked against the user's CA" : "the stack's conductor root, which its peers alone trust for JSON-RPC"}`, function () {
+    it(`conductor-certs mints the ironic container's JSON-RPC certificate from ${userCa ? "the user's conductor CA, checked against the user's CA" : "the stack's conductor root, which its peers alone trust for JSON-RPC"}`, function () {
         assert.deepEqual(volume("conductor-ca").secret, { secretName: conductorCaSecret, items: [{ key: "tls.crt", path: "tls.crt" }, { key: "tls.key", path: "tls.key" }], defaultMode: 0o440 });
         const ironic = mountsOf("ironic");
-        assert.equal(ironic[PATHS.certsIronic].name, "ironic-certs", "a writable emptyDir the wrapper mints into");
+        assert.equal(ironic[PATHS.certsIronic].name, "ironic-certs", "a writable emptyDir the wrapper copies the minted pair into");
         assert.ok(!ironic[PATHS.certsIronic].readOnly);
         assert.equal(ironic[PATHS.certsVmedia].name, "tls", "the user's certificate, so that the image hands BMCs the TLS virtual-media URL");
-        assert.equal(ironic[CONDUCTOR_PATHS.conductorCa].name, "conductor-ca");
+        assert.ok(!ironic[CONDUCTOR_PATHS.conductorCa], "the ironic container never sees the conductor CA's key");
+        assert.deepEqual([ironic[CONDUCTOR_PATHS.minted].name, ironic[CONDUCTOR_PATHS.minted].readOnly], ["minted-certs", true]);
+        assert.equal(mountsOf("conductor-certs")[CONDUCTOR_PATHS.conductorCa].name, "conductor-ca");
         const env = envOf("ironic");
         assert.equal(env[WRAPPER_ENV.certDirs], PATHS.certsIronic);
+        assert.equal(env[WRAPPER_ENV.mintedDir], CONDUCTOR_PATHS.minted);
         // With the user's CA the peers verify against ca.crt (the image's default [json_rpc]cafile), and the minter checks the chain.
-        assert.equal(env[WRAPPER_ENV.caTrust], userCa ? `${PATHS.certsIronicCa}/tls.crt` : undefined);
-        assert.equal(env.OS_JSON_RPC__CAFILE, userCa ? undefined : `${CONDUCTOR_PATHS.conductorCa}/tls.crt`);
+        assert.equal(envOf("conductor-certs")[WRAPPER_ENV.caTrust], userCa ? `${PATHS.certsIronicCa}/tls.crt` : undefined);
+        assert.equal(env[WRAPPER_ENV.caTrust], undefined);
+        assert.equal(env.OS_JSON_RPC__CAFILE, userCa ? undefined : `${CONDUCTOR_PATHS.conductorCaCert}/tls.crt`);
+        // The root's certificate, not its key, where the JSON-RPC client reads it.
+        if (!userCa) assert.deepEqual([ironic[CONDUCTOR_PATHS.conductorCaCert].name, volume("conductor-ca-cert").secret], ["conductor-ca-cert", { secretName: conductorCaSecret, items: [{ key: "tls.crt", path: "tls.crt" }] }]);
+        else assert.equal(ironic[CONDUCTOR_PATHS.conductorCaCert], undefined);
         assert.equal(envOf("httpd")[WRAPPER_ENV.caTrust], undefined);
         assert.equal(envOf("httpd").OS_JSON_RPC__CAFILE, undefined);
     });

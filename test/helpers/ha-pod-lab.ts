@@ -31,6 +31,9 @@ import { ApiBridge, NetnsLab, run, tmpDir } from "./sys";
 import { PxeVm } from "./vm";
 
 /** A conductor node of the lab: its name, its address on the provisioning network and the interface holding it. */
+/** The containers of a conductor pod that serve Ironic: ironic and httpd wait for the certificate conductor-certs mints. */
+export const IRONIC_CONTAINERS = ["ironic", "httpd", "conductor-certs", "ramdisk-logs"] as const;
+
 export interface LabNode {
     node: string;
     ip: string;
@@ -275,10 +278,10 @@ export class HaPodLab<N extends LabNode> {
         return r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
     }
 
-    /** Every conductor pod's ironic, httpd and ramdisk-logs containers started as declared, each ready. */
+    /** Every conductor pod's ironic, httpd, conductor-certs (their certificate's minter) and ramdisk-logs containers started as declared, each ready. */
     async startIronic(): Promise<void> {
-        for (const { pod } of this.pods) pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
-        for (const { pod } of this.pods) for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
+        for (const { pod } of this.pods) pod.startContainers([...IRONIC_CONTAINERS]);
+        for (const { pod } of this.pods) for (const c of IRONIC_CONTAINERS) await pod.waitReady(c, 240000);
     }
 
     /** Waits (120 s) until as many conductors as nodes are alive in the API of the first node; their hostnames, sorted. */

@@ -451,6 +451,68 @@ describe("conductor start wrapper (bash)", function () {
         assert.match(out, /per-node data of cp-1, its address or the conductor CA changed: restarting/);
     });
 
+    describe("the node's certificate: minted by conductor-certs alone, copied by ironic and httpd", function () {
+        /** ironic's or httpd's wrapper as the pod declares it: no conductor CA, the minted volume to copy from. */
+        const copier = (extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv => ({ CONDUCTOR_CA_DIR: undefined, CONDUCTOR_MINTED_DIR: path.join(dir, "minted"), CONDUCTOR_RUN_DIR: path.join(dir, "run", "httpd"), ...extra });
+        const mint = () => {
+            const minter = { CONDUCTOR_CERT_DIRS: path.join(dir, "minted"), CONDUCTOR_RUN_DIR: path.join(dir, "run", "conductor-certs") };
+            const r = run("bash", [wrapper, "true"], { env: { ...env, ...minter }, allowFail: true });
+            assert.equal(r.status, 0, r.stdout + r.stderr);
+            return r.stdout;
+        };
+        const read = (...p: string[]) => fs.readFileSync(path.join(dir, ...p), "utf8");
+        const sha = (...p: string[]) => run("sha256sum", [path.join(dir, ...p)]).stdout.split(" ")[0];
+        beforeEach(() => fs.mkdirSync(path.join(dir, "minted")));
+
+        it("the minter writes a stamp after the pair (its inputs, the CA's and the pair's SHA-256); started again with the same inputs and CA it keeps the pair; a re-issued CA mints a new one", function () {
+            assert.match(mint(), /conductor-cert: minted /);
+            const key = read("minted", "tls.key");
+            assert.equal(read("minted", "minted-for"), `cp-1 IP:172.22.0.3 DNS:ironic DNS:ironic.metal3.svc\n${sha("ca", "tls.crt")}\n${sha("minted", "tls.crt")}\n${sha("minted", "tls.key")}\n`);
+            assert.match(mint(), /keeping the certificate minted for cp-1 IP:172\.22\.0\.3 /);
+            assert.equal(read("minted", "tls.key"), key, "no new key for the same inputs");
+            makeIntermediate(root, path.join(dir, "ca"));
+            assert.match(mint(), /conductor-cert: minted /);
+            assert.notEqual(read("minted", "tls.key"), key);
+            fs.writeFileSync(path.join(dir, "minted", "tls.key"), key);
+            assert.match(mint(), /conductor-cert: minted /, "a pair that is not the stamped one is minted again");
+        });
+
+        it("ironic and httpd, with no conductor CA, wait for the pair minted for their own address and SANs and copy it into every cert dir", async function () {
+            const marker = path.join(dir, "copier.running");
+            const w = start(["bash", "-c", ': > "$0"; exec sleep 60', marker], copier());
+            await fiveWatchIntervals();
+            assert.ok(w.alive() && !fs.existsSync(marker), "it waits: nothing minted yet");
+            mint();
+            await commandRunning(marker, w);
+            for (const d of ["out-a", "out-b"]) for (const f of ["tls.crt", "tls.key"]) assert.equal(read(d, f), read("minted", f), `${d}/${f}`);
+            w.kill();
+            assert.match((await w.exited).out, /certificate for cp-1 IP:172\.22\.0\.3 DNS:ironic DNS:ironic\.metal3\.svc from the conductor-certs container/);
+        });
+
+        it("takes no pair minted for other inputs (another address), and gives up after CONDUCTOR_CERT_WAIT naming conductor-certs", function () {
+            mint();
+            const r = run("bash", [wrapper, "true"], { env: { ...env, ...copier({ NODE_NAME: "cp-2", CONDUCTOR_CERT_WAIT: "2" }) }, allowFail: true });
+            assert.equal(r.status, 1);
+            assert.match(r.stderr, /FATAL: node cp-2: no certificate minted for cp-2 IP:172\.22\.0\.4 DNS:ironic DNS:ironic\.metal3\.svc in .*minted after 2 s \(it names: cp-1 IP:172\.22\.0\.3 .*\); see the log of this pod's conductor-certs container/);
+            assert.ok(!fs.existsSync(path.join(dir, "out-a", "tls.crt")), "nothing copied");
+        });
+
+        it("restarts (exits) when the pair is minted again (a re-issued conductor CA), and not when the minter keeps it", async function () {
+            mint();
+            const marker = path.join(dir, "copier.running");
+            const w = start(["bash", "-c", ': > "$0"; exec sleep 60', marker], copier());
+            await commandRunning(marker, w);
+            mint();
+            await fiveWatchIntervals();
+            assert.ok(w.alive(), "the same pair, kept: no restart");
+            makeIntermediate(root, path.join(dir, "ca"));
+            mint();
+            const { code, out } = await w.exited;
+            assert.equal(code, 0);
+            assert.match(out, /restarting this container/);
+        });
+    });
+
     it("after a forwarded SIGTERM, exits with the command, not a watch interval later, passing its status", async function () {
         // A command that takes half a second to stop and exits 7; a watch interval far longer than that.
         const marker = path.join(dir, "term-status.running");

@@ -17,7 +17,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { requireToolchain } from "../e2e/toolchain";
-import { LabPod } from "../helpers/ha-pod-lab";
+import { IRONIC_CONTAINERS, LabPod } from "../helpers/ha-pod-lab";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { OwnerProbe } from "../helpers/owner-probe";
 import { PodRunner } from "../helpers/pod-runner";
@@ -91,8 +91,8 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         await pod.runInitContainers();
         pod.startContainers(["dnsmasq"]);
         await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 60000, `${p.node.node}'s new dnsmasq serving DHCP`, 250);
-        pod.startContainers(["ironic", "httpd", "ramdisk-logs"]);
-        for (const c of ["ironic", "httpd", "ramdisk-logs"]) await pod.waitReady(c, 240000);
+        pod.startContainers([...IRONIC_CONTAINERS]);
+        for (const c of IRONIC_CONTAINERS) await pod.waitReady(c, 240000);
         pod.startContainers(["dhcp-pruner"]);
         await s.lab.aliveConductors();
         const readyS = (Date.now() - t0) / 1000;

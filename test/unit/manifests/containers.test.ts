@@ -23,7 +23,8 @@ const MOUNTS = [mount("shared", "/shared")];
 const envNames = (env: unknown): string[] => (env as EnvVar[]).map((e) => plain(e.name));
 const envValue = (env: unknown, name: string) => (env as EnvVar[]).find((e) => e.name === name)?.value;
 const WRAPPER_NAMES = ["NODE_NAME", "CONDUCTOR_NAMESPACE", "CONDUCTOR_CONFIGMAP", "CONDUCTOR_DATA_DIR", "CONDUCTOR_SCRIPTS_DIR", "CONDUCTOR_RUN_DIR", "CONDUCTOR_PYTHON", "CONDUCTOR_DEFAULT_INTERFACE", "CONDUCTOR_CIDR", "CONDUCTOR_DHCP_RANGE", "CONDUCTOR_GATEWAY"];
-const MINTING = ["CONDUCTOR_CERT_DIRS", "CONDUCTOR_CA_DIR", "CONDUCTOR_CERT_SANS"];
+/** ironic and httpd: where the node's certificate is copied to and from (minted by conductor-certs), and the SANs it must name. */
+const MINTING = ["CONDUCTOR_CERT_DIRS", "CONDUCTOR_CERT_SANS", "CONDUCTOR_MINTED_DIR"];
 const W = WRAPPER_NAMES.length + MINTING.length;
 const isSorted = (xs: string[]) => xs.every((x, i) => i === 0 || xs[i - 1] < x);
 
@@ -46,7 +47,7 @@ describe("manifests/containers", function () {
             assert.deepEqual(c.resources, { requests: { cpu: "250m", memory: "512Mi" }, limits: { memory: "1Gi" } });
         });
 
-        it("multi: through the wrapper, the wrapper env first (a certificate minted into /certs/ironic and /certs/vmedia), then the sorted env", function () {
+        it("multi: through the wrapper, the wrapper env first (the node's certificate copied into /certs/ironic and /certs/vmedia), then the sorted env", function () {
             const c = ironicContainer(ha, MOUNTS, multiTopology(ha));
             assert.deepEqual(c.command, untraced([...WRAPPER, "/bin/runironic"]));
             const names = envNames(c.env);
@@ -76,7 +77,7 @@ describe("manifests/containers", function () {
             assert.deepEqual(c.resources, { requests: { cpu: "50m", memory: "64Mi" }, limits: { memory: "256Mi" } });
         });
 
-        it("multi: through the wrapper, minting its certificate", function () {
+        it("multi: through the wrapper, copying the node's certificate", function () {
             const c = httpdContainer(ha, MOUNTS, multiTopology(ha));
             assert.deepEqual(c.command, untraced([...WRAPPER, "/bin/runhttpd"]));
             assert.deepEqual(envNames(c.env).slice(0, W), [...WRAPPER_NAMES, ...MINTING]);

@@ -23,8 +23,23 @@ describe("manifests/ironic", function () {
             assert.deepEqual(containerNames(dev), { init: ["provisioning-ip", "shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
             assert.deepEqual(containerNames(devNoDhcp), { init: ["provisioning-ip", "shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
             assert.deepEqual(containerNames(vmedia), { init: ["shared-dirs", "ipa-cache-client", "ca-bundles"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived", "ca-bundles-watch"] });
-            assert.deepEqual(containerNames(ha), { init: ["shared-dirs", "ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "dnsmasq", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
-            assert.deepEqual(containerNames(haNoDhcp), { init: ["shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs", "ironic-prometheus-exporter"] });
+            assert.deepEqual(containerNames(ha), { init: ["shared-dirs", "ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "conductor-certs", "dnsmasq", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
+            assert.deepEqual(containerNames(haNoDhcp), { init: ["shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "conductor-certs", "ramdisk-logs", "ironic-prometheus-exporter"] });
+        });
+
+        it("only conductor-certs mounts the conductor CA (its key) and writes the minted pair; ironic and httpd read the pair, and nothing else sees it", function () {
+            for (const [name, plan] of Object.entries(ALL)) {
+                const spec = plain(ironicPodSpec(plan));
+                const all = [...(spec.initContainers ?? []), ...spec.containers];
+                const mounting = (volume: string, readOnly?: boolean) => all.filter((c: any) => (c.volumeMounts ?? []).some((x: any) => x.name === volume && (readOnly === undefined || !!x.readOnly === readOnly))).map((c: any) => c.name);
+                const multi = plan.topology.kind === "multi";
+                assert.deepEqual(mounting("conductor-ca"), multi ? ["conductor-certs"] : [], name);
+                assert.deepEqual(mounting("minted-certs", false), multi ? ["conductor-certs"] : [], name);
+                const readers = multi ? (plan.config.tls.mode === "generate" ? ["ironic", "httpd"] : ["ironic"]) : [];
+                assert.deepEqual(mounting("minted-certs", true), readers, name);
+                const minter = spec.containers.find((c: any) => c.name === "conductor-certs");
+                if (minter) assert.ok(minter.env.some((e: any) => e.name === "CONDUCTOR_CA_DIR") && !all.some((c: any) => c !== minter && (c.env ?? []).some((e: any) => e.name === "CONDUCTOR_CA_DIR")), `${name}: the CA dir is the minter's only`);
+            }
         });
 
         it("only ironic and httpd (and shared-dirs, before them) mount all of /shared, where Ironic's unauthenticated socket is; the others mount the parts they use, which shared-dirs makes", function () {

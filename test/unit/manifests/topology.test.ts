@@ -34,7 +34,7 @@ describe("manifests/topology", function () {
 
     it("single: commands as they are, no wrapper environment, no extra node selector", function () {
         assert.deepEqual(SINGLE.command(["/bin/runironic"]), ["/bin/runironic"]);
-        assert.deepEqual(SINGLE.wrapperEnv("ironic", ["/certs/ironic"]), []);
+        assert.deepEqual(SINGLE.wrapperEnv("ironic", { dirs: ["/certs/ironic"] }), []);
         assert.deepEqual(SINGLE.nodeSelector, {});
     });
 
@@ -43,14 +43,22 @@ describe("manifests/topology", function () {
         assert.deepEqual(multiTopology(ha).command(["/bin/bash", "/x.sh"]), ["/bin/bash", "/etc/metal3-ironic/scripts/conductor-start.sh", "/bin/bash", "/x.sh"]);
     });
 
-    it("multi: the node name from the downward API and the wrapper's settings; certificate dirs only when asked", function () {
+    it("multi: the node name from the downward API and the wrapper's settings; certificate dirs only when asked; the conductor CA only where the certificate is minted", function () {
         assert.deepEqual(multiTopology(ha).wrapperEnv("dnsmasq"), wrapperEnv("dnsmasq"));
-        // Certificate dirs: the minter's settings, and the SANs every conductor shares (the Service names).
-        assert.deepEqual(multiTopology(ha).wrapperEnv("ironic", ["/certs/ironic", "/certs/vmedia"]), [
+        const sans = { name: "CONDUCTOR_CERT_SANS", value: "DNS:ironic DNS:ironic.metal3 DNS:ironic.metal3.svc DNS:ironic.metal3.svc.cluster.local" };
+        // Copied: where from, and the SANs every conductor shares (the Service names), which the minted pair must name.
+        assert.deepEqual(multiTopology(ha).wrapperEnv("ironic", { dirs: ["/certs/ironic", "/certs/vmedia"] }), [
             ...wrapperEnv("ironic"),
             { name: "CONDUCTOR_CERT_DIRS", value: "/certs/ironic /certs/vmedia" },
+            sans,
+            { name: "CONDUCTOR_MINTED_DIR", value: "/etc/metal3-ironic/minted" },
+        ]);
+        // Minted: the conductor CA, no minted dir to wait for.
+        assert.deepEqual(multiTopology(ha).wrapperEnv("conductor-certs", { dirs: ["/etc/metal3-ironic/minted"], mint: true }), [
+            ...wrapperEnv("conductor-certs"),
+            { name: "CONDUCTOR_CERT_DIRS", value: "/etc/metal3-ironic/minted" },
+            sans,
             { name: "CONDUCTOR_CA_DIR", value: "/etc/metal3-ironic/conductor-ca" },
-            { name: "CONDUCTOR_CERT_SANS", value: "DNS:ironic DNS:ironic.metal3 DNS:ironic.metal3.svc DNS:ironic.metal3.svc.cluster.local" },
         ]);
     });
 

@@ -12,10 +12,11 @@ const names = (vs: Volume[]) => vs.map((v) => v.name);
 const IRONIC_OWN = ["shared:/shared", "ironic-conf:/conf", "ironic-data:/data", "ironic-tmp:/tmp"];
 const HTTPD_OWN = ["shared:/shared", "httpd-conf:/conf", "httpd-data:/data", "httpd-tmp:/tmp"];
 const SINGLE_CERTS = ["tls:/certs/ironic ro", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "tls:/certs/vmedia ro"];
-const NODE_DATA = ["node-data:/etc/metal3-ironic/conductors ro", "conductor-ca:/etc/metal3-ironic/conductor-ca ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"];
+const NODE_DATA = ["node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"];
+const MINTED = "minted-certs:/etc/metal3-ironic/minted ro";
 const DB = ["db-auth:/auth/mariadb ro", "db-ca:/certs/ca/mariadb ro"];
 const BASE_VOLUMES = ["shared", "ironic-conf", "ironic-data", "ironic-tmp", "httpd-conf", "httpd-data", "httpd-tmp", "htpasswd"];
-const MULTI_VOLUMES = ["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs", "ca", "rpc-auth", "node-data", "conductor-ca", "scripts", "conductor-run"];
+const MULTI_VOLUMES = ["ironic-certs", "ironic-vmedia-certs", "httpd-certs", "httpd-vmedia-certs", "ca", "rpc-auth", "node-data", "conductor-ca", "minted-certs", "scripts", "conductor-run"];
 
 describe("manifests/volumes", function () {
     describe("factories", function () {
@@ -85,8 +86,11 @@ describe("manifests/volumes", function () {
             assert.deepEqual(byName("dhcp-files"), { name: "dhcp-files", hostPath: { path: "/var/lib/metal3-ironic/metal3/ironic/dnsmasq", type: "DirectoryOrCreate" } });
             assert.deepEqual(byName("pruner-auth"), { name: "pruner-auth", secret: { secretName: "ironic-credentials", items: [{ key: "password", path: "password" }, { key: "username", path: "username" }] } });
 
-            assert.deepEqual(m(mounts.ironic), [IRONIC_OWN[0], "dhcp-files:/shared/dnsmasq", ...IRONIC_OWN.slice(1), "ironic-certs:/certs/ironic", "ironic-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "rpc-auth:/auth/ironic-rpc ro", ...NODE_DATA, ...DB]);
-            assert.deepEqual(m(mounts.httpd), [...HTTPD_OWN, "httpd-certs:/certs/ironic", "httpd-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", ...NODE_DATA]);
+            assert.deepEqual(m(mounts.ironic), [IRONIC_OWN[0], "dhcp-files:/shared/dnsmasq", ...IRONIC_OWN.slice(1), "ironic-certs:/certs/ironic", "ironic-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", "rpc-auth:/auth/ironic-rpc ro", MINTED, ...NODE_DATA, ...DB]);
+            assert.deepEqual(m(mounts.httpd), [...HTTPD_OWN, "httpd-certs:/certs/ironic", "httpd-vmedia-certs:/certs/vmedia", "ca:/certs/ca/ironic ro", "htpasswd:/auth/ironic ro", MINTED, ...NODE_DATA]);
+            // The conductor CA and its key: in the minting container only, which writes the minted pair.
+            assert.deepEqual(m(mounts.certMinter), ["minted-certs:/etc/metal3-ironic/minted", "conductor-ca:/etc/metal3-ironic/conductor-ca ro", ...NODE_DATA]);
+            assert.deepEqual(byName("minted-certs"), { name: "minted-certs", emptyDir: {} });
             // The kubelet's automount files, for the dnsmasq container (its slot agent) only.
             assert.deepEqual(plain(byName("slot-api")).projected.sources, [
                 { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
@@ -104,7 +108,7 @@ describe("manifests/volumes", function () {
         it("without DHCP: no dnsmasq, dhcp-dirs or pruner, and none of their volumes", function () {
             const { volumes, mounts } = podVolumes(haNoDhcp);
             assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca"]);
-            assert.deepEqual(Object.keys(mounts), ["ironic", "httpd", "ramdiskLogs"]);
+            assert.deepEqual(Object.keys(mounts), ["ironic", "httpd", "ramdiskLogs", "certMinter"]);
         });
     });
 
@@ -113,7 +117,7 @@ describe("manifests/volumes", function () {
             const { volumes, mounts } = podVolumes(plan);
             const declared = names(volumes);
             assert.equal(new Set(declared).size, declared.length, `${name}: duplicate volume`);
-            const all = [mounts.ironic, mounts.httpd, mounts.ramdiskLogs, mounts.dnsmasq?.mounts ?? [], mounts.dhcpDirs ?? [], mounts.dhcpPruner ?? []].flat();
+            const all = [mounts.ironic, mounts.httpd, mounts.ramdiskLogs, mounts.dnsmasq?.mounts ?? [], mounts.dhcpDirs ?? [], mounts.dhcpPruner ?? [], mounts.certMinter ?? []].flat();
             for (const vm of all) assert.ok(declared.includes(vm.name), `${name}: mount ${vm.name} has no volume`);
         }
     });

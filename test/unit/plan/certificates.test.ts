@@ -55,7 +55,7 @@ describe("plan/certificates: conductorCaPlan (multi: the conductor CA and what J
     const cases: { name: string; tls: Record<string, unknown>; extra?: Record<string, unknown>; want: unknown }[] = [
         { name: "generate: an intermediate of the stack CA (its certificates also serve the API on the node)", tls: {}, want: { source: "stack-intermediate" } },
         { name: "existing with tls.conductorCaSecret: the user's CA, checked against ca.crt", tls: { ...existing, conductorCaSecret: "my-ca" }, want: { source: "user", chainCheck: "/certs/ca/ironic/tls.crt" } },
-        { name: "existing alone: a root of the stack's, the only CA JSON-RPC trusts", tls: existing, want: { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca/tls.crt" } },
+        { name: "existing alone: a root of the stack's, the only CA JSON-RPC trusts", tls: existing, want: { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca-cert/tls.crt" } },
         { name: "cert-manager: the issuer's Certificate, checked against its ca.crt", tls: { mode: "cert-manager", issuer: { name: "corp" } }, extra: { readiness: { enabled: false } }, want: { source: "issuer", chainCheck: "/certs/ca/ironic/tls.crt" } },
     ];
     for (const c of cases) {
@@ -65,7 +65,7 @@ describe("plan/certificates: conductorCaPlan (multi: the conductor CA and what J
             assert.deepEqual(planOf(withKeys(haRaw, { tls: c.tls, ...(c.extra ?? {}) })).conductorCa, c.want);
             // [json_rpc]cafile is set only for the stack's root; otherwise the image's IRONIC_CACERT_FILE (ca.crt) is it.
             const cafile = osloSettings(config).filter(([g, o]) => g === "json_rpc" && o === "cafile");
-            assert.deepEqual(cafile, c.want && (c.want as any).source === "stack-root" ? [["json_rpc", "cafile", "/etc/metal3-ironic/conductor-ca/tls.crt"]] : []);
+            assert.deepEqual(cafile, c.want && (c.want as any).source === "stack-root" ? [["json_rpc", "cafile", "/etc/metal3-ironic/conductor-ca-cert/tls.crt"]] : []);
         });
     }
     it("single: none (no peer dials its JSON-RPC)", function () {
