@@ -11,7 +11,7 @@ import { createHash } from "crypto";
 import * as fs from "fs";
 import * as path from "path";
 
-import { DHCP_PROVIDER_PATHS, IPXE_FILES } from "../../core/contract";
+import { CONDUCTOR_PATHS, DHCP_PROVIDER_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
 import { ipToNumber } from "../../core/ip";
 import { nodeCertificateSans } from "../../core/plan/certificates";
 import { dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
@@ -376,10 +376,16 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("each conductor serves a certificate it minted at start for its own address from the conductor CA, which the stack CA verifies; none names another node", function () {
+    it("each conductor serves a certificate its conductor-certs container minted at start for its own address from the conductor CA, which the stack CA verifies; none names another node; no other container sees the CA's key", function () {
         const conductorCa = s.cluster.secrets[s.plan.names.conductorCaSecret]["tls.crt"];
         const others = (ip: string) => known.map((c) => c.ip).filter((x) => x !== ip);
-        for (const { node } of pods) {
+        for (const { node, pod } of pods) {
+            // In each container's own view, as declared: the key is in conductor-certs only; httpd serves the pair it minted.
+            const key = `${CONDUCTOR_PATHS.conductorCa}/tls.key`;
+            assert.equal(pod.exec("conductor-certs", ["test", "-s", key]).status, 0, `${node.node}: conductor-certs reads the CA's key`);
+            for (const c of pod.spec.containers.map((x: any) => x.name).filter((n: string) => n !== "conductor-certs")) assert.notEqual(pod.exec(c, ["test", "-e", key]).status, 0, `${node.node}: ${c} has no ${key}`);
+            const minted = pod.exec("conductor-certs", ["cat", `${CONDUCTOR_PATHS.minted}/tls.crt`]).stdout;
+            assert.equal(pod.exec("httpd", ["cat", `${PATHS.certsIronic}/tls.crt`]).stdout, minted, `${node.node}: httpd serves the minted pair`);
             for (const port of [s.plan.config.ports.api, s.plan.config.ports.vmediaTls]) {
                 // The whole chain as served, checked the way IPA, BMO and the JSON-RPC peers check it: stack CA, this IP.
                 const chain = lab.served(node.ip, port, node.node);
