@@ -30,6 +30,8 @@ export interface ConductorsArgs {
     tlsCertPem?: pulumi.Input<string>;
     /** Hash of the API credentials (Credentials.rollHash): the pods roll when the password changes. */
     credentialsHash?: pulumi.Input<string>;
+    /** The IPA cache's own root (imageCacheForStack): its hash rolls the pods when it is re-issued. */
+    cacheCaPem?: pulumi.Input<string>;
     /** Objects the pods mount; the DaemonSet waits for them. */
     dependsOn: pulumi.Input<pulumi.Resource>[];
 }

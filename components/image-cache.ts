@@ -1,10 +1,10 @@
 /**
  * The IPA image cache (imageCache.mode "deploy"): scripts ConfigMap, server certificate from the
- * stack CA, a PersistentVolumeClaim that outlives the stack (retainOnDelete, protect, like the
+ * stack CA (multi with tls.mode "generate": from a root of the cache's own, see `cacheRoot`), a PersistentVolumeClaim that outlives the stack (retainOnDelete, protect, like the
  * database's), the Service and the Deployment. Every object body comes from core/manifests.
  *
  * `imageCacheForStack` is what the stack calls in every mode: the cache (deploy), the CA Secret the
- * Ironic pods mount (deploy: the stack CA; caPem: the given PEM; caSecret: the user's, not written)
+ * Ironic pods mount (deploy: the CA that signed the cache's certificate; caPem: the given PEM; caSecret: the user's, not written)
  * and the client script ConfigMap, and the stack outputs `imageCacheUrl` / `imageCacheCaCertificate`.
  */
 import * as k8s from "@pulumi/kubernetes";
@@ -69,6 +69,23 @@ export interface StackImageCache {
     mounted: pulumi.Resource[];
     url?: pulumi.Output<string>;
     caCertPem?: pulumi.Output<string>;
+    /** Mode deploy: what issues the cache's server certificate (deployImageCache). */
+    pki?: StackPki;
+    /** The cache's own root, when it has one (cacheRoot): the conductor pods roll when it changes. */
+    ownRootPem?: pulumi.Output<string>;
+}
+
+/**
+ * Multi with tls.mode "generate": the conductor CA is an intermediate of the stack CA whose key is
+ * in the cluster (conductors mint from it), so a cache certificate from the stack CA would be one
+ * that key could forge: the cache gets a root of its own, which only the conductors' cache client
+ * trusts. Elsewhere the stack CA (whose key never leaves Pulumi's state) signs it.
+ */
+function cacheRoot(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, pki: StackPki | undefined): StackPki | undefined {
+    if (plan.imageCache.mode !== "deploy" || plan.conductorCa?.source !== "stack-intermediate" || !pki) return pki;
+    const t = plan.config.tls;
+    const args = { commonName: `metal3-ironic ${plan.namespace}/${plan.name} IPA cache CA`, caValidityDays: t.caValidityDays, validityDays: t.validityDays, renewBeforeDays: t.renewBeforeDays, protectKey: false };
+    return new StackPki(`${name}-ipa-cache-root`, args, { parent });
 }
 
 /**
@@ -79,15 +96,16 @@ export function imageCacheForStack(parent: pulumi.ComponentResource, name: strin
     const ic = plan.imageCache;
     const c = plan.config.imageCache;
     const mounted: pulumi.Resource[] = [];
+    const issuer = cacheRoot(parent, name, plan, pki);
     if (imageCacheClient(plan)) {
         mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: { name: ic.names.clientConfigMap, namespace, labels: plan.labels }, data: imageCacheClientData() }, { parent }));
     }
-    // Deploy: the stack CA signs the cache's server certificate (ImageCache issues it).
-    const caPem = ic.mode === "deploy" ? pki?.caCertPem : c.caPem !== undefined ? pulumi.output(c.caPem) : undefined;
+    // Deploy: the stack CA (or the cache's own root) signs the cache's server certificate (ImageCache issues it).
+    const caPem = ic.mode === "deploy" ? issuer?.caCertPem : c.caPem !== undefined ? pulumi.output(c.caPem) : undefined;
     if (ic.ca && !ic.ca.userOwned && caPem) {
         mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: { name: ic.ca.secretName, namespace, labels: plan.labels }, stringData: { "ca.crt": caPem } }, { parent }));
     }
-    return { mounted, ...(ic.url ? { url: pulumi.output(ic.url) } : {}), ...(caPem ? { caCertPem: caPem } : {}) };
+    return { mounted, ...(ic.url ? { url: pulumi.output(ic.url) } : {}), ...(caPem ? { caCertPem: caPem } : {}), ...(issuer ? { pki: issuer } : {}), ...(issuer && issuer !== pki ? { ownRootPem: issuer.caCertPem } : {}) };
 }
 
 /** Mode deploy: the cache of this stack (after the Ironic workload, which waits for it only through its client's retries). */

@@ -53,10 +53,11 @@ export class Ironic extends pulumi.ComponentResource {
     }
 }
 
-/** The pod-template annotations that roll the pods when what the image reads at start only changes: the server certificate, the API credentials. */
-export function rollAnnotations(args: { tlsCertPem?: pulumi.Input<string>; credentialsHash?: pulumi.Input<string> }): Record<string, pulumi.Input<string>> {
+/** The pod-template annotations that roll the pods when what is read at start only changes: the server certificate, the API credentials, the IPA cache's own root. */
+export function rollAnnotations(args: { tlsCertPem?: pulumi.Input<string>; credentialsHash?: pulumi.Input<string>; cacheCaPem?: pulumi.Input<string> }): Record<string, pulumi.Input<string>> {
     return {
         ...(args.tlsCertPem ? { [ANNOTATIONS.tlsCert]: pulumi.output(args.tlsCertPem).apply((pem) => sha256(pem)) } : {}),
         ...(args.credentialsHash ? { [ANNOTATIONS.credentials]: args.credentialsHash } : {}),
+        ...(args.cacheCaPem ? { [ANNOTATIONS.cacheCa]: pulumi.output(args.cacheCaPem).apply((pem) => sha256(pem)) } : {}),
     };
 }

@@ -85,8 +85,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const upgrade = this.database(name, plan, namespace, pki, mounted);
         const cache = imageCacheForStack(this, name, plan, namespace, pki);
         mounted.push(...cache.mounted);
-        const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted, creds.rollHash);
-        deployImageCache(this, name, plan, namespace, pki);
+        const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted, creds.rollHash, cache.ownRootPem);
+        deployImageCache(this, name, plan, namespace, cache.pki);
         if (c.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
         const pinned = pinNote(c, args.previous ?? {});
         if (pinned) pulumi.log.info(pinned, this);

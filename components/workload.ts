@@ -23,6 +23,7 @@ pki: StackPki | undefined,
 existing: ExistingTls | undefined,
 mounted: pulumi.Resource[],
 credentialsHash: pulumi.Input<string>,
+cacheCaPem?: pulumi.Output<string>,
 ): Ironic | Conductors {
     const c = plan.config;
     if (plan.topology.kind === "multi") {
@@ -30,7 +31,7 @@ credentialsHash: pulumi.Input<string>,
         // user's Secret, and the API certificate (httpd) is theirs too; "cert-manager": both are
         // Certificates of the issuer (components/cert-manager.ts).
         const own = c.tls.mode === "existing" ? { tlsCertPem: existing!.tlsCertPem } : c.tls.mode === "generate" ? { pki: pki! } : {};
-        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, dependsOn: mounted }, { parent });
+        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, cacheCaPem, dependsOn: mounted }, { parent });
     }
     let tlsCertPem: pulumi.Output<string> | undefined;
     if (c.tls.mode === "generate" && pki) {

@@ -20,6 +20,8 @@ export const ANNOTATIONS = {
     tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
     /** The API credentials' htpasswd line (bcrypt, salted): the image reads it at start only. */
     credentials: "metal3-ironic.metal3.io/credentials-hash",
+    /** The IPA cache's own root (multi with tls generate): the cache client builds its trust bundle at start only. */
+    cacheCa: "metal3-ironic.metal3.io/ipa-cache-ca-hash",
 } as const;
 
 /**
