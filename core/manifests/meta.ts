@@ -21,7 +21,7 @@ export const ANNOTATIONS = {
     /** The API credentials' htpasswd line (bcrypt, salted): the image reads it at start only. */
     credentials: "metal3-ironic.metal3.io/credentials-hash",
     /** The IPA cache's own root (multi with tls generate): the cache client builds its trust bundle at start only. */
-    cacheCa: "metal3-ironic.metal3.io/ipa-cache-ca-hash",
+    cacheCa: "metal3-ironic.metal3.io/ipa-cache-ca-cert-hash",
 } as const;
 
 /**

@@ -70,9 +70,10 @@ function userConductorCa(c: Cluster, ws: Workspace, work: string): void {
     assert.match(r.stdout, /- \d+ deleted/, "the stack's root and its Secret go");
     const ds = c.get(["daemonset", "-n", "metal3", "ironic"]).spec.template.spec;
     assert.equal(ds.volumes.find((v: any) => v.name === "conductor-ca").secret.secretName, "my-conductor-ca");
-    const env = Object.fromEntries(ds.containers.find((x: any) => x.name === "ironic").env.map((e: any) => [e.name, e.value]));
-    assert.equal(env.OS_JSON_RPC__CAFILE, undefined, "the peers verify against ca.crt of my-tls again");
-    assert.equal(env.CONDUCTOR_CA_TRUST, "/certs/ca/ironic/tls.crt");
+    const envOf = (name: string) => Object.fromEntries(ds.containers.find((x: any) => x.name === name).env.map((e: any) => [e.name, e.value]));
+    assert.equal(envOf("ironic").OS_JSON_RPC__CAFILE, undefined, "the peers verify against ca.crt of my-tls again");
+    // The minter (the only container that mounts the CA) checks that the user's CA chains to it.
+    assert.equal(envOf("conductor-certs").CONDUCTOR_CA_TRUST, "/certs/ca/ironic/tls.crt");
     assert.equal(c.kubectl(["get", "secret", "-n", "metal3", "ironic-conductor-ca"], { allowFail: true }).status, 1, "the stack's conductor root Secret is deleted");
     for (const [name, v] of Object.entries(versions)) assert.equal(before(name), v, `${name} (the user's) is not written`);
     // The offline render of the stack file the CLI now holds equals what was deployed, both ways (the root's Secret is gone from both).
