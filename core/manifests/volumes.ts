@@ -108,7 +108,9 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
         const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         // The node's certificate as conductor-certs minted it; ironic and httpd only read it.
         const minted = readOnlyMount(MINTED_VOLUME, CONDUCTOR_PATHS.minted);
-        const certMinter = [mount(MINTED_VOLUME, CONDUCTOR_PATHS.minted), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), ...nodeMounts];
+        // With your (your issuer's) conductor CA, the minter checks that it chains to the API's CA bundle.
+        const chainCheck = plan.conductorCa && "chainCheck" in plan.conductorCa ? [readOnlyMount("ca", PATHS.certsIronicCa)] : [];
+        const certMinter = [mount(MINTED_VOLUME, CONDUCTOR_PATHS.minted), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), ...chainCheck, ...nodeMounts];
         const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
         const volumes = [
             fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),

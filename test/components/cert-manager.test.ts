@@ -114,6 +114,7 @@ describe(`tls.mode cert-manager: Certificates against cert-manager's CRD schema 
         assert.equal(mounts("ironic")[CONDUCTOR_PATHS.conductorCa], undefined);
         assert.equal(mounts("conductor-certs")[CONDUCTOR_PATHS.conductorCa], "conductor-ca");
         assert.equal(env("conductor-certs")[WRAPPER_ENV.caTrust], `${PATHS.certsIronicCa}/tls.crt`);
+        assert.equal(mounts("conductor-certs")[PATHS.certsIronicCa], "ca", "the bundle the chain check reads (CI of 973c858: the minter refused without it)");
         // The IPA cache's CA: ca.crt of its own Certificate's Secret.
         const cacheCa = spec.volumes.find((v: any) => v.name === "ipa-cache-ca").secret;
         assert.equal(cacheCa.secretName, "ironic-ipa-cache-tls");

@@ -86,6 +86,8 @@ describe(`tls.mode existing in multi, ${userCa ? "with the user's conductor CA (
         assert.equal(env[WRAPPER_ENV.mintedDir], CONDUCTOR_PATHS.minted);
         // With the user's CA the peers verify against ca.crt (the image's default [json_rpc]cafile), and the minter checks the chain.
         assert.equal(envOf("conductor-certs")[WRAPPER_ENV.caTrust], userCa ? `${PATHS.certsIronicCa}/tls.crt` : undefined);
+        // The bundle that chain check reads, mounted where it reads it.
+        assert.equal(mountsOf("conductor-certs")[PATHS.certsIronicCa]?.name, userCa ? "ca" : undefined);
         assert.equal(env[WRAPPER_ENV.caTrust], undefined);
         assert.equal(env.OS_JSON_RPC__CAFILE, userCa ? undefined : `${CONDUCTOR_PATHS.conductorCaCert}/tls.crt`);
         // The root's certificate, not its key, where the JSON-RPC client reads it.

@@ -12,11 +12,12 @@ import { GOLDEN_DIR } from "../../../tools/golden";
 import { dev, ha } from "./support";
 
 describe("manifests/meta", function () {
-    it("names the three pod-template annotations", function () {
+    it("names the four pod-template annotations", function () {
         assert.deepEqual(ANNOTATIONS, {
             dnsmasqConfig: "metal3-ironic.metal3.io/dnsmasq-config-hash",
             tlsCert: "metal3-ironic.metal3.io/tls-cert-hash",
             credentials: "metal3-ironic.metal3.io/credentials-hash",
+            cacheCa: "metal3-ironic.metal3.io/ipa-cache-ca-cert-hash",
         });
     });
 
