@@ -211,8 +211,10 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         }
         await lab.startIronic();
         for (const { node: { node, ip }, pod } of nodes) {
-            assert.match(pod.logs("ironic"), new RegExp(`conductor-cert: minted /certs/ironic/tls.crt for ${node} \\(IP:${ip.replace(/\./g, "\\.")}, DNS:${node}, `), `${node}'s ironic container minted its JSON-RPC certificate`);
-            assert.doesNotMatch(pod.logs("httpd"), /conductor-cert: minted/, "httpd mints nothing: it serves the user's certificate");
+            // conductor-certs mints (it alone mounts the conductor CA); the ironic container copies the pair for its JSON-RPC.
+            assert.match(pod.logs("conductor-certs"), new RegExp(`conductor-cert: minted /etc/metal3-ironic/minted/tls.crt for ${node} \\(IP:${ip.replace(/\./g, "\\.")}, DNS:${node}, `), `${node}'s conductor-certs container minted the JSON-RPC certificate`);
+            assert.match(pod.logs("ironic"), new RegExp(`certificate for ${node} IP:${ip.replace(/\./g, "\\.")} .* from the conductor-certs container`), `${node}'s ironic container copied it`);
+            assert.doesNotMatch(pod.logs("httpd"), /conductor-cert: minted|from the conductor-certs container/, "httpd takes nothing minted: it serves the user's certificate");
         }
         const alive = await lab.aliveConductors();
         assert.deepEqual(alive, nodes.map((n) => n.node.ip).sort());
