@@ -6,7 +6,7 @@
  * `placement.conductorNodeSelector` select (by default the control-plane nodes).
  */
 import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
-import { conductorCertSanWords } from "../plan/certificates";
+import { conductorCaChainCheck, conductorCertSanWords } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
 
@@ -57,6 +57,7 @@ export function multiTopology(plan: IronicPlan): PodTopology {
 
 /** Where the node's certificate goes and what it names; the CA (and the chain check) only where it is minted. */
 function certEnv(plan: IronicPlan, dirs: string[], mint: boolean): EnvVar[] {
+    const trust = conductorCaChainCheck(plan);
     return [
         { name: WRAPPER_ENV.certDirs, value: dirs.join(" ") },
         { name: WRAPPER_ENV.certSans, value: conductorCertSanWords(plan).join(" ") },
@@ -64,7 +65,7 @@ function certEnv(plan: IronicPlan, dirs: string[], mint: boolean): EnvVar[] {
             ? [
                   { name: WRAPPER_ENV.caDir, value: CONDUCTOR_PATHS.conductorCa },
                   // Your (your issuer's) conductor CA must chain to the CA the peers verify with.
-                  ...(plan.conductorCa && "chainCheck" in plan.conductorCa ? [{ name: WRAPPER_ENV.caTrust, value: plan.conductorCa.chainCheck }] : []),
+                  ...(trust ? [{ name: WRAPPER_ENV.caTrust, value: trust }] : []),
               ]
             : [{ name: WRAPPER_ENV.mintedDir, value: CONDUCTOR_PATHS.minted }]),
     ];

@@ -6,6 +6,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 
 import { CONDUCTOR_PATHS, DHCP_PROVIDER_DIR, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, NODE_STATE_DIR, PATHS } from "../contract";
+import { conductorCaChainCheck } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import { scriptsConfigMapName } from "./configmaps";
 import { SERVICE_ACCOUNT_DIR, SLOT_API_VOLUME, slotApiVolume } from "./slots";
@@ -108,10 +109,10 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
         const nodeMounts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
         // The node's certificate as conductor-certs minted it; ironic and httpd only read it.
         const minted = readOnlyMount(MINTED_VOLUME, CONDUCTOR_PATHS.minted);
+        const caBundle = readOnlyMount("ca", PATHS.certsIronicCa);
         // With your (your issuer's) conductor CA, the minter checks that it chains to the API's CA bundle.
-        const chainCheck = plan.conductorCa && "chainCheck" in plan.conductorCa ? [readOnlyMount("ca", PATHS.certsIronicCa)] : [];
-        const certMinter = [mount(MINTED_VOLUME, CONDUCTOR_PATHS.minted), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), ...chainCheck, ...nodeMounts];
-        const common = [readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("htpasswd", PATHS.authIronic)];
+        const certMinter = [mount(MINTED_VOLUME, CONDUCTOR_PATHS.minted), readOnlyMount("conductor-ca", CONDUCTOR_PATHS.conductorCa), ...(conductorCaChainCheck(plan) ? [caBundle] : []), ...nodeMounts];
+        const common = [caBundle, readOnlyMount("htpasswd", PATHS.authIronic)];
         const volumes = [
             fromSecret("rpc-auth", n.rpcCredentialsSecret, { items: ["htpasswd", "password", "username"] }),
             fromConfigMap("node-data", n.nodeDataConfigMap),
