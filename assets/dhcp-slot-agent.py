@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 # Rendered by metal3-ironic: claims one DHCP slot of a multi-conductor stack through a
-# coordination.k8s.io/v1 Lease, runs the command (dnsmasq serving that slot's slice) only while
-# the Lease is held, and releases it on a clean stop. usage: dhcp-slot-agent.py <command> [args...]
+# coordination.k8s.io/v1 Lease and grants it to the fence, which runs the command (dnsmasq serving
+# that slot's slice) only while the Lease is held; releases it on a clean stop. Two processes in two
+# containers: the agent (`dhcp-slot-agent.py`, the only one with an API token and no capability) and
+# the fence in front of dnsmasq (`dhcp-slot-agent.py --fence <command> [args...]`, no token).
 #
 # Which slot: a pin (conductors[].slot) and only that one; else the slot this node held last (its
 # Lease still names the node: released Leases keep their node, so a restarted container, a new pod
@@ -24,11 +26,13 @@
 # - Every request has a total deadline (connect, TLS, every byte of the answer), not a per-read
 #   timeout; any answer that is not a whole JSON Lease (cut, torn, late) is a failed request.
 # - The holder renews every RETRY_PERIOD. Fencing does not depend on it: the command runs under a
-#   fence, a process of its own (this script with --fence), that stops it (SIGTERM, SIGKILL after
-#   STOP_GRACE) RENEW_DEADLINE after the last confirmed write was sent, whatever the agent is doing
-#   (blocked in a request, starved, stopped); the agent only moves that deadline later. The fence
-#   also stops it at once when the agent is gone (its pipe closes), and the start wrapper stops
-#   whatever is left in the agent's process group when the agent exits.
+#   fence, a process of its own in dnsmasq's container (this script with --fence), that stops it
+#   (SIGTERM, SIGKILL after STOP_GRACE) RENEW_DEADLINE after the last confirmed write was sent,
+#   whatever the agent is doing (blocked in a request, starved, stopped, dead); the agent only moves
+#   that deadline later, through its grant file. A restarted agent (same pod, same identity) takes
+#   its own Lease back at once, and the fence goes on serving the same slot under the new hold. A
+#   clean stop releases the Lease only once the fence confirms that the command stopped; else the
+#   Lease frees when it expires.
 # - Expiry, decided as client-go decides it: a claimer takes over a held Lease only after it has
 #   seen the same holder and renewTime for leaseDurationSeconds + CLAIM_MARGIN on its own monotonic
 #   clock, counted from the first answer that showed them. Writes that change neither (labels,
@@ -65,8 +69,6 @@ import sys
 import time
 
 SA = "/var/run/secrets/kubernetes.io/serviceaccount"
-# Exit status of the fence when it stopped the command (deadline, stop asked, agent gone).
-FENCED = 75
 
 
 def env(name, default=None):
@@ -98,6 +100,10 @@ RETRY_PERIOD = float(env("SLOT_RETRY_PERIOD", "2"))
 CLAIM_MARGIN = float(env("SLOT_CLAIM_MARGIN", "2"))
 STOP_GRACE = float(env("SLOT_STOP_GRACE", "2"))
 STATUS_FILE = env("SLOT_STATUS_FILE")
+GRANT_DIR = env("SLOT_GRANT_DIR")
+FENCE_DIR = env("SLOT_FENCE_DIR")
+# How often the fence reads the grant (and so how late it sees a stop or a later deadline).
+FENCE_POLL = 0.1
 NODE_ANNOTATION = "metal3-ironic.metal3.io/node"
 # Every request's total time limit: half the renew deadline (a claim answered later leaves its
 # holder too little time to renew), at most 5 s; a renewal's never runs past the renew deadline.
@@ -117,13 +123,54 @@ def now():
     return time.monotonic()
 
 
-# ---- The fence: a process of its own between the agent and the command -------------------------
+def stamp_now():
+    """now() as the grant and state files write it (microseconds), so that both sides compare equals."""
+    return float("%.6f" % now())
 
-def fence(deadline, command):
-    """Runs `command` until `deadline` (monotonic seconds, moved later by lines the agent writes to
-    stdin), a "stop" line, the agent's end (stdin closes) or a TERM; then stops it (TERM, KILL after
-    STOP_GRACE) and exits FENCED. Exits with the command's status when it ends by itself."""
-    slot = env("DHCP_SLOT", "?")
+
+# ---- The fence, in dnsmasq's container, and the grant it reads ---------------------------------
+# The agent (its own container, the only one with an API token) and the fence (dnsmasq's container,
+# no token) share two small files, each written by one side only, each replaced whole (rename):
+# - GRANT_DIR/grant, by the agent: "<epoch> <slot> <deadline>", or "<epoch> - 0" to stop. The epoch
+#   names one hold of one slot (the monotonic time it began: later holds, also of a restarted agent,
+#   have later ones); the deadline, RENEW_DEADLINE after the agent's last confirmed write was sent,
+#   only moves later within a hold.
+# - FENCE_DIR/state, by the fence: "<busy|serving|idle|exited> <epoch>": busy when it starts (before
+#   it reads any grant), serving once it started the command for that hold, idle once the command
+#   of that hold is gone (or never started), exited when it ends with no command running.
+# The pod's containers share the node's kernel, so both sides read one CLOCK_MONOTONIC.
+
+
+def write_file(directory, name, text):
+    tmp = os.path.join(directory, "." + name + ".tmp")
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, os.path.join(directory, name))
+
+
+def read_words(directory, name):
+    try:
+        with open(os.path.join(directory, name)) as f:
+            return f.read().split()
+    except OSError:
+        return None
+
+
+def read_grant():
+    """(epoch, slot or None, deadline) of the agent's grant, None when there is none (or it is torn)."""
+    words = read_words(GRANT_DIR, "grant")
+    try:
+        return float(words[0]), (None if words[1] == "-" else int(words[1])), float(words[2])
+    except (TypeError, ValueError, IndexError):
+        return None
+
+
+def fence(command):
+    """Runs `command` (DHCP_SLOT set) only while the agent's grant names a slot and its deadline is
+    ahead; stops it (TERM, KILL after STOP_GRACE) at that deadline, when the grant moves to another
+    slot or stops, or on a TERM of its own (then exits 0). Exits with the command's status when it
+    ends by itself. Moving the deadline later is all the agent can do: starved, stopped or dead,
+    the command is stopped on time."""
     signals = []
     # A TERM only wakes the loop (through the wakeup pipe): the command is always stopped by it.
     wake_r, wake_w = os.pipe()
@@ -131,94 +178,91 @@ def fence(deadline, command):
     signal.set_wakeup_fd(wake_w)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _frame: signals.append(signum))
-    if now() >= deadline:
-        log("slot %s: the renew deadline passed before %s could start: not started" % (slot, command[0]))
-        return FENCED
-    child = subprocess.Popen(command, stdin=subprocess.DEVNULL)
-    log("slot %s held: started %s (pid %d)" % (slot, command[0], child.pid))
-    why = None
-    pending = b""
-    while why is None:
-        left = deadline - now()
+    epoch, slot, deadline, fenced = 0.0, None, 0.0, None
+    child = None
+    state = ""
+
+    def set_state(word):
+        nonlocal state
+        text = "%s %.6f\n" % (word, epoch)
+        if text != state:
+            write_file(FENCE_DIR, "state", text)
+            state = text
+
+    def stop(why):
+        log("stopping %s (pid %d): %s" % (command[0], child.pid, why))
+        child.terminate()
+        try:
+            child.wait(timeout=STOP_GRACE)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+        log("stopped (pid %d, %s)" % (child.pid, why))
+
+    set_state("busy")
+    while True:
+        grant = read_grant()
+        if grant is not None and grant[0] > epoch:
+            if child is not None and grant[1] != slot:
+                stop("the slot agent %s" % ("moved to slot %d" % grant[1] if grant[1] is not None else "stopped serving slot %s" % slot))
+                child = None
+            epoch, deadline = grant[0], grant[2]
+            if child is None:
+                slot = grant[1]
+        elif grant is not None and grant[0] == epoch:
+            deadline = max(deadline, grant[2])
         if signals:
-            why = "signal %d" % signals[0]
-        elif left <= 0:
-            why = "no renewal for %ss (renew deadline): another conductor may take slot %s" % (RENEW_DEADLINE, slot)
-        if why:
-            break
-        ready = select.select([0, wake_r], [], [], min(left, 0.2))[0]
-        if child.poll() is not None:
+            if child is not None:
+                stop("signal %d" % signals[0])
+            set_state("exited")
+            return 0
+        if child is not None and now() >= deadline:
+            stop("no renewal for %ss (renew deadline): another conductor may take slot %s" % (RENEW_DEADLINE, slot))
+            child, fenced = None, epoch
+        if child is not None and child.poll() is not None:
             log("%s (pid %d) exited with %s" % (command[0], child.pid, child.returncode))
+            set_state("exited")
             return child.returncode
-        if wake_r in ready:
+        if child is None and slot is not None and fenced != epoch and now() < deadline:
+            child = subprocess.Popen(command, stdin=subprocess.DEVNULL, env=dict(os.environ, DHCP_SLOT=str(slot)))
+            log("slot %s held: started %s (pid %d)" % (slot, command[0], child.pid))
+        set_state("serving" if child is not None else "idle")
+        wait = FENCE_POLL if child is None else max(0.0, min(FENCE_POLL, deadline - now()))
+        if select.select([wake_r], [], [], wait)[0]:
             os.read(wake_r, 64)
-        if 0 not in ready:
-            continue
-        data = os.read(0, 4096)
-        if not data:
-            why = "the slot agent is gone"
-            break
-        lines = (pending + data).split(b"\n")
-        pending = lines.pop()
-        for line in lines:
-            if line.startswith(b"stop"):
-                why = line[5:].decode(errors="replace") or "stop asked"
-                break
-            try:
-                deadline = max(deadline, float(line))
-            except ValueError:
-                pass
-    log("stopping %s (pid %d): %s" % (command[0], child.pid, why))
-    child.terminate()
-    try:
-        child.wait(timeout=STOP_GRACE)
-    except subprocess.TimeoutExpired:
-        child.kill()
-        child.wait()
-    log("stopped (pid %d, %s)" % (child.pid, why))
-    return FENCED
 
 
-class Fence:
-    """The agent's side of the fence: starts it, moves its deadline, stops it."""
+class Grant:
+    """The agent's side of the fence: one hold of `slot`, its deadline moved later by each renewal."""
 
-    def __init__(self, command, slot, deadline):
-        child_env = dict(os.environ, DHCP_SLOT=str(slot))
-        self.deadline = deadline
-        self.proc = subprocess.Popen([sys.executable, os.path.abspath(__file__), "--fence", "%.6f" % deadline] + command,
-                                     stdin=subprocess.PIPE, env=child_env)
+    def __init__(self, slot, deadline):
+        self.slot, self.epoch, self.deadline = slot, stamp_now(), deadline
+        self.write()
+
+    def write(self):
+        write_file(GRANT_DIR, "grant", "%.6f %d %.6f\n" % (self.epoch, self.slot, self.deadline))
 
     def extend(self, deadline):
-        if deadline <= self.deadline:
-            return
-        self.deadline = deadline
-        self.send(b"%.6f\n" % deadline)
-
-    def send(self, line):
-        try:
-            self.proc.stdin.write(line)
-            self.proc.stdin.flush()
-        except OSError:  # it is gone: the agent sees it next
-            pass
-
-    def running(self):
-        return self.proc.poll() is None
+        if deadline > self.deadline:
+            self.deadline = deadline
+            self.write()
 
     def stop(self, why):
-        """Stops the command (through the fence) and waits for it; returns the fence's status."""
-        if self.running():
-            self.send(b"stop %s\n" % why.encode())
-        try:
-            self.proc.stdin.close()
-        except OSError:
-            pass
-        try:
-            return self.proc.wait(timeout=STOP_GRACE + 5)
-        except subprocess.TimeoutExpired:
-            # A stopped or hung fence: end this process, so that the start wrapper stops what is
-            # left of its process group (dnsmasq too) and the container restarts.
-            log("FATAL: the fence (pid %d) did not stop %s within %ss: exiting" % (self.proc.pid, why, STOP_GRACE + 5))
-            os._exit(3)
+        """Asks the fence to stop the command; True once the fence confirms no command runs (a
+        fence that starts later reads this stop first), False when it did not in STOP_GRACE + 5 s."""
+        epoch = stamp_now()
+        write_file(GRANT_DIR, "grant", "%.6f - 0\n" % epoch)
+        log("slot %d: asked the fence to stop serving it (%s)" % (self.slot, why))
+        end = epoch + STOP_GRACE + 5
+        while True:
+            state = read_words(FENCE_DIR, "state")
+            if state is None or state[0] == "exited" or (state[0] == "idle" and float(state[1]) >= epoch):
+                return True
+            if now() >= end:
+                log("slot %d: the fence did not confirm within %ss that dnsmasq stopped (state %s): its Lease is left to expire"
+                    % (self.slot, STOP_GRACE + 5, " ".join(state)))
+                return False
+            time.sleep(0.05)
 
 
 # ---- The API ----------------------------------------------------------------------------------
@@ -356,7 +400,8 @@ def write_status(text):
 
 def check_settings():
     missing = [n for n, v in (("SLOT_API_URL or KUBERNETES_SERVICE_HOST", API), ("SLOT_NAMESPACE", NAMESPACE),
-                              ("SLOT_LEASE_PREFIX", PREFIX), ("SLOT_IDENTITY", IDENTITY)) if not v]
+                              ("SLOT_LEASE_PREFIX", PREFIX), ("SLOT_IDENTITY", IDENTITY),
+                              ("SLOT_GRANT_DIR", GRANT_DIR), ("SLOT_FENCE_DIR", FENCE_DIR)) if not v]
     if missing:
         fatal("not set: " + ", ".join(missing))
     if COUNT < 1:
@@ -399,9 +444,8 @@ def preferences_stamp():
 # ---- The agent --------------------------------------------------------------------------------
 
 class Agent:
-    def __init__(self, command):
-        self.command = command
-        self.fence = None
+    def __init__(self):
+        self.grant = None
         self.stopping = False
         self.seen = {}  # slot -> (record, monotonic time of the first answer showing it, its duration)
         self.history = {}  # slot -> the node its Lease names (held or released), as last surveyed
@@ -602,8 +646,6 @@ class Agent:
     def sleep(self, seconds):
         end = now() + seconds
         while not self.stopping and now() < end:
-            if self.fence is not None and not self.fence.running():
-                return
             time.sleep(min(0.1, max(0.0, end - now())))
 
     def renew(self, slot, lease, confirmed):
@@ -640,9 +682,9 @@ class Agent:
         return current, max(confirmed, sent) if sent is not None else confirmed, None
 
     def hold(self, slot, lease, sent, created):
-        """Renews from the claim (sent at `sent`) until the command exits, the Lease is lost, a stop
-        is asked, or the config pins the slot for another node (or this node elsewhere); starts
-        the command (through the fence) once it may. Returns the reason and the Lease."""
+        """Renews from the claim (sent at `sent`) until the Lease is lost, a stop is asked, or the
+        config pins the slot for another node (or this node elsewhere); grants the slot to the fence
+        once it may be served. Returns the reason and the Lease."""
         confirmed = sent
         start_at = now()
         if created:
@@ -655,12 +697,9 @@ class Agent:
                 return "stop", lease
             if now() >= confirmed + RENEW_DEADLINE:
                 return "deadline", lease
-            if self.fence is None:
-                if now() >= start_at:
-                    self.fence = Fence(self.command, slot, confirmed + RENEW_DEADLINE)
-                    write_status("slot %d" % slot)
-            elif not self.fence.running():
-                return ("deadline" if self.fence.proc.returncode == FENCED else "child"), lease
+            if self.grant is None and now() >= start_at:
+                self.grant = Grant(slot, confirmed + RENEW_DEADLINE)
+                write_status("slot %d" % slot)
             if self.preferences_changed() and (slot in self.pinned_others or self.pinned not in (None, slot)):
                 return "yield", lease
             if now() >= next_renewal:
@@ -668,19 +707,19 @@ class Agent:
                 lease, confirmed, lost = self.renew(slot, lease, confirmed)
                 if lost:
                     return lost, lease
-                if self.fence is not None:
-                    self.fence.extend(confirmed + RENEW_DEADLINE)
+                if self.grant is not None:
+                    self.grant.extend(confirmed + RENEW_DEADLINE)
                 continue
-            wake = min(next_renewal, confirmed + RENEW_DEADLINE, start_at if self.fence is None else next_renewal)
+            wake = min(next_renewal, confirmed + RENEW_DEADLINE, start_at if self.grant is None else next_renewal)
             self.sleep(max(0.0, wake - now()))
 
     def stop_child(self, why):
-        """Stops the command (if it runs) and returns the fence's status, None when there was none."""
-        if self.fence is None:
-            return None
-        code = self.fence.stop(why)
-        self.fence = None
-        return code
+        """Has the fence stop the command (if granted); True once no command runs for this hold."""
+        if self.grant is None:
+            return True
+        stopped = self.grant.stop(why)
+        self.grant = None
+        return stopped
 
     def release(self, slot, lease):
         # Free for anyone at once (no holder), still naming this node: its next agent takes it back
@@ -711,13 +750,14 @@ class Agent:
             elif why in ("taken", "deleted"):
                 self.stop_child("the Lease of slot %d was %s by someone else" % (slot, why))
             elif why == "yield":
-                self.stop_child("slot %d is now pinned %s" % (slot, "for another node" if slot in self.pinned_others else "elsewhere for this node"))
-                self.release(slot, lease)
+                if self.stop_child("slot %d is now pinned %s" % (slot, "for another node" if slot in self.pinned_others else "elsewhere for this node")):
+                    self.release(slot, lease)
             else:
-                code = self.stop_child("stop asked" if why == "stop" else "it exited")
-                self.release(slot, lease)
+                # Free at once only when the fence confirmed that dnsmasq stopped; else at expiry.
+                if self.stop_child("stop asked"):
+                    self.release(slot, lease)
                 write_status("stopped")
-                return 0 if why == "stop" else (code or 1)
+                return 0
             write_status("lost slot %d" % slot)
         write_status("stopped")
         return 0
@@ -727,15 +767,17 @@ class Agent:
 
 
 def main():
-    if len(sys.argv) >= 4 and sys.argv[1] == "--fence":
-        sys.exit(fence(float(sys.argv[2]), sys.argv[3:]))
-    if len(sys.argv) < 2:
-        fatal("usage: dhcp-slot-agent.py <command> [args...]")
-    agent = Agent(sys.argv[1:])
+    if len(sys.argv) >= 3 and sys.argv[1] == "--fence":
+        if not (GRANT_DIR and FENCE_DIR):
+            fatal("not set: SLOT_GRANT_DIR and SLOT_FENCE_DIR (the fence reads the agent's grant and writes its state there)")
+        sys.exit(fence(sys.argv[2:]))
+    if len(sys.argv) != 1:
+        fatal("usage: dhcp-slot-agent.py (the agent) | dhcp-slot-agent.py --fence <command> [args...]")
+    agent = Agent()
     try:
         code = agent.run()
     finally:
-        # Whatever ends the agent (even a bug), the command never outlives the slot it held.
+        # Whatever ends the agent (even a bug), it asks the fence to stop what it granted.
         agent.stop_child("the agent is exiting")
     sys.exit(code)
 

@@ -3,9 +3,11 @@
  * its file name, the annotation it writes. The ironic image's own names live in contract.ts.
  */
 /**
- * Multi: the DHCP slot agent (dhcp-slot-agent.py) in front of dnsmasq. It claims slot k as the
- * coordination.k8s.io/v1 Lease `<leasePrefix>k`, runs dnsmasq with DHCP_SLOT=k only while it holds
- * it, and releases it on a clean stop (the timing argument is in the script's header).
+ * Multi: the DHCP slot agent (dhcp-slot-agent.py, a container of its own with the pod's only API
+ * token) claims slot k as the coordination.k8s.io/v1 Lease `<leasePrefix>k` and grants it to the
+ * fence in dnsmasq's container (the same script with --fence), which runs dnsmasq with DHCP_SLOT=k
+ * only until the renew deadline the agent keeps moving; the agent releases the Lease on a clean
+ * stop once the fence has stopped dnsmasq (the timing argument is in the script's header).
  */
 export const SLOT_AGENT_ENV = {
     apiUrl: "SLOT_API_URL",
@@ -26,11 +28,27 @@ export const SLOT_AGENT_ENV = {
     claimMargin: "SLOT_CLAIM_MARGIN",
     stopGrace: "SLOT_STOP_GRACE",
     statusFile: "SLOT_STATUS_FILE",
+    /** Where the agent writes its grant ("<epoch> <slot> <deadline>"), read by the fence. */
+    grantDir: "SLOT_GRANT_DIR",
+    /** Where the fence writes its state ("<busy|serving|idle|exited> <epoch>"), read by the agent. */
+    fenceDir: "SLOT_FENCE_DIR",
     /** Set for the command: the slot held. */
     slot: "DHCP_SLOT",
 } as const;
 
 export const SLOT_AGENT_SCRIPT = "dhcp-slot-agent.py";
+
+/** The agent's container; dnsmasq's runs the fence. */
+export const SLOT_AGENT_CONTAINER = "dhcp-slot-agent";
+
+/** The two directories the agent and the fence share (each an emptyDir written by one side only). */
+export const SLOT_PATHS = {
+    grantDir: "/run/dhcp-slot/grant",
+    fenceDir: "/run/dhcp-slot/fence",
+    /** The agent's state: waiting / slot k / lost slot k / stopped. */
+    status: "/run/dhcp-slot/grant/status",
+    fenceState: "/run/dhcp-slot/fence/state",
+} as const;
 
 /** The annotation the agent puts on its Lease: the node its holder runs on (the slot table shows it). */
 export const SLOT_NODE_ANNOTATION = "metal3-ironic.metal3.io/node";

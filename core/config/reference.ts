@@ -216,6 +216,7 @@ export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why
     dnsmasq: { containers: "`dnsmasq`", why: "a few MiB resident" },
     dhcpPruner: { containers: "`dhcp-pruner` (multi)", why: "Python with ssl and json, one poll at a time" },
     certMinter: { containers: "`conductor-certs` (multi)", why: "Python minting one RSA key at start, then the start wrapper's address check every 15 s" },
+    slotAgent: { containers: "`dhcp-slot-agent` (multi with DHCP)", why: "Python with ssl and json, one Lease request every 2 s" },
     ramdiskLogs: { containers: "`ramdisk-logs`", why: "a watcher that unpacks log tarballs as they arrive" },
     ipaDownloader: { containers: "the IPA cache's init `ipa-downloader-<arch>`", why: "downloads and unpacks a ramdisk of several hundred MiB" },
     ipaCacheServer: { containers: "the IPA cache's `server`", why: "Python's threaded HTTP server, files sent in 1 MiB chunks" },

@@ -11,7 +11,8 @@ import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
 import { containerResources, restrictedSecurityContext, untraced } from "./meta";
 import type { Container } from "./meta";
-import { slotAgentCommand, slotAgentEnv, usesSlotAgents } from "./slots";
+import { SLOT_PATHS } from "../slot-agent";
+import { slotFenceCommand, slotFenceEnv, usesSlotAgents } from "./slots";
 import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR, fromSecret } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
@@ -122,9 +123,6 @@ export function provisioningIpCheckContainer(plan: IronicPlan): Container {
     };
 }
 
-/** Multi: the slot agent's state (waiting / slot k / lost slot k / stopped), on dnsmasq's own /tmp volume. */
-export const SLOT_STATUS_FILE = `${PATHS.tmp}/dhcp-slot.status`;
-
 /** DHCP (67, or 547 for DHCPv6 on an IPv6 network: IrSO #692; dual-stack with DHCPv6: both) and TFTP (69) are listened on. */
 const listens = (plan: IronicPlan) => {
     const dhcp6 = plan.config.provisioning.ipv6?.dhcp ? " && ss -lun | grep -q ':547 '" : "";
@@ -133,16 +131,17 @@ const listens = (plan: IronicPlan) => {
 
 /**
  * dnsmasq on our rendered config, started by `startScript` (a path inside its mounts). Multi with
- * DHCP: under the slot agent, which claims a DHCP slot first and runs dnsmasq only while it holds it.
+ * DHCP: under the fence, which runs dnsmasq only for the slot the slot agent's container grants it
+ * and only until the renew deadline the agent keeps moving.
  */
 export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], startScript: string, topology: PodTopology): Container {
     const slots = usesSlotAgents(plan);
-    const env = [...topology.wrapperEnv("dnsmasq"), ...(slots ? slotAgentEnv(plan, SLOT_STATUS_FILE) : [])];
+    const env = [...topology.wrapperEnv("dnsmasq"), ...(slots ? slotFenceEnv() : [])];
     const start = [COMMANDS.shell, startScript];
     return {
         name: "dnsmasq",
         image: plan.config.images.ironic,
-        command: topology.command(slots ? slotAgentCommand(start) : start),
+        command: topology.command(slots ? slotFenceCommand(start) : start),
         ...(env.length > 0 ? { env } : {}),
         securityContext: {
             // The image's dnsmasq binary carries file capabilities; they only apply with
@@ -153,9 +152,9 @@ export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], 
             capabilities: { drop: ["ALL"], add: [...DNSMASQ_CAPABILITIES] },
         },
         volumeMounts,
-        // Alive when dnsmasq listens, or (multi) while the agent waits for a free slot.
+        // Alive when dnsmasq listens, or (multi) while its fence has no slot to serve (the agent waits for one).
         livenessProbe: {
-            exec: { command: [COMMANDS.shell, "-c", slots ? `${listens(plan)} || grep -qx waiting ${SLOT_STATUS_FILE}` : listens(plan)] },
+            exec: { command: [COMMANDS.shell, "-c", slots ? `${listens(plan)} || grep -q '^idle ' ${SLOT_PATHS.fenceState}` : listens(plan)] },
             initialDelaySeconds: 30,
             periodSeconds: 30,
             timeoutSeconds: 10,

@@ -26,7 +26,7 @@ import { ironicTrust } from "./trust";
 import { exporterContainer, exporterVolumes } from "./metrics";
 import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
 import type { Container, PodSpec } from "./meta";
-import { usesSlotAgents } from "./slots";
+import { slotAgentContainer, usesSlotAgents } from "./slots";
 import { podTopology } from "./topology";
 import { SHARED_VOLUME, mount, podVolumes } from "./volumes";
 import type { VolumeMount } from "./volumes";
@@ -45,6 +45,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     if (mounts.certMinter) containers.push(conductorCertsContainer(plan, mounts.certMinter, topology));
     if (mounts.dhcpDirs) initContainers.push(dhcpDirsContainer(plan, mounts.dhcpDirs));
     if (mounts.dnsmasq) containers.push(dnsmasqContainer(plan, mounts.dnsmasq.mounts, mounts.dnsmasq.startScript, topology));
+    if (mounts.slotAgent) containers.push(slotAgentContainer(plan, mounts.slotAgent));
     if (mounts.dhcpPruner) containers.push(dhcpPrunerContainer(plan, mounts.dhcpPruner, topology));
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
     if (plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.topology.keepalivedVirtualIps));

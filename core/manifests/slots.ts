@@ -1,7 +1,8 @@
 /**
  * Least privilege for the DHCP slot agents of a multi-conductor stack: a ServiceAccount for the
  * conductor pods and a Role in the stack's namespace that reaches only this stack's slot Leases;
- * and the agent's place in the pod (its command, environment and token volume, dnsmasq only).
+ * and the agent's place in the pod: a container of its own, the only one with the token volume;
+ * dnsmasq runs under the agent's fence, with no token.
  *
  * Kubernetes RBAC cannot limit `create` by name (the name is not known when a create is
  * authorized), so creating Leases is allowed in this namespace; reading and updating (claims,
@@ -16,8 +17,9 @@ import { sortedEnv } from "../plan/env";
 import { SLOT_PREFERENCES_KEY } from "../plan/names";
 import { SLOT_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../slot-agent";
-import type { EnvVar } from "./meta";
+import { SLOT_AGENT_CONTAINER, SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT, SLOT_PATHS } from "../slot-agent";
+import { containerResources, restrictedSecurityContext } from "./meta";
+import type { Container, EnvVar } from "./meta";
 
 export interface SlotLeaseAccess {
     namespace: string;
@@ -38,7 +40,7 @@ export function slotServiceAccount(a: SlotLeaseAccess): k8s.types.input.core.v1.
         apiVersion: "v1",
         kind: "ServiceAccount",
         metadata: { name: a.name, namespace: a.namespace, labels: a.labels },
-        // Only the dnsmasq container mounts a token (slotApiVolume); the pod's automount stays off.
+        // Only the dhcp-slot-agent container mounts a token (slotApiVolume); the pod's automount stays off.
         automountServiceAccountToken: false,
     };
 }
@@ -76,12 +78,12 @@ export function slotLeaseRbac(a: SlotLeaseAccess): [k8s.types.input.core.v1.Serv
 /** Where the kubelet puts a pod's API token, CA and namespace (the agent's defaults read from here). */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
-/** The API token volume of the Ironic pod's dnsmasq container: the files the kubelet would automount, for that container only. */
+/** The API token volume of the Ironic pod's slot agent container: the files the kubelet would automount, for that container only. */
 export const SLOT_API_VOLUME = "slot-api";
 
 /**
  * What the kubelet mounts for `automountServiceAccountToken: true`, as an explicit projected volume:
- * the pod keeps automount off so that only the dnsmasq container (its slot agent) gets a token.
+ * the pod keeps automount off so that only the slot agent's container gets a token.
  */
 export function slotApiVolume(): k8s.types.input.core.v1.Volume {
     return {
@@ -107,13 +109,42 @@ export function slotLeaseLabels(plan: IronicPlan): Record<string, string> {
     };
 }
 
-/** The slot agent's command line in front of `command` (dnsmasq's start script). */
-export function slotAgentCommand(command: string[]): string[] {
-    return [COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${SLOT_AGENT_SCRIPT}`, ...command];
+const SLOT_AGENT_PATH = `${CONDUCTOR_PATHS.scripts}/${SLOT_AGENT_SCRIPT}`;
+
+/** The fence's command line in front of `command` (dnsmasq's start script), in dnsmasq's container. */
+export function slotFenceCommand(command: string[]): string[] {
+    return [COMMANDS.python, SLOT_AGENT_PATH, "--fence", ...command];
+}
+
+const sharedDirs = { [SLOT_AGENT_ENV.grantDir]: SLOT_PATHS.grantDir, [SLOT_AGENT_ENV.fenceDir]: SLOT_PATHS.fenceDir };
+
+/** The fence's environment: the shared directories, and the timings it applies (its log names the pod). */
+export function slotFenceEnv(): EnvVar[] {
+    return [
+        { name: SLOT_AGENT_ENV.identity, valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+        ...sortedEnv({ ...sharedDirs, [SLOT_AGENT_ENV.renewDeadline]: String(SLOT_TIMINGS.renewDeadline), [SLOT_AGENT_ENV.stopGrace]: String(SLOT_TIMINGS.stopGrace) }),
+    ];
+}
+
+/**
+ * The slot agent: no capability, no privilege escalation, the pod's only API token (`mounts`: the
+ * token, the node's data with its preferences, the script, the grant directory it writes and the
+ * fence's it reads). No probe: whatever it does, the fence stops dnsmasq at the renew deadline.
+ */
+export function slotAgentContainer(plan: IronicPlan, volumeMounts: k8s.types.input.core.v1.VolumeMount[]): Container {
+    return {
+        name: SLOT_AGENT_CONTAINER,
+        image: plan.config.images.ironic,
+        command: [COMMANDS.python, SLOT_AGENT_PATH],
+        env: slotAgentEnv(plan),
+        securityContext: restrictedSecurityContext(),
+        volumeMounts,
+        resources: containerResources(plan, "slotAgent"),
+    };
 }
 
 /** The agent's environment; the timings are SLOT_TIMINGS, stated so that a preview shows them. */
-export function slotAgentEnv(plan: IronicPlan, statusFile: string): EnvVar[] {
+export function slotAgentEnv(plan: IronicPlan): EnvVar[] {
     const slots = dhcpSlotsOf(plan)?.slots ?? 0;
     const labels = slotLeaseLabels(plan);
     return [
@@ -128,7 +159,8 @@ export function slotAgentEnv(plan: IronicPlan, statusFile: string): EnvVar[] {
                 .sort()
                 .map((k) => `${k}=${labels[k]}`)
                 .join(","),
-            [SLOT_AGENT_ENV.statusFile]: statusFile,
+            [SLOT_AGENT_ENV.statusFile]: SLOT_PATHS.status,
+            ...sharedDirs,
             [SLOT_AGENT_ENV.leaseDuration]: String(SLOT_TIMINGS.leaseDuration),
             [SLOT_AGENT_ENV.renewDeadline]: String(SLOT_TIMINGS.renewDeadline),
             [SLOT_AGENT_ENV.retryPeriod]: String(SLOT_TIMINGS.retryPeriod),

@@ -9,6 +9,7 @@ import { CONDUCTOR_PATHS, DHCP_PROVIDER_DIR, DNSMASQ_CONFIG_DIR, DNSMASQ_START_S
 import { conductorCaChainCheck } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import { scriptsConfigMapName } from "./configmaps";
+import { SLOT_PATHS } from "../slot-agent";
 import { SERVICE_ACCOUNT_DIR, SLOT_API_VOLUME, slotApiVolume } from "./slots";
 
 export type Volume = k8s.types.input.core.v1.Volume;
@@ -75,6 +76,8 @@ export interface ContainerMounts {
     dhcpDirs?: VolumeMount[];
     /** Multi with DHCP: the pruner sidecar. */
     dhcpPruner?: VolumeMount[];
+    /** Multi with DHCP: the DHCP slot agent (the only one mounting an API token). */
+    slotAgent?: VolumeMount[];
     /** Multi: the container minting the node's certificate (the only one mounting the conductor CA's key). */
     certMinter?: VolumeMount[];
 }
@@ -157,22 +160,27 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
 }
 
 /** With DHCP, per topology: dnsmasq's volumes and mounts, and the multi-only DHCP containers' mounts. */
-function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<ContainerMounts, "dnsmasq" | "dhcpDirs" | "dhcpPruner">; ironic: VolumeMount[] } {
+function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<ContainerMounts, "dnsmasq" | "dhcpDirs" | "dhcpPruner" | "slotAgent">; ironic: VolumeMount[] } {
     if (!plan.dhcpEnabled) return { volumes: [], mounts: {}, ironic: [] };
     const data = [fromEmptyDir("dnsmasq-data"), fromEmptyDir("dnsmasq-tmp")];
     const own = [sharedPart(PATHS.tftpRoot), mount("dnsmasq-data", PATHS.data), mount("dnsmasq-tmp", PATHS.tmp)];
     if (plan.topology.kind === "multi") {
-        const scripts = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts), mount("conductor-run", CONDUCTOR_PATHS.run)];
+        // The node's data and the scripts (with the start wrapper's run directory where it runs).
+        const readers = [readOnlyMount("node-data", CONDUCTOR_PATHS.nodeData), readOnlyMount("scripts", CONDUCTOR_PATHS.scripts)];
+        const scripts = [...readers, mount("conductor-run", CONDUCTOR_PATHS.run)];
         // Ironic's DHCP files outlive the pod on its node (contract DHCP_PROVIDER_DIR), under /shared.
         const files = mount(DHCP_FILES_VOLUME, DHCP_PROVIDER_DIR);
+        // The slot agent's grant and its fence's state: each written by one side, read by the other.
+        const [grant, fence] = [SLOT_GRANT_VOLUME, SLOT_FENCE_VOLUME];
         return {
             // The pruner reads node ownership from the API with the API credentials; the slot
-            // agent in front of dnsmasq claims its slot from the Kubernetes API with the token.
-            volumes: [...data, dhcpFilesVolume(plan), fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume()],
+            // agent claims its slot from the Kubernetes API with the token (the pod's only one).
+            volumes: [...data, dhcpFilesVolume(plan), fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume(), fromEmptyDir(grant), fromEmptyDir(fence)],
             mounts: {
-                dnsmasq: { mounts: [...own, files, ...scripts, readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
+                dnsmasq: { mounts: [...own, files, ...scripts, readOnlyMount(grant, SLOT_PATHS.grantDir), mount(fence, SLOT_PATHS.fenceDir)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
                 dhcpDirs: [files],
                 dhcpPruner: [files, readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
+                slotAgent: [...readers, mount(grant, SLOT_PATHS.grantDir), readOnlyMount(fence, SLOT_PATHS.fenceDir), readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)],
             },
             ironic: [files],
         };
@@ -185,6 +193,8 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
 }
 
 export const DHCP_FILES_VOLUME = "dhcp-files";
+const SLOT_GRANT_VOLUME = "slot-grant";
+const SLOT_FENCE_VOLUME = "slot-fence";
 
 /** Multi: the node's directory of this stack's DHCP files (NODE_STATE_DIR/<namespace>/<name>/dnsmasq), made by the kubelet if missing. */
 export function dhcpFilesVolume(plan: IronicPlan): Volume {

@@ -19,7 +19,7 @@ import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
 import { FENCING_CASES, FencingBackend } from "../helpers/fencing-cases";
 import { LeaseProxy } from "../helpers/lease-proxy";
-import { SlotAgentLab } from "../helpers/slot-agents";
+import { SlotAgentLab, slotDirs, startFence } from "../helpers/slot-agents";
 import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from "../helpers/sys";
 import { Cluster, ROOT } from "./harness";
 import { sharedCluster } from "./shared-cluster";
@@ -95,6 +95,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
     let api: URL;
     let token: string;
     const agents: Daemon[] = [];
+    const fences = new Map<Daemon, Daemon>();
 
     const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
@@ -138,9 +139,14 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         }
     }
 
+    /** Agent `id` and its fence (dnsmasq's container: the command runs there); returns the agent. */
     function startAgent(prefix: string, id: string, count: number, opts: { apiUrl?: string; caFile?: string; node?: string; preferences?: object; timing?: Partial<typeof TIMING> } = {}): Daemon {
         const t = { ...TIMING, ...opts.timing };
         const child = path.join(dir, "child.sh");
+        const childLog = path.join(dir, `${prefix}children.log`);
+        const { grantDir, fenceDir } = slotDirs(dir, `${prefix}${id}`);
+        const fence = startFence({ id, child, childLog, grantDir, fenceDir, timing: t, logFile: path.join(dir, `${prefix}${id}.fence.log`) });
+        agents.push(fence);
         const tokenFile = path.join(dir, "token");
         let prefsFile = "";
         if (opts.preferences) {
@@ -149,7 +155,8 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         }
         const env: NodeJS.ProcessEnv = {
             PATH: process.env.PATH,
-            CHILD_LOG: path.join(dir, `${prefix}children.log`),
+            [SLOT_AGENT_ENV.grantDir]: grantDir,
+            [SLOT_AGENT_ENV.fenceDir]: fenceDir,
             [SLOT_AGENT_ENV.apiUrl]: opts.apiUrl ?? api.origin,
             [SLOT_AGENT_ENV.tokenFile]: tokenFile,
             [SLOT_AGENT_ENV.caFile]: opts.caFile ?? path.join(cluster.dir, "pki", "ca.crt"),
@@ -160,20 +167,21 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             [SLOT_AGENT_ENV.node]: opts.node ?? `node-${id}`,
             [SLOT_AGENT_ENV.preferencesFile]: prefsFile,
             [SLOT_AGENT_ENV.leaseLabels]: `app.kubernetes.io/name=ironic,test=${prefix.replace(/-$/, "")}`,
-            [SLOT_AGENT_ENV.statusFile]: path.join(dir, `${prefix}${id}.status`),
+            [SLOT_AGENT_ENV.statusFile]: path.join(grantDir, "status"),
             [SLOT_AGENT_ENV.leaseDuration]: String(t.leaseDuration),
             [SLOT_AGENT_ENV.renewDeadline]: String(t.renewDeadline),
             [SLOT_AGENT_ENV.retryPeriod]: String(t.retryPeriod),
             [SLOT_AGENT_ENV.claimMargin]: String(t.claimMargin),
             [SLOT_AGENT_ENV.stopGrace]: String(t.stopGrace),
         };
-        const d = new Daemon("python3", [AGENT, "bash", child], path.join(dir, `${prefix}${id}.log`), env);
+        const d = new Daemon("python3", [AGENT], path.join(dir, `${prefix}${id}.log`), env);
         agents.push(d);
+        fences.set(d, fence);
         return d;
     }
 
     const status = (prefix: string, id: string): string => {
-        const f = path.join(dir, `${prefix}${id}.status`);
+        const f = path.join(dir, `${prefix}${id}.grant`, "status");
         return fs.existsSync(f) ? fs.readFileSync(f, "utf8").trim() : "";
     };
 
@@ -198,9 +206,10 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         return out;
     }
 
-    /** SIGKILL an agent and its command together, as a container's death does. */
+    /** SIGKILL an agent, its fence and its command together, as the pod's death does. */
     function killGroup(d: Daemon, prefix: string, id: string, slot: number): void {
         process.kill(-d.pid, "SIGKILL");
+        process.kill(-fences.get(d)!.pid, "SIGKILL");
         fs.appendFileSync(path.join(dir, `${prefix}children.log`), `killed ${slot} ${id} ${Date.now() / 1000}\n`);
     }
 
@@ -485,9 +494,11 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
             bridge = new ApiBridge(apiNs, "10.96.0.1", 443, Number(api.port || 443), path.join(dir, "bridge.log"));
             // What the kubelet gives a pod: KUBERNETES_SERVICE_HOST/PORT and the token files (here at a
             // scratch path; in the pod at /var/run/secrets/kubernetes.io/serviceaccount, the agent's default).
+            const { grantDir, fenceDir } = slotDirs(dir, "ns");
             const env: NodeJS.ProcessEnv = {
                 PATH: process.env.PATH,
-                CHILD_LOG: path.join(dir, "ns-children.log"),
+                [SLOT_AGENT_ENV.grantDir]: grantDir,
+                [SLOT_AGENT_ENV.fenceDir]: fenceDir,
                 KUBERNETES_SERVICE_HOST: "10.96.0.1",
                 KUBERNETES_SERVICE_PORT: "443",
                 [SLOT_AGENT_ENV.tokenFile]: path.join(dir, "token"),
@@ -500,7 +511,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
                 [SLOT_AGENT_ENV.statusFile]: path.join(dir, "ns.status"),
             };
             cluster.kubectl(["delete", "leases", "-n", NS, "pin-0", "pin-1", "pin-2", "--ignore-not-found"]);
-            const d = new Daemon("ip", ["netns", "exec", node, "python3", AGENT, "bash", path.join(dir, "child.sh")], path.join(dir, "ns-agent.log"), env);
+            const d = new Daemon("ip", ["netns", "exec", node, "python3", AGENT], path.join(dir, "ns-agent.log"), env);
             agents.push(d);
             await waitFor("the agent in the namespace to hold a slot", () => fs.existsSync(path.join(dir, "ns.status")) && fs.readFileSync(path.join(dir, "ns.status"), "utf8").startsWith("slot 0"), 20000);
             assert.equal(cluster.get(["lease", "pin-0", "-n", NS]).spec.holderIdentity, "in-netns");
@@ -518,10 +529,12 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
     });
 
     it("refuses timings that break the fencing inequality, naming the variables", function () {
-        const r = run("python3", [AGENT, "true"], {
+        const r = run("python3", [AGENT], {
             allowFail: true,
             env: {
                 PATH: process.env.PATH,
+                [SLOT_AGENT_ENV.grantDir]: dir,
+                [SLOT_AGENT_ENV.fenceDir]: dir,
                 [SLOT_AGENT_ENV.apiUrl]: "https://127.0.0.1:1",
                 [SLOT_AGENT_ENV.namespace]: NS,
                 [SLOT_AGENT_ENV.leasePrefix]: "x-",

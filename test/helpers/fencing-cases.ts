@@ -210,7 +210,7 @@ export const FENCING_CASES: FencingCase[] = [
         },
     },
     {
-        name: "an agent SIGKILLed alone (its child not): the child stops at once, before the slot is taken over",
+        name: "an agent SIGKILLed alone (its container; dnsmasq's runs on): its fence stops the child at the renew deadline of its last renewal, before the slot is taken over",
         async run(c) {
             const [A, B] = await holderAndWaiter(c);
             const t = c.timing;
@@ -219,8 +219,34 @@ export const FENCING_CASES: FencingCase[] = [
             const { took } = await takenWithin(c, B.id, 0, killed, lastWrite(c, "a", lease(c)), "SIGKILL alone");
             c.lab.assertNeverTwo();
             const a = c.lab.runs().find((r) => r.id === "a")!;
-            assert.ok(a.to - killed <= t.stopGrace + c.backend.slack, `a's child stopped ${(a.to - killed).toFixed(2)} s after its agent was killed`);
-            console.log(`      agent SIGKILLed: its child stopped after ${(a.to - killed).toFixed(2)} s; slot taken ${took.toFixed(2)} s after its last renewal landed`);
+            const last = lastWrite(c, "a", lease(c));
+            assert.ok(a.to - last <= t.renewDeadline + t.stopGrace + c.backend.slack, `a's child stopped ${(a.to - last).toFixed(2)} s after its agent's last renewal landed`);
+            assert.ok(A.fence.running, "the fence (dnsmasq's container) runs on, idle");
+            console.log(`      agent SIGKILLed: its child stopped ${(a.to - killed).toFixed(2)} s after the kill, ${(a.to - last).toFixed(2)} s after its last renewal; slot taken ${took.toFixed(2)} s after that renewal landed`);
+        },
+    },
+    {
+        name: "an agent restarted alone (its container; dnsmasq's runs on): it takes its own Lease back at once, not after expiry, and its fence serves the slot on; never two children",
+        async run(c) {
+            const [A, B] = await holderAndWaiter(c);
+            const t = c.timing;
+            const first = c.lab.running(0)[0];
+            A.signal("SIGKILL");
+            assert.notEqual(await A.exited(5000), "running");
+            const restarted = Date.now() / 1000;
+            const again = c.lab.start("a");
+            await waitFor("a to hold slot 0 again", () => again.status() === "slot 0", (t.leaseDuration + 5) * 1000);
+            const back = Date.now() / 1000 - restarted;
+            assert.ok(back < t.leaseDuration + t.claimMargin, `a held slot 0 again ${back.toFixed(2)} s after its restart: its own Lease, not a takeover after expiry`);
+            await sleep((t.leaseDuration + t.claimMargin + 2 * t.retryPeriod) * 1000);
+            c.lab.assertNeverTwo();
+            assert.equal(await c.backend.holder(lease(c)), "a");
+            assert.equal(B.status(), "waiting");
+            assert.ok(c.lab.runs().every((r) => r.id === "a"), "b never ran a child");
+            const now = c.lab.running(0);
+            assert.equal(now.length, 1, "slot 0 served");
+            // Restarted within the renew deadline, the same child runs on; later, the fence stopped it and starts it anew.
+            console.log(`      agent restarted: slot 0 held again after ${back.toFixed(2)} s; ${now[0].pid === first.pid ? "the same child ran on" : "its child was started again"}`);
         },
     },
     {

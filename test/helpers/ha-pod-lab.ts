@@ -33,6 +33,8 @@ import { PxeVm } from "./vm";
 /** A conductor node of the lab: its name, its address on the provisioning network and the interface holding it. */
 /** The containers of a conductor pod that serve Ironic: ironic and httpd wait for the certificate conductor-certs mints. */
 export const IRONIC_CONTAINERS = ["ironic", "httpd", "conductor-certs", "ramdisk-logs"] as const;
+/** A multi pod's DHCP containers: dnsmasq under its fence, and the slot agent that grants it a slot. */
+export const DHCP_CONTAINERS = ["dnsmasq", "dhcp-slot-agent"] as const;
 
 export interface LabNode {
     node: string;

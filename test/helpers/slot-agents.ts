@@ -1,9 +1,11 @@
 /**
- * Real DHCP slot agents (assets/dhcp-slot-agent.py) for the fencing tests, each supervising a
- * stand-in for dnsmasq that writes its own start and stop records (slot, holder, wall-clock time,
- * pid) to one file: from those, `runs()` rebuilds when each child ran, and `assertNeverTwo()` checks
- * the promise that no two children ever run for one slot. A child SIGKILLed with its agent's whole
- * process group (a container's death) cannot write its stop: the test records it (`killGroup`).
+ * Real DHCP slot agents (assets/dhcp-slot-agent.py) for the fencing tests, each with its fence (the
+ * same script with --fence, as dnsmasq's container runs it: another process, sharing only the grant
+ * and state directories) supervising a stand-in for dnsmasq that writes its own start and stop
+ * records (slot, holder, wall-clock time, pid) to one file: from those, `runs()` rebuilds when each
+ * child ran, and `assertNeverTwo()` checks the promise that no two children ever run for one slot.
+ * A child SIGKILLed with its fence's process group (the pod's death) cannot write its stop: the
+ * test records it (`killGroup`).
  *
  * SLOT_AGENT_UNDER_TEST=<file> runs another agent (e.g. `git show main:assets/dhcp-slot-agent.py`)
  * through the same cases, to see which of them an earlier agent fails.
@@ -64,12 +66,36 @@ export interface AgentOptions {
     timing?: Partial<SlotTimings>;
 }
 
+/** The agent's grant directory and its fence's state directory (two emptyDirs in the pod), made if missing. */
+export function slotDirs(dir: string, name: string): { grantDir: string; fenceDir: string } {
+    const grantDir = path.join(dir, `${name}.grant`);
+    const fenceDir = path.join(dir, `${name}.fence`);
+    for (const d of [grantDir, fenceDir]) fs.mkdirSync(d, { recursive: true });
+    return { grantDir, fenceDir };
+}
+
+/** The fence, as dnsmasq's container runs it, in front of `child` (the dnsmasq stand-in); its env names no API. */
+export function startFence(o: { id: string; child: string; childLog: string; grantDir: string; fenceDir: string; timing: SlotTimings; logFile: string }): Daemon {
+    return new Daemon(PYTHON, [AGENT_SCRIPT, "--fence", "bash", o.child], o.logFile, {
+        PATH: process.env.PATH,
+        CHILD_LOG: o.childLog,
+        [SLOT_AGENT_ENV.identity]: o.id,
+        [SLOT_AGENT_ENV.grantDir]: o.grantDir,
+        [SLOT_AGENT_ENV.fenceDir]: o.fenceDir,
+        [SLOT_AGENT_ENV.renewDeadline]: String(o.timing.renewDeadline),
+        [SLOT_AGENT_ENV.stopGrace]: String(o.timing.stopGrace),
+    });
+}
+
 export class SlotAgent {
     readonly prefsFile: string;
     constructor(
         readonly id: string,
         readonly daemon: Daemon,
+        /** The fence in dnsmasq's container: it outlives a restart of the agent's. */
+        readonly fence: Daemon,
         readonly logFile: string,
+        readonly fenceLogFile: string,
         readonly statusFile: string,
         prefsFile: string,
     ) {
@@ -88,8 +114,10 @@ export class SlotAgent {
         return fs.existsSync(this.statusFile) ? fs.readFileSync(this.statusFile, "utf8").trim() : "";
     }
 
+    /** The agent's log, then its fence's. */
     log(): string {
-        return fs.existsSync(this.logFile) ? fs.readFileSync(this.logFile, "utf8") : "";
+        const read = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "");
+        return `${read(this.logFile)}${read(this.fenceLogFile)}`;
     }
 
     /** Rewrites its preferences file (as a ConfigMap update does: a new file renamed into place). */
@@ -136,15 +164,21 @@ export class SlotAgentLab {
         if (o.probe) this.probe = new SchedulingProbe(path.join(dir, `${o.prefix}probe`));
     }
 
+    /** Starts agent `id`, and its fence unless the one it had still runs (a restart of the agent's container only). */
     start(id: string, opts: AgentOptions = {}): SlotAgent {
         const t = { ...this.o.timing, ...opts.timing };
         const prefsFile = path.join(this.dir, `${this.o.prefix}${id}.prefs.json`);
         if (opts.preferences) fs.writeFileSync(prefsFile, JSON.stringify(opts.preferences));
-        const statusFile = path.join(this.dir, `${this.o.prefix}${id}.status`);
+        const { grantDir, fenceDir } = slotDirs(this.dir, `${this.o.prefix}${id}`);
+        const statusFile = path.join(grantDir, "status");
         const logFile = path.join(this.dir, `${this.o.prefix}${id}.log`);
+        const fenceLogFile = path.join(this.dir, `${this.o.prefix}${id}.fence.log`);
+        const old = this.agents.get(id)?.fence;
+        const fence = old?.running ? old : startFence({ id, child: this.child, childLog: this.childLog, grantDir, fenceDir, timing: t, logFile: fenceLogFile });
         const env: NodeJS.ProcessEnv = {
             PATH: process.env.PATH,
-            CHILD_LOG: this.childLog,
+            [SLOT_AGENT_ENV.grantDir]: grantDir,
+            [SLOT_AGENT_ENV.fenceDir]: fenceDir,
             [SLOT_AGENT_ENV.apiUrl]: this.o.url(id),
             [SLOT_AGENT_ENV.tokenFile]: this.o.tokenFile,
             ...(this.o.caFile ? { [SLOT_AGENT_ENV.caFile]: this.o.caFile } : {}),
@@ -162,8 +196,8 @@ export class SlotAgentLab {
             [SLOT_AGENT_ENV.claimMargin]: String(t.claimMargin),
             [SLOT_AGENT_ENV.stopGrace]: String(t.stopGrace),
         };
-        const d = new Daemon(PYTHON, [AGENT_SCRIPT, "bash", this.child], logFile, env);
-        const a = new SlotAgent(id, d, logFile, statusFile, prefsFile);
+        const d = new Daemon(PYTHON, [AGENT_SCRIPT], logFile, env);
+        const a = new SlotAgent(id, d, fence, logFile, fenceLogFile, statusFile, prefsFile);
         this.agents.set(id, a);
         return a;
     }
@@ -174,14 +208,16 @@ export class SlotAgentLab {
         return a;
     }
 
-    /** SIGKILL an agent with its whole process group (its children too), as a container's death does; the children's runs end now. */
+    /** SIGKILL an agent and its fence with their process groups (the child too), as the pod's death does; the children's runs end now. */
     killGroup(id: string): void {
         const a = this.agent(id);
         const t = Date.now() / 1000;
-        try {
-            process.kill(-a.pid, "SIGKILL");
-        } catch {
-            /* gone */
+        for (const pid of [a.pid, a.fence.pid]) {
+            try {
+                process.kill(-pid, "SIGKILL");
+            } catch {
+                /* gone */
+            }
         }
         for (const r of this.runs()) if (r.id === id && r.to === Infinity) this.killed.push({ kind: "killed", slot: r.slot, id, t, pid: r.pid });
     }
@@ -242,15 +278,17 @@ export class SlotAgentLab {
         return `${parts.join("\n")}\n---- children ----\n${children}${this.killed.map((k) => `killed ${k.slot} ${k.id} ${k.t} ${k.pid}`).join("\n")}`;
     }
 
-    /** SIGKILL every agent's process group (its fence and children with it) and every child that outlived its agent. */
+    /** SIGKILL every agent's and fence's process group (the children with them) and every child that outlived its fence. */
     cleanup(): void {
         this.probe?.stop();
         for (const a of this.agents.values()) {
-            try {
-                process.kill(-a.pid, "SIGCONT");
-                process.kill(-a.pid, "SIGKILL");
-            } catch {
-                /* gone */
+            for (const pid of [a.pid, a.fence.pid]) {
+                try {
+                    process.kill(-pid, "SIGCONT");
+                    process.kill(-pid, "SIGKILL");
+                } catch {
+                    /* gone */
+                }
             }
         }
         for (const r of this.runs()) {

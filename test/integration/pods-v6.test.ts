@@ -25,7 +25,7 @@ import { DHCP_PROVIDER_PATHS, IPXE_FILES } from "../../core/contract";
 import { ipToBigInt } from "../../core/ip";
 import { buildPlan, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
-import { HaPodLab } from "../helpers/ha-pod-lab";
+import { DHCP_CONTAINERS, HaPodLab } from "../helpers/ha-pod-lab";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
@@ -123,7 +123,7 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         for (const { node, pod, ns } of pods) {
             await lab.cache.serve(ns);
             await pod.runInitContainers();
-            pod.startContainers(["dnsmasq"]);
+            pod.startContainers([...DHCP_CONTAINERS]);
             await pod.waitReady("dnsmasq");
             await until(() => /DHCPv6, IP range/.test(pod.logs("dnsmasq")), 60000, `${node.node}'s dnsmasq serving DHCPv6`, 250);
             assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot!.index} held: started`), `${node.node}'s agent holds slot ${node.slot!.index}`);

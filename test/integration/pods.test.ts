@@ -12,6 +12,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { CONDUCTOR_PATHS, DHCP_PROVIDER_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
+import { SERVICE_ACCOUNT_DIR } from "../../core/manifests/slots";
 import { ipToNumber } from "../../core/ip";
 import { nodeCertificateSans } from "../../core/plan/certificates";
 import { dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
@@ -22,7 +23,7 @@ import { credentialLeaks } from "../helpers/credential-leaks";
 import { bmoBuilt, bmoLogProblems, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { startOperator } from "../helpers/bmo-pod";
 import { assertEspLoader, assertImageWritten, BmhWatch, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
-import { CLUSTER_IP, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
+import { CLUSTER_IP, DHCP_CONTAINERS, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk, NO_ROOT_DEVICE } from "../helpers/ipa";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { conductorName, until } from "../helpers/ironic-lab";
@@ -101,6 +102,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
         return out;
     };
+
+    /** The Lease's holder changes so far (a release and a claim back count one). */
+    const slotLeaseTransitions = (slot: number): number => lab.kube!.get<any>(["lease", `${s.plan.names.slotLeasePrefix}${slot}`, "-n", s.plan.namespace]).spec.leaseTransitions ?? 0;
 
     /** What the BMO scenarios start beside the lab (the hosts' BMC and VMs), stopped in `after`. */
     const stopAfter: (() => Promise<void>)[] = [];
@@ -200,9 +204,9 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         }
     });
 
-    it("every node's dnsmasq starts through the start wrapper under its slot agent: listed or not, each finds its address, claims a slot as a Lease and serves that slice", async function () {
+    it("every node's dnsmasq starts through the start wrapper under the fence, and its slot agent in a container of its own: listed or not, each finds its address, claims a slot as a Lease and serves that slice; only the agent sees the API token", async function () {
         for (const { node, pod } of pods) {
-            pod.startContainers(["dnsmasq"]);
+            pod.startContainers([...DHCP_CONTAINERS]);
             await pod.waitReady("dnsmasq");
             // Alive while the agent waits for a slot too: wait for dnsmasq's own start line.
             await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${node.node}'s dnsmasq serving DHCP`, 250);
@@ -215,6 +219,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             // cp-0 and cp-1 their remembered slots, cp-2 (unknown to the stack) the lowest one no node prefers.
             assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot} held: started`), `${node.node}'s agent holds slot ${node.slot}`);
             assert.match(pod.logs("dnsmasq"), new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`), `${node.node} serves its slice`);
+            // The token in each container's own view: the agent's only. dnsmasq, with its capabilities,
+            // reads neither the token nor the agent's processes (each container has its own PID namespace, as in a pod).
+            const token = `${SERVICE_ACCOUNT_DIR}/token`;
+            assert.equal(pod.exec("dhcp-slot-agent", ["test", "-s", token]).status, 0, `${node.node}: the agent reads its token`);
+            for (const c of pod.spec.containers.map((x: any) => x.name).filter((n: string) => n !== "dhcp-slot-agent")) assert.notEqual(pod.exec(c, ["test", "-e", token]).status, 0, `${node.node}: ${c} has no ${token}`);
+            const seen = pod.exec("dnsmasq", ["sh", "-c", "cat /proc/[0-9]*/cmdline | tr '\\0' ' '; cat /proc/[0-9]*/root/var/run/secrets/kubernetes.io/serviceaccount/token"]);
+            assert.doesNotMatch(seen.stdout, /dhcp-slot-agent\.py(?! --fence)|eyJ/, `${node.node}: dnsmasq sees no process or token of the agent`);
         }
         // The slot table in the API: one Lease per conductor, held by its pod, annotated with its node.
         assert.deepEqual(slotHolders(), Object.fromEntries(pods.map(({ node, pod }) => [node.slot!, [pod.o.name, node.node]])));
@@ -288,17 +299,33 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         relay = undefined;
     });
 
-    it("a dnsmasq container stopped cleanly releases its Lease at once; started again, its agent claims the same slot and serves the same slice", async function () {
+    it("a slot agent container stopped cleanly has its fence stop dnsmasq, then releases its Lease at once; started again, it claims the same slot and dnsmasq serves the same slice", async function () {
+        const { node, pod, ns } = pods[1];
+        const count = (re: RegExp) => (pod.logs("dnsmasq").match(re) ?? []).length;
+        const served = count(/DHCP, IP range/g);
+        await pod.stopContainer("dhcp-slot-agent");
+        assert.match(pod.logs("dnsmasq"), new RegExp(`stopping .*: the slot agent stopped serving slot ${node.slot}`));
+        assert.match(pod.logs("dhcp-slot-agent"), new RegExp(`slot ${node.slot} released`));
+        assert.ok(!(node.slot! in slotHolders()), "no holder left: the slot is free at once, not after expiry");
+        assert.equal(dhcpListener(ns), undefined, "dnsmasq stopped before the release");
+        pod.startContainer("dhcp-slot-agent");
+        await until(() => slotHolders()[node.slot!]?.[0] === pod.o.name, 20000, `${node.node} to hold slot ${node.slot} again`, 250);
+        await until(() => count(/DHCP, IP range/g) > served, 20000, `${node.node}'s dnsmasq serving again`, 250);
+        assert.match(pod.logs("dnsmasq").split(`stopped serving slot ${node.slot}`).pop()!, new RegExp(`slot ${node.slot} held: started[\\s\\S]*DHCP, IP range ${node.range!.start} -- ${node.range!.end}`));
+    });
+
+    it("a dnsmasq container restarted keeps its slot: the agent holds the Lease throughout, and the new fence serves the same slice at once", async function () {
         const { node, pod } = pods[1];
         const count = (re: RegExp) => (pod.logs("dnsmasq").match(re) ?? []).length;
         const served = count(/DHCP, IP range/g);
+        const transitions = slotLeaseTransitions(node.slot!);
+        const mark = pod.logs("dnsmasq").length;
         await pod.stopContainer("dnsmasq");
-        assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${node.slot} released`));
-        assert.ok(!(node.slot! in slotHolders()), "no holder left: the slot is free at once, not after expiry");
+        assert.equal(slotHolders()[node.slot!]?.[0], pod.o.name, "the agent still holds the slot");
         pod.startContainer("dnsmasq");
-        await until(() => slotHolders()[node.slot!]?.[0] === pod.o.name, 20000, `${node.node} to hold slot ${node.slot} again`, 250);
         await until(() => count(/DHCP, IP range/g) > served, 20000, `${node.node}'s dnsmasq serving again`, 250);
-        assert.match(pod.logs("dnsmasq").split("slot " + node.slot + " released").pop()!, new RegExp(`DHCP, IP range ${node.range!.start} -- ${node.range!.end}`));
+        assert.match(pod.logs("dnsmasq").slice(mark), new RegExp(`slot ${node.slot} held: started[\\s\\S]*DHCP, IP range ${node.range!.start} -- ${node.range!.end}`));
+        assert.equal(slotLeaseTransitions(node.slot!), transitions, "never released nor taken over");
     });
 
     it("a conductor cut off from the API server stops its dnsmasq within the renew deadline, before its Lease could be taken; reconnected, it serves its slice again", async function () {
@@ -1003,7 +1030,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 lab.others.push(pod);
                 await lab.cache.serve(ns);
                 await pod.runInitContainers();
-                pod.startContainers(["dnsmasq"]);
+                pod.startContainers([...DHCP_CONTAINERS]);
                 await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 30000, `${name}'s dnsmasq serving DHCP`, 250);
                 assert.match(pod.logs("dnsmasq"), new RegExp(`node ${name}: provisioning address ${ip.replace(/\./g, "\\.")} on eth1, found on the node`));
                 assert.match(pod.logs("dnsmasq"), new RegExp(`slot ${free[0]} held: started`), `${name} takes the free slot ${free[0]}`);

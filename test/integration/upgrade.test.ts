@@ -17,7 +17,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { requireToolchain } from "../e2e/toolchain";
-import { IRONIC_CONTAINERS, LabPod } from "../helpers/ha-pod-lab";
+import { DHCP_CONTAINERS, IRONIC_CONTAINERS, LabPod } from "../helpers/ha-pod-lab";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { OwnerProbe } from "../helpers/owner-probe";
 import { PodRunner } from "../helpers/pod-runner";
@@ -89,7 +89,7 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         const pod = new PodRunner({ name: `ironic-${p.node.node}-${generation}`, namespace: stack.plan.namespace, spec: ds.spec.template.spec, cluster: stack.cluster, images: s.lab.images, work: s.lab.work, netns: p.ns, nodeName: p.node.node, hostIP: p.node.ip, podIP: p.node.ip, hosts: s.lab.serviceHosts(p.node.ip), serviceAccount: s.lab.serviceAccount });
         p.pod = pod;
         await pod.runInitContainers();
-        pod.startContainers(["dnsmasq"]);
+        pod.startContainers([...DHCP_CONTAINERS]);
         await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 60000, `${p.node.node}'s new dnsmasq serving DHCP`, 250);
         pod.startContainers([...IRONIC_CONTAINERS]);
         for (const c of IRONIC_CONTAINERS) await pod.waitReady(c, 240000);

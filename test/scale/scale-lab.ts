@@ -17,7 +17,7 @@ import { spawnSync } from "child_process";
 import type { RawConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS } from "../../core/contract";
 import { listedConductors } from "../../core/plan";
-import { HaPodLab, LabPod } from "../helpers/ha-pod-lab";
+import { DHCP_CONTAINERS, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { conductorName, until } from "../helpers/ironic-lab";
 import { dhcpListener, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { run } from "../helpers/sys";
@@ -109,7 +109,7 @@ export class ScaleLab {
             await pod.runInitContainers();
         }
         for (const { node, pod } of this.pods) {
-            pod.startContainers(["dnsmasq"]);
+            pod.startContainers([...DHCP_CONTAINERS]);
             await until(() => /DHCP, IP range/.test(pod.logs("dnsmasq")), 60000, `${node.node}'s dnsmasq serving DHCP`, 250);
         }
         await lab.startDatabase();

@@ -11,6 +11,7 @@ import {
 } from "../../../core/manifests/containers";
 import { dhcpDirsContainer } from "../../../core/manifests/init-dirs";
 import { restrictedSecurityContext, untraced } from "../../../core/manifests/meta";
+import { slotAgentContainer } from "../../../core/manifests/slots";
 import { multiTopology, SINGLE } from "../../../core/manifests/topology";
 import { mount } from "../../../core/manifests/volumes";
 import type { EnvVar } from "../../../core/manifests/meta";
@@ -131,17 +132,37 @@ describe("manifests/containers", function () {
             });
         });
 
-        it("multi: the start script under the slot agent, through the wrapper, with the wrapper and agent env and no certificate dirs", function () {
+        it("multi: the start script under the slot agent's fence, through the wrapper, with the wrapper and fence env, no API settings and no certificate dirs", function () {
             const c = dnsmasqContainer(ha, MOUNTS, "/etc/metal3-ironic/scripts/start-dnsmasq.sh", multiTopology(ha));
             assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "volumeMounts", "livenessProbe", "resources"]);
-            assert.deepEqual(c.command, [...WRAPPER, "python3.12", "/etc/metal3-ironic/scripts/dhcp-slot-agent.py", "/bin/bash", "/etc/metal3-ironic/scripts/start-dnsmasq.sh"]);
+            assert.deepEqual(c.command, [...WRAPPER, "python3.12", "/etc/metal3-ironic/scripts/dhcp-slot-agent.py", "--fence", "/bin/bash", "/etc/metal3-ironic/scripts/start-dnsmasq.sh"]);
             const env = c.env as EnvVar[];
             assert.deepEqual(envNames(env.slice(0, WRAPPER_NAMES.length)), WRAPPER_NAMES);
             assert.deepEqual(env.slice(WRAPPER_NAMES.length), [
                 { name: "SLOT_IDENTITY", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
+                { name: "SLOT_FENCE_DIR", value: "/run/dhcp-slot/fence" },
+                { name: "SLOT_GRANT_DIR", value: "/run/dhcp-slot/grant" },
+                { name: "SLOT_RENEW_DEADLINE", value: "10" },
+                { name: "SLOT_STOP_GRACE", value: "2" },
+            ]);
+            // No slot to serve (the agent waits for a free one: more conductors than slots) is alive: no restart loop.
+            assert.deepEqual((c.livenessProbe as any).exec.command, ["/bin/bash", "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 ' || grep -q '^idle ' /run/dhcp-slot/fence/state"]);
+            assert.deepEqual(c.securityContext, DNSMASQ_SECURITY);
+        });
+
+        it("multi: the slot agent in a container of its own, the Lease settings and timings, no capability, no probe", function () {
+            const c = slotAgentContainer(ha, MOUNTS);
+            assert.deepEqual(Object.keys(c), ["name", "image", "command", "env", "securityContext", "volumeMounts", "resources"]);
+            assert.equal(c.name, "dhcp-slot-agent");
+            assert.deepEqual(c.command, ["python3.12", "/etc/metal3-ironic/scripts/dhcp-slot-agent.py"]);
+            assert.deepEqual(c.securityContext, restrictedSecurityContext());
+            assert.deepEqual(c.env as EnvVar[], [
+                { name: "SLOT_IDENTITY", valueFrom: { fieldRef: { fieldPath: "metadata.name" } } },
                 { name: "SLOT_NODE", valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } },
                 { name: "SLOT_CLAIM_MARGIN", value: "2" },
                 { name: "SLOT_COUNT", value: "4" },
+                { name: "SLOT_FENCE_DIR", value: "/run/dhcp-slot/fence" },
+                { name: "SLOT_GRANT_DIR", value: "/run/dhcp-slot/grant" },
                 { name: "SLOT_LEASE_DURATION", value: "15" },
                 { name: "SLOT_LEASE_LABELS", value: "app.kubernetes.io/component=dhcp-slot,app.kubernetes.io/instance=ironic,app.kubernetes.io/managed-by=dhcp-slot-agent,app.kubernetes.io/part-of=metal3" },
                 { name: "SLOT_LEASE_PREFIX", value: "ironic-dhcp-slot-" },
@@ -149,12 +170,9 @@ describe("manifests/containers", function () {
                 { name: "SLOT_PREFERENCES_FILE", value: "/etc/metal3-ironic/conductors/slot-preferences.json" },
                 { name: "SLOT_RENEW_DEADLINE", value: "10" },
                 { name: "SLOT_RETRY_PERIOD", value: "2" },
-                { name: "SLOT_STATUS_FILE", value: "/tmp/dhcp-slot.status" },
+                { name: "SLOT_STATUS_FILE", value: "/run/dhcp-slot/grant/status" },
                 { name: "SLOT_STOP_GRACE", value: "2" },
             ]);
-            // Waiting for a free slot (more conductors than slots) is alive: no restart loop.
-            assert.deepEqual((c.livenessProbe as any).exec.command, ["/bin/bash", "-c", "ss -lun | grep -q ':67 ' && ss -lun | grep -q ':69 ' || grep -qx waiting /tmp/dhcp-slot.status"]);
-            assert.deepEqual(c.securityContext, DNSMASQ_SECURITY);
         });
     });
 

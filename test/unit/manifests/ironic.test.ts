@@ -23,7 +23,7 @@ describe("manifests/ironic", function () {
             assert.deepEqual(containerNames(dev), { init: ["provisioning-ip", "shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "dnsmasq", "ramdisk-logs"] });
             assert.deepEqual(containerNames(devNoDhcp), { init: ["provisioning-ip", "shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "ramdisk-logs"] });
             assert.deepEqual(containerNames(vmedia), { init: ["shared-dirs", "ipa-cache-client", "ca-bundles"], main: ["ironic", "httpd", "ramdisk-logs", "keepalived", "ca-bundles-watch"] });
-            assert.deepEqual(containerNames(ha), { init: ["shared-dirs", "ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "conductor-certs", "dnsmasq", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
+            assert.deepEqual(containerNames(ha), { init: ["shared-dirs", "ipa-cache-client", "dhcp-dirs"], main: ["ironic", "httpd", "conductor-certs", "dnsmasq", "dhcp-slot-agent", "dhcp-pruner", "ramdisk-logs", "ironic-prometheus-exporter"] });
             assert.deepEqual(containerNames(haNoDhcp), { init: ["shared-dirs", "ipa-cache-client"], main: ["ironic", "httpd", "conductor-certs", "ramdisk-logs", "ironic-prometheus-exporter"] });
         });
 
@@ -39,6 +39,27 @@ describe("manifests/ironic", function () {
                 assert.deepEqual(mounting("minted-certs", true), readers, name);
                 const minter = spec.containers.find((c: any) => c.name === "conductor-certs");
                 if (minter) assert.ok(minter.env.some((e: any) => e.name === "CONDUCTOR_CA_DIR") && !all.some((c: any) => c !== minter && (c.env ?? []).some((e: any) => e.name === "CONDUCTOR_CA_DIR")), `${name}: the CA dir is the minter's only`);
+            }
+        });
+
+        it("only dhcp-slot-agent mounts an API token (none is automounted), with no capability and no privilege escalation; dnsmasq runs its fence and reads only the agent's grant", function () {
+            for (const [name, plan] of Object.entries(ALL)) {
+                const spec = plain(ironicPodSpec(plan));
+                const all = [...(spec.initContainers ?? []), ...spec.containers];
+                const slots = spec.containers.some((c: any) => c.name === "dhcp-slot-agent");
+                assert.equal(slots, plan.topology.kind === "multi" && !!plan.config.provisioning.dhcp, `${name}: an agent exactly where slots are`);
+                const tokenVolumes = (spec.volumes ?? []).filter((v: any) => (v.projected?.sources ?? []).some((s: any) => s.serviceAccountToken)).map((v: any) => v.name);
+                const mounting = all.filter((c: any) => (c.volumeMounts ?? []).some((x: any) => tokenVolumes.includes(x.name) || x.mountPath.startsWith("/var/run/secrets/kubernetes.io"))).map((c: any) => c.name);
+                assert.deepEqual(mounting, slots ? ["dhcp-slot-agent"] : [], name);
+                assert.notEqual(spec.automountServiceAccountToken, true, name);
+                if (!slots) continue;
+                const agent = spec.containers.find((c: any) => c.name === "dhcp-slot-agent");
+                assert.deepEqual(agent.securityContext.capabilities, { drop: ["ALL"] }, name);
+                assert.equal(agent.securityContext.allowPrivilegeEscalation, false, name);
+                const dnsmasq = spec.containers.find((c: any) => c.name === "dnsmasq");
+                assert.deepEqual(dnsmasq.command.slice(-4, -2), ["/etc/metal3-ironic/scripts/dhcp-slot-agent.py", "--fence"], name);
+                assert.ok(!dnsmasq.env.some((e: any) => /^SLOT_(API_URL|TOKEN_FILE|NAMESPACE|LEASE_PREFIX)$/.test(e.name)), `${name}: dnsmasq's env names no API`);
+                assert.deepEqual(dnsmasq.volumeMounts.filter((x: any) => x.name.startsWith("slot-")).map((x: any) => `${x.name}${x.readOnly ? " ro" : ""}`), ["slot-grant ro", "slot-fence"], name);
             }
         });
 

@@ -73,7 +73,7 @@ describe("manifests/volumes", function () {
     describe("podVolumes: multi", function () {
         it("ha (DHCP, MariaDB): node certificates in emptyDirs, the stack CA, RPC credentials, node data and scripts; the pruner's credentials", function () {
             const { volumes, mounts } = podVolumes(ha);
-            assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca", "dnsmasq-data", "dnsmasq-tmp", "dhcp-files", "pruner-auth", "slot-api"]);
+            assert.deepEqual(names(volumes), [...BASE_VOLUMES, ...MULTI_VOLUMES, "db-auth", "db-ca", "dnsmasq-data", "dnsmasq-tmp", "dhcp-files", "pruner-auth", "slot-api", "slot-grant", "slot-fence"]);
             const byName = (n: string) => volumes.find((v) => v.name === n);
             assert.deepEqual(byName("ironic-certs"), { name: "ironic-certs", emptyDir: {} });
             assert.deepEqual(byName("ca"), { name: "ca", secret: { secretName: "ironic-cacert", items: [{ key: "tls.crt", path: "tls.crt" }] } });
@@ -91,14 +91,18 @@ describe("manifests/volumes", function () {
             // The conductor CA and its key: in the minting container only, which writes the minted pair.
             assert.deepEqual(m(mounts.certMinter), ["minted-certs:/etc/metal3-ironic/minted", "conductor-ca:/etc/metal3-ironic/conductor-ca ro", ...NODE_DATA]);
             assert.deepEqual(byName("minted-certs"), { name: "minted-certs", emptyDir: {} });
-            // The kubelet's automount files, for the dnsmasq container (its slot agent) only.
+            // The kubelet's automount files, for the slot agent's container only.
             assert.deepEqual(plain(byName("slot-api")).projected.sources, [
                 { serviceAccountToken: { path: "token", expirationSeconds: 3607 } },
                 { configMap: { name: "kube-root-ca.crt", items: [{ key: "ca.crt", path: "ca.crt" }] } },
                 { downwardAPI: { items: [{ path: "namespace", fieldRef: { apiVersion: "v1", fieldPath: "metadata.namespace" } }] } },
             ]);
-            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared/tftpboot:/shared/tftpboot", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dhcp-files:/shared/dnsmasq", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
-            for (const c of ["ironic", "httpd", "ramdiskLogs", "dhcpPruner"] as const) assert.ok(!(m(mounts[c]) ?? []).some((x) => x.startsWith("slot-api")), `${c} has no API token`);
+            assert.deepEqual(m(mounts.dnsmasq?.mounts), ["shared/tftpboot:/shared/tftpboot", "dnsmasq-data:/data", "dnsmasq-tmp:/tmp", "dhcp-files:/shared/dnsmasq", "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic", "slot-grant:/run/dhcp-slot/grant ro", "slot-fence:/run/dhcp-slot/fence"]);
+            // The agent writes its grant and reads the fence's state; dnsmasq's fence the other way round.
+            assert.deepEqual(m(mounts.slotAgent), ["node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "slot-grant:/run/dhcp-slot/grant", "slot-fence:/run/dhcp-slot/fence ro", "slot-api:/var/run/secrets/kubernetes.io/serviceaccount ro"]);
+            assert.deepEqual(byName("slot-grant"), { name: "slot-grant", emptyDir: {} });
+            for (const c of ["ironic", "httpd", "ramdiskLogs", "dhcpPruner", "certMinter"] as const) assert.ok(!(m(mounts[c]) ?? []).some((x) => x.startsWith("slot-api")), `${c} has no API token`);
+            assert.ok(!m(mounts.dnsmasq?.mounts)!.some((x) => x.startsWith("slot-api")), "dnsmasq has no API token");
             assert.equal(mounts.dnsmasq?.startScript, "/etc/metal3-ironic/scripts/start-dnsmasq.sh");
             assert.deepEqual(m(mounts.dhcpDirs), ["dhcp-files:/shared/dnsmasq"]);
             assert.deepEqual(m(mounts.dhcpPruner), ["dhcp-files:/shared/dnsmasq", "ca:/certs/ca/ironic ro", `pruner-auth:${PRUNER_AUTH_DIR} ro`, "node-data:/etc/metal3-ironic/conductors ro", "scripts:/etc/metal3-ironic/scripts ro", "conductor-run:/run/metal3-ironic"]);
