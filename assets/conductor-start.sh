@@ -10,7 +10,7 @@
 # command runs ends the wrapper at once (143; 130 for INT); once it runs, it is passed to it. The
 # command leads a process group of its own: when it ends (also killed, e.g. by the OOM killer), the
 # wrapper notices at once and stops what is left of its group (TERM, KILL 2 s later) before it ends
-# itself: a DHCP slot agent's dnsmasq never outlives its agent.
+# itself: the dnsmasq a DHCP slot fence runs never outlives its fence.
 set -euo pipefail
 # The container's PID 1 takes no default action on TERM: without a trap, a pod deleted while this
 # waits for its address or mints would wait out its grace period.
