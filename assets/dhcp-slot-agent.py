@@ -178,7 +178,7 @@ def fence(command):
     signal.set_wakeup_fd(wake_w)
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda signum, _frame: signals.append(signum))
-    epoch, slot, deadline, fenced = 0.0, None, 0.0, None
+    epoch, slot, deadline = 0.0, None, 0.0
     child = None
     state = ""
 
@@ -218,12 +218,14 @@ def fence(command):
             return 0
         if child is not None and now() >= deadline:
             stop("no renewal for %ss (renew deadline): another conductor may take slot %s" % (RENEW_DEADLINE, slot))
-            child, fenced = None, epoch
+            child = None
         if child is not None and child.poll() is not None:
             log("%s (pid %d) exited with %s" % (command[0], child.pid, child.returncode))
             set_state("exited")
             return child.returncode
-        if child is None and slot is not None and fenced != epoch and now() < deadline:
+        # Also again within one hold: a renewal confirmed late (sent before the deadline that fired,
+        # its answer after it) moves the deadline on, and that write is fenced by its own sending.
+        if child is None and slot is not None and now() < deadline:
             child = subprocess.Popen(command, stdin=subprocess.DEVNULL, env=dict(os.environ, DHCP_SLOT=str(slot)))
             log("slot %s held: started %s (pid %d)" % (slot, command[0], child.pid))
         set_state("serving" if child is not None else "idle")
@@ -247,22 +249,24 @@ class Grant:
             self.deadline = deadline
             self.write()
 
-    def stop(self, why):
-        """Asks the fence to stop the command; True once the fence confirms no command runs (a
-        fence that starts later reads this stop first), False when it did not in STOP_GRACE + 5 s."""
-        epoch = stamp_now()
-        write_file(GRANT_DIR, "grant", "%.6f - 0\n" % epoch)
-        log("slot %d: asked the fence to stop serving it (%s)" % (self.slot, why))
-        end = epoch + STOP_GRACE + 5
-        while True:
-            state = read_words(FENCE_DIR, "state")
-            if state is None or state[0] == "exited" or (state[0] == "idle" and float(state[1]) >= epoch):
-                return True
-            if now() >= end:
-                log("slot %d: the fence did not confirm within %ss that dnsmasq stopped (state %s): its Lease is left to expire"
-                    % (self.slot, STOP_GRACE + 5, " ".join(state)))
-                return False
-            time.sleep(0.05)
+
+def stop_fence(why, confirm):
+    """Asks the fence to stop whatever it serves (this agent's hold or an earlier agent's). With
+    `confirm` (before a release), True once the fence confirms that no command runs (a fence that
+    starts later reads this stop first), False when it did not in STOP_GRACE + 5 s."""
+    epoch = stamp_now()
+    write_file(GRANT_DIR, "grant", "%.6f - 0\n" % epoch)
+    if not confirm:
+        return False
+    end = epoch + STOP_GRACE + 5
+    while True:
+        state = read_words(FENCE_DIR, "state")
+        if state is None or state[0] == "exited" or (state[0] == "idle" and float(state[1]) >= epoch):
+            return True
+        if now() >= end:
+            log("the fence did not confirm within %ss that dnsmasq stopped (state %s, %s)" % (STOP_GRACE + 5, " ".join(state), why))
+            return False
+        time.sleep(0.05)
 
 
 # ---- The API ----------------------------------------------------------------------------------
@@ -713,13 +717,15 @@ class Agent:
             wake = min(next_renewal, confirmed + RENEW_DEADLINE, start_at if self.grant is None else next_renewal)
             self.sleep(max(0.0, wake - now()))
 
-    def stop_child(self, why):
-        """Has the fence stop the command (if granted); True once no command runs for this hold."""
-        if self.grant is None:
-            return True
-        stopped = self.grant.stop(why)
+    def stop_child(self, why, confirm=False):
+        """Has the fence stop the command it runs for this hold; with `confirm` (before a release),
+        whatever it runs, and True once it confirms that nothing runs."""
+        if self.grant is not None:
+            log("slot %d: asked the fence to stop serving it (%s)" % (self.grant.slot, why))
+        elif not confirm:
+            return False
         self.grant = None
-        return stopped
+        return stop_fence(why, confirm)
 
     def release(self, slot, lease):
         # Free for anyone at once (no holder), still naming this node: its next agent takes it back
@@ -750,12 +756,14 @@ class Agent:
             elif why in ("taken", "deleted"):
                 self.stop_child("the Lease of slot %d was %s by someone else" % (slot, why))
             elif why == "yield":
-                if self.stop_child("slot %d is now pinned %s" % (slot, "for another node" if slot in self.pinned_others else "elsewhere for this node")):
+                if self.stop_child("slot %d is now pinned %s" % (slot, "for another node" if slot in self.pinned_others else "elsewhere for this node"), confirm=True):
                     self.release(slot, lease)
             else:
                 # Free at once only when the fence confirmed that dnsmasq stopped; else at expiry.
-                if self.stop_child("stop asked"):
+                if self.stop_child("stop asked", confirm=True):
                     self.release(slot, lease)
+                else:
+                    log("slot %d: not released; it frees when the Lease expires" % slot)
                 write_status("stopped")
                 return 0
             write_status("lost slot %d" % slot)

@@ -87,6 +87,22 @@ export function startFence(o: { id: string; child: string; childLog: string; gra
     });
 }
 
+/**
+ * SIGKILL the process group `pid` leads. Just after its start the process may not have made its
+ * group yet (setsid has not run): then the process itself, which has no child yet.
+ */
+export function killGroupOf(pid: number): void {
+    try {
+        process.kill(-pid, "SIGKILL");
+    } catch {
+        try {
+            process.kill(pid, "SIGKILL");
+        } catch {
+            /* gone */
+        }
+    }
+}
+
 export class SlotAgent {
     readonly prefsFile: string;
     constructor(
@@ -212,13 +228,7 @@ export class SlotAgentLab {
     killGroup(id: string): void {
         const a = this.agent(id);
         const t = Date.now() / 1000;
-        for (const pid of [a.pid, a.fence.pid]) {
-            try {
-                process.kill(-pid, "SIGKILL");
-            } catch {
-                /* gone */
-            }
-        }
+        for (const pid of [a.pid, a.fence.pid]) killGroupOf(pid);
         for (const r of this.runs()) if (r.id === id && r.to === Infinity) this.killed.push({ kind: "killed", slot: r.slot, id, t, pid: r.pid });
     }
 
