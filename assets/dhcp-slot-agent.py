@@ -131,7 +131,7 @@ def stamp_now():
 # ---- The fence, in dnsmasq's container, and the grant it reads ---------------------------------
 # The agent (its own container, the only one with an API token) and the fence (dnsmasq's container,
 # no token) share two small files, each written by one side only, each replaced whole (rename):
-# - GRANT_DIR/grant, by the agent: "<epoch> <slot> <deadline>", or "<epoch> - 0" to stop. The epoch
+# - GRANT_DIR/grant, by the agent: "<epoch> <slot> <deadline>", or "<epoch> - 0 <why>" to stop. The epoch
 #   names one hold of one slot (the monotonic time it began: later holds, also of a restarted agent,
 #   have later ones); the deadline, RENEW_DEADLINE after the agent's last confirmed write was sent,
 #   only moves later within a hold.
@@ -157,10 +157,10 @@ def read_words(directory, name):
 
 
 def read_grant():
-    """(epoch, slot or None, deadline) of the agent's grant, None when there is none (or it is torn)."""
+    """(epoch, slot or None, deadline, why) of the agent's grant, None when there is none (or it is torn)."""
     words = read_words(GRANT_DIR, "grant")
     try:
-        return float(words[0]), (None if words[1] == "-" else int(words[1])), float(words[2])
+        return float(words[0]), (None if words[1] == "-" else int(words[1])), float(words[2]), " ".join(words[3:])
     except (TypeError, ValueError, IndexError):
         return None
 
@@ -204,7 +204,7 @@ def fence(command):
         grant = read_grant()
         if grant is not None and grant[0] > epoch:
             if child is not None and grant[1] != slot:
-                stop("the slot agent %s" % ("moved to slot %d" % grant[1] if grant[1] is not None else "stopped serving slot %s" % slot))
+                stop("the slot agent %s" % ("moved to slot %d" % grant[1] if grant[1] is not None else "stopped serving slot %s: %s" % (slot, grant[3])))
                 child = None
             epoch, deadline = grant[0], grant[2]
             if child is None:
@@ -255,7 +255,7 @@ def stop_fence(why, confirm):
     `confirm` (before a release), True once the fence confirms that no command runs (a fence that
     starts later reads this stop first), False when it did not in STOP_GRACE + 5 s."""
     epoch = stamp_now()
-    write_file(GRANT_DIR, "grant", "%.6f - 0\n" % epoch)
+    write_file(GRANT_DIR, "grant", "%.6f - 0 %s\n" % (epoch, " ".join(why.split())))
     if not confirm:
         return False
     end = epoch + STOP_GRACE + 5

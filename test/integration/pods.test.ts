@@ -304,7 +304,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const count = (re: RegExp) => (pod.logs("dnsmasq").match(re) ?? []).length;
         const served = count(/DHCP, IP range/g);
         await pod.stopContainer("dhcp-slot-agent");
-        assert.match(pod.logs("dnsmasq"), new RegExp(`stopping .*: the slot agent stopped serving slot ${node.slot}`));
+        assert.match(pod.logs("dnsmasq"), new RegExp(`stopping .*: the slot agent stopped serving slot ${node.slot}: stop asked`));
         assert.match(pod.logs("dhcp-slot-agent"), new RegExp(`slot ${node.slot} released`));
         assert.ok(!(node.slot! in slotHolders()), "no holder left: the slot is free at once, not after expiry");
         assert.equal(dhcpListener(ns), undefined, "dnsmasq stopped before the release");
