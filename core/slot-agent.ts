@@ -42,12 +42,15 @@ export const SLOT_AGENT_SCRIPT = "dhcp-slot-agent.py";
 export const SLOT_AGENT_CONTAINER = "dhcp-slot-agent";
 
 /** The two directories the agent and the fence share (each an emptyDir written by one side only). */
+const GRANT_DIR = "/run/dhcp-slot/grant";
+const FENCE_DIR = "/run/dhcp-slot/fence";
 export const SLOT_PATHS = {
-    grantDir: "/run/dhcp-slot/grant",
-    fenceDir: "/run/dhcp-slot/fence",
+    grantDir: GRANT_DIR,
+    fenceDir: FENCE_DIR,
     /** The agent's state: waiting / slot k / lost slot k / stopped. */
-    status: "/run/dhcp-slot/grant/status",
-    fenceState: "/run/dhcp-slot/fence/state",
+    status: `${GRANT_DIR}/status`,
+    /** The fence's state file (the script names it `state` in SLOT_FENCE_DIR). */
+    fenceState: `${FENCE_DIR}/state`,
 } as const;
 
 /** The annotation the agent puts on its Lease: the node its holder runs on (the slot table shows it). */
