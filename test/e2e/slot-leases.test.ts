@@ -19,7 +19,7 @@ import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
 import { FENCING_CASES, FencingBackend } from "../helpers/fencing-cases";
 import { LeaseProxy } from "../helpers/lease-proxy";
-import { SlotAgentLab, slotDirs, startFence } from "../helpers/slot-agents";
+import { killGroupOf, SlotAgentLab, slotDirs, startFence } from "../helpers/slot-agents";
 import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from "../helpers/sys";
 import { Cluster, ROOT } from "./harness";
 import { sharedCluster } from "./shared-cluster";
@@ -229,13 +229,7 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
         fs.writeFileSync(path.join(dir, "token"), token, { mode: 0o600 });
     });
     afterEach(async function () {
-        for (const d of agents.splice(0)) {
-            try {
-                process.kill(-d.pid, "SIGKILL");
-            } catch {
-                /* gone */
-            }
-        }
+        for (const d of agents.splice(0)) killGroupOf(d.pid);
     });
     after(function () {
         if (dir) fs.rmSync(dir, { recursive: true, force: true });

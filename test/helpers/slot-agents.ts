@@ -295,10 +295,10 @@ export class SlotAgentLab {
             for (const pid of [a.pid, a.fence.pid]) {
                 try {
                     process.kill(-pid, "SIGCONT");
-                    process.kill(-pid, "SIGKILL");
                 } catch {
-                    /* gone */
+                    /* gone, or no group yet */
                 }
+                killGroupOf(pid);
             }
         }
         for (const r of this.runs()) {
@@ -362,11 +362,7 @@ export class SchedulingProbe {
     }
 
     stop(): void {
-        try {
-            process.kill(-this.daemon.pid, "SIGKILL");
-        } catch {
-            /* gone */
-        }
+        killGroupOf(this.daemon.pid);
     }
 }
 

@@ -715,8 +715,11 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             kind: "BareMetalHost",
             metadata: { name: host.name, namespace: ns },
             // No automated cleaning: the first host showed it; this one shows the UEFI deploy.
-            spec: { online: true, bootMACAddress: host.mac, bootMode: "UEFI", automatedCleaningMode: "disabled", rootDeviceHints: { deviceName: "/dev/vda" }, bmc: { address: hosts.address(host), credentialsName: `${host.name}-bmc` }, image: { url: `http://${lab.o.adminIp}:8081/uefi.raw`, checksum, checksumType: "sha256", format: "raw" } },
+            // No image yet: as Cluster API's provider does, the image is set once the host waits in
+            // available (below).
+            spec: { online: true, bootMACAddress: host.mac, bootMode: "UEFI", automatedCleaningMode: "disabled", rootDeviceHints: { deviceName: "/dev/vda" }, bmc: { address: hosts.address(host), credentialsName: `${host.name}-bmc` } },
         };
+        const imageSpec = { url: `http://${lab.o.adminIp}:8081/uefi.raw`, checksum, checksumType: "sha256", format: "raw" };
         const marks = pods.map((p) => p.pod.logs("dnsmasq").length);
         const httpMarks = pods.map((p) => p.pod.logs("httpd").length);
         try {
@@ -743,6 +746,17 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             assert.ok(owner, `a node not owned by ${firstOwner.node.node} in ${refused.length} enrolments (owners: ${refused.join(", ")})`);
             assert.equal(hosts.events.length, 0, `nothing powered the host on before its last enrolment: ${JSON.stringify(hosts.events)}`);
             const watch = new BmhWatch(kube, ns, host.name, Date.now(), () => `VM:\n${tail(hosts.output(host), 3000)}\nBMO:\n${tail(operator!.logs("manager"), 3000)}`);
+            // Inspected (no cleaning), the host waits in available with the agent still running
+            // (fast track). The image is set once the agent heartbeats again after its inspection:
+            // Ironic counts an agent alive for fast_track_timeout after inspection ends, but a fast-track
+            // deploy needs the agent's URL, which only a heartbeat records (ironic/conductor/utils.py
+            // agent_is_alive, inspection.py wipe_token_and_url); a deploy started before that heartbeat
+            // fails with "Agent driver requires agent_url" (a slow VM's agent can take a minute).
+            await watch.until("available", 900000);
+            await until(() => !!lab.nodeState(nodeId).driver_internal_info?.agent_url, 300000, `${host.name}'s agent heartbeats after its inspection`, 1000).catch((e) =>
+                assert.fail(`${e.message}:\n${tail(hosts.output(host), 3000)}`),
+            );
+            kube.kubectl(["patch", "baremetalhost", host.name, "-n", ns, "--type=merge", "-p", JSON.stringify({ spec: { image: imageSpec } })]);
             await watch.until("provisioned", 900000);
             assert.equal(watch.bmh.status?.errorMessage ?? "", "", JSON.stringify(watch.bmh.status));
             assert.equal((await agreedOwner(nodeId)).node.node, owner.node.node, "one owner all along");

@@ -4,8 +4,9 @@
  * answers that are late, lost, cut, torn or dribbled in, requests that never arrive, agents killed
  * alone or with their children, stopped and continued, stopped cleanly, restarted, Leases deleted
  * or touched. Then the faults end, and every slot must be served again within the takeover bound
- * (docs/topologies.md) plus a restart's start-up. Throughout, from the children's own records, no
- * two children may ever run for one slot.
+ * (docs/topologies.md) plus a restart's start-up; a seed that misses it among the runs at once is
+ * run again alone, and must meet it then. Throughout, from the children's own records, no two
+ * children may ever run for one slot: that is never run again.
  *
  * Reproducible by seed (the schedule, not the machine's timing): a failure prints its seed, its
  * schedule and every agent's log. SLOT_SCHEDULE_SEED=<first seed>, SLOT_SCHEDULE_RUNS=<runs>,
@@ -113,17 +114,22 @@ export function schedule(seed: number): Schedule {
     return { seed, agents, slots, steps };
 }
 
+/** A slot not served again in time: liveness, which a busy machine can delay (safety never is excused). */
+class LateError extends Error {}
+
 interface Outcome {
     seed: number;
     error?: string;
+    /** The error was liveness only (LateError): the seed is run once more, alone. */
+    late?: boolean;
     recovered: number;
     faults: number;
 }
 
-async function runOne(host: FakeHost, dir: string, seed: number): Promise<Outcome> {
+async function runOne(host: FakeHost, dir: string, seed: number, again = false): Promise<Outcome> {
     const s = schedule(seed);
     const fake = await host.open(NS, TOKEN, seed ^ 0x5eed);
-    const lab = new SlotAgentLab(dir, { url: (id) => fake.url(id), tokenFile: path.join(dir, "token"), namespace: NS, prefix: `s${seed}-`, count: s.slots, timing: TIMING });
+    const lab = new SlotAgentLab(dir, { url: (id) => fake.url(id), tokenFile: path.join(dir, "token"), namespace: NS, prefix: `s${seed}${again ? "r" : ""}-`, count: s.slots, timing: TIMING });
     const windows: FaultWindow[] = s.steps.flatMap((x) => (x.what === "fault" ? [{ agent: x.agent, fault: x.fault, p: x.p, from: x.at, until: x.until }] : []));
     const gone = (id: string) => {
         const a = lab.agents.get(id);
@@ -187,17 +193,17 @@ async function runOne(host: FakeHost, dir: string, seed: number): Promise<Outcom
                 break;
             }
             if (Date.now() / 1000 - healed > RECOVERY + 2) {
-                throw new Error(`${serving.filter((r) => r.length === 1).length} of ${s.slots} slots served ${(RECOVERY + 2).toFixed(2)} s after the faults ended (bound ${takeoverBound(TIMING).toFixed(2)} s; restarts pending: ${pending.join(", ") || "none"}); holders: ${JSON.stringify(await fake.holders())}`);
+                throw new LateError(`${serving.filter((r) => r.length === 1).length} of ${s.slots} slots served ${(RECOVERY + 2).toFixed(2)} s after the faults ended (bound ${takeoverBound(TIMING).toFixed(2)} s; restarts pending: ${pending.join(", ") || "none"}); holders: ${JSON.stringify(await fake.holders())}`);
             }
             await sleep(50);
         }
-        assert.ok(served <= RECOVERY, `every slot served again ${served.toFixed(2)} s after the faults ended: more than the bound ${takeoverBound(TIMING).toFixed(2)} s + ${(RECOVERY - takeoverBound(TIMING)).toFixed(2)} s`);
+        if (served > RECOVERY) throw new LateError(`every slot served again ${served.toFixed(2)} s after the faults ended: more than the bound ${takeoverBound(TIMING).toFixed(2)} s + ${(RECOVERY - takeoverBound(TIMING)).toFixed(2)} s`);
         // A little longer: nothing starts twice once it has settled.
         await sleep(TIMING.retryPeriod * 3000);
         lab.assertNeverTwo();
         return { seed, recovered: served, faults: await fake.faulted() };
     } catch (e) {
-        return { seed, error: `${(e as Error).message}\nschedule: ${JSON.stringify(s)}\n${lab.dump()}`, recovered: NaN, faults: await fake.faulted() };
+        return { seed, error: `${(e as Error).message}\nschedule: ${JSON.stringify(s)}\n${lab.dump()}`, late: e instanceof LateError, recovered: NaN, faults: await fake.faulted() };
     } finally {
         lab.cleanup();
         await fake.close();
@@ -225,7 +231,7 @@ describe("DHCP slot agents under random schedules of faults, on a fake Lease API
         assert.notDeepEqual(schedule(4242), schedule(4243));
     });
 
-    it(`${RUNS} random schedules (seeds from SLOT_SCHEDULE_SEED or the clock): never two children on one slot; every slot served again within the bound once the faults end`, async function () {
+    it(`${RUNS} random schedules (seeds from SLOT_SCHEDULE_SEED or the clock): never two children on one slot; every slot served again within the bound once the faults end (a seed that came late, run again alone)`, async function () {
         const seeds = [...Array(RUNS).keys()].map((i) => FIRST_SEED + i);
         console.log(`      agent ${AGENT_SCRIPT}; seeds ${seeds[0]}..${seeds[seeds.length - 1]}, ${PARALLEL} at a time; rerun one: SLOT_SCHEDULE_SEED=<seed> SLOT_SCHEDULE_RUNS=1`);
         const t0 = Date.now();
@@ -245,6 +251,15 @@ describe("DHCP slot agents under random schedules of faults, on a fake Lease API
         );
         lag.disable();
         console.log(`      event loop delay: p99 ${(lag.percentile(99) / 1e6).toFixed(0)} ms, max ${(lag.max / 1e6).toFixed(0)} ms`);
+        // A seed that only came late (every slot served once, never two) runs once more, alone: eight
+        // runs at once beside CI's other lanes can starve agents of the CPU for longer than the
+        // bound. It must then meet the bound; a safety failure is never run again.
+        for (const [i, o] of outcomes.entries()) {
+            if (!o.late) continue;
+            const again = await runOne(host!, dir, o.seed, true);
+            console.log(`      seed ${o.seed} came late among ${PARALLEL} at once; alone: ${again.error ? `FAILED: ${again.error.split("\n")[0]}` : `served again after ${again.recovered.toFixed(2)} s`}`);
+            outcomes[i] = again.error ? { ...again, error: `late among ${PARALLEL} at once (${o.error!.split("\n")[0]}), and alone: ${again.error}` } : again;
+        }
         const failed = outcomes.filter((o) => o.error);
         const ok = outcomes.filter((o) => !o.error);
         const worst = Math.max(0, ...ok.map((o) => o.recovered));
