@@ -208,8 +208,8 @@ describe("e2e: DHCP slot Leases on the real API server (dhcp-slot-agent.py)", fu
 
     /** SIGKILL an agent, its fence and its command together, as the pod's death does. */
     function killGroup(d: Daemon, prefix: string, id: string, slot: number): void {
-        process.kill(-d.pid, "SIGKILL");
-        process.kill(-fences.get(d)!.pid, "SIGKILL");
+        killGroupOf(d.pid);
+        killGroupOf(fences.get(d)!.pid);
         fs.appendFileSync(path.join(dir, `${prefix}children.log`), `killed ${slot} ${id} ${Date.now() / 1000}\n`);
     }
 
