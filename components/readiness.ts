@@ -11,7 +11,8 @@ import * as pulumi from "@pulumi/pulumi";
 import { local } from "@pulumi/command";
 
 import { IronicPlan } from "../core/plan";
-import { READINESS_COMMAND, READINESS_ENV, parseConductorsAlive, podTemplateHash, readinessPlan } from "../core/plan/readiness";
+import { READINESS_COMMAND, parseConductorsAlive, podTemplateHash, readinessPlan } from "../core/plan/readiness";
+import { READINESS_ENV } from "../core/scripts";
 
 export interface ReadinessArgs {
     plan: IronicPlan;

@@ -22,9 +22,6 @@ export const CONDUCTOR_PATHS = {
     scripts: "/etc/metal3-ironic/scripts",
     /** An emptyDir: each container's wrapper renders its node's files under <run>/<container>. */
     run: "/run/metal3-ironic",
-    wrapper: "conductor-start.sh",
-    certMinter: "conductor-cert.py",
-    addressFinder: "conductor-address.py",
     /** In the scripts ConfigMap: the node's files with NODE_PLACEHOLDERS (core/plan/conductors.ts). */
     nodeEnvTemplate: "node.env.template",
     nodeDnsmasqTemplate: "node.dnsmasq.conf.template",

@@ -100,15 +100,15 @@ export const HTTPD_TLS_ENV = {
 } as const;
 
 /** Re-exported for their importers: the keepalived image's contract and our start script's (core/keepalived.ts),
- * the ironic image's exporter (core/exporter.ts), our DHCP pruner sidecar's own contract (core/pruner.ts). */
+ * the ironic image's exporter (core/exporter.ts), our DHCP pruner sidecar's variables (core/pruner.ts). Our
+ * scripts' file names and what each reads: core/scripts.ts. */
 export { KEEPALIVED_IMAGE, KEEPALIVED_START } from "./keepalived";
 export { EXPORTER } from "./exporter";
-export { PRUNER_ENV, PRUNER_SCRIPT } from "./pruner";
+export { PRUNER_ENV } from "./pruner";
 
 /** Where our own rendered dnsmasq configuration is mounted in the dnsmasq container. */
 export const DNSMASQ_CONFIG_DIR = "/etc/metal3-ironic/dnsmasq";
 export const DNSMASQ_CONFIG_FILE = "dnsmasq.conf";
-export const DNSMASQ_START_SCRIPT = "start-dnsmasq.sh";
 
 /** iPXE firmware file names the image ships (SNP_BASENAME=snponly). */
 export const IPXE_FILES = {

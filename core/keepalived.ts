@@ -19,9 +19,8 @@ export const KEEPALIVED_IMAGE = {
     gid: 65532,
 } as const;
 
-/** Our start script: its file name, where the password Secret is mounted, the variables it reads. */
+/** Our start script (its file name: core/scripts.ts): where the password Secret is mounted, the variables it reads. */
 export const KEEPALIVED_START = {
-    script: "keepalived-start.sh",
     passwordDir: "/etc/metal3-ironic/vrrp",
     passwordFile: "password",
     env: { routerId: "METAL3_VRRP_ROUTER_ID", passwordFile: "METAL3_VRRP_PASSWORD_FILE" },

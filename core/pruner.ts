@@ -1,8 +1,8 @@
 /**
  * The DHCP pruner sidecar (assets/dhcp-pruner.py, rendered by core/render/pruner.ts): the
- * variables it reads and its file name. Ours, not the image's; core/contract.ts re-exports them.
+ * variables it reads (its file name: core/scripts.ts). Ours, not the image's; core/contract.ts re-exports them.
  */
-/** The DHCP pruner sidecar (dhcp-pruner.py): the variables it reads and its file name. */
+/** The DHCP pruner sidecar (dhcp-pruner.py): the variables it reads. */
 export const PRUNER_ENV = {
     apiUrl: "PRUNER_API_URL",
     caFile: "PRUNER_CA_FILE",
@@ -22,5 +22,3 @@ export const PRUNER_ENV = {
     /** Touched on every poll; the container's liveness probe checks its age. */
     heartbeatFile: "PRUNER_HEARTBEAT_FILE",
 } as const;
-
-export const PRUNER_SCRIPT = "dhcp-pruner.py";

@@ -36,8 +36,6 @@ export const SLOT_AGENT_ENV = {
     slot: "DHCP_SLOT",
 } as const;
 
-export const SLOT_AGENT_SCRIPT = "dhcp-slot-agent.py";
-
 /** The agent's container; dnsmasq's runs the fence. */
 export const SLOT_AGENT_CONTAINER = "dhcp-slot-agent";
 

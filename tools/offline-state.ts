@@ -3,7 +3,7 @@
  * cluster knows: provider outputs fabricated as obvious placeholders, existing objects as
  * stand-ins, and the secret envelopes of the (mock) wire, redacted in everything returned.
  */
-import { READINESS_ENV } from "../core/plan/readiness";
+import { READINESS_ENV } from "../core/scripts";
 
 /**
  * State of an existing object, as the cluster would return it to a read (for Secrets, `data`

@@ -2,7 +2,7 @@
  * ConfigMap data of the stack, and the content hashes that pod templates carry as annotations so
  * that a change of the data rolls the pods that read it.
  */
-import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE, DNSMASQ_START_SCRIPT, PRUNER_SCRIPT } from "../contract";
+import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE } from "../contract";
 import { renderConductorWrapper } from "../plan/conductor";
 import { dhcpSlotsOf, listedConductorsByNode, nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
 import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
@@ -10,16 +10,16 @@ import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
 import { readAsset } from "../render/assets";
 import { renderPrunerScript } from "../render/pruner";
-import { SLOT_AGENT_SCRIPT } from "../slot-agent";
 import { contentHash } from "./meta";
 import { slotPreferences } from "./slots";
+import { SCRIPT_FILES } from "../scripts";
 
 /** Single: the dnsmasq ConfigMap data, the rendered config and the container's start script (none without DHCP). */
 export function dnsmasqConfigMapData(plan: IronicPlan): Record<string, string> | undefined {
     if (plan.topology.kind !== "single") return undefined;
     const conf = plan.topology.conductor.dhcp?.dnsmasqConf;
     if (!conf) return undefined;
-    return { [DNSMASQ_CONFIG_FILE]: conf, [DNSMASQ_START_SCRIPT]: plan.dnsmasqStartScript };
+    return { [DNSMASQ_CONFIG_FILE]: conf, [SCRIPT_FILES.dnsmasqStart]: plan.dnsmasqStartScript };
 }
 
 /** Content hash of the dnsmasq ConfigMap: a pod-template annotation, so a config change rolls the pod. */
@@ -51,16 +51,16 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
     const templates = nodeTemplates(plan.config);
     const data: Record<string, string> = {
-        [CONDUCTOR_PATHS.wrapper]: renderConductorWrapper(),
-        [CONDUCTOR_PATHS.certMinter]: readAsset(CONDUCTOR_PATHS.certMinter),
-        [CONDUCTOR_PATHS.addressFinder]: readAsset(CONDUCTOR_PATHS.addressFinder),
+        [SCRIPT_FILES.wrapper]: renderConductorWrapper(),
+        [SCRIPT_FILES.certMinter]: readAsset(SCRIPT_FILES.certMinter),
+        [SCRIPT_FILES.addressFinder]: readAsset(SCRIPT_FILES.addressFinder),
         [CONDUCTOR_PATHS.nodeEnvTemplate]: templates.env,
         ...(templates.dnsmasqConf ? { [CONDUCTOR_PATHS.nodeDnsmasqTemplate]: templates.dnsmasqConf } : {}),
     };
     if (plan.dhcpEnabled) {
-        data[DNSMASQ_START_SCRIPT] = plan.dnsmasqStartScript;
-        data[PRUNER_SCRIPT] = renderPrunerScript();
-        data[SLOT_AGENT_SCRIPT] = readAsset(SLOT_AGENT_SCRIPT);
+        data[SCRIPT_FILES.dnsmasqStart] = plan.dnsmasqStartScript;
+        data[SCRIPT_FILES.pruner] = renderPrunerScript();
+        data[SCRIPT_FILES.slotAgent] = readAsset(SCRIPT_FILES.slotAgent);
         Object.assign(data, slotDnsmasqConfs(plan));
     }
     return data;

@@ -3,8 +3,8 @@
  * and, when it starts differently per topology, the pod topology (topology.ts); none of them
  * tests the topology itself.
  */
-import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, PRUNER_SCRIPT, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
-import { KEEPALIVED_START_SCRIPT, PROVISIONING_IP_CHECK, readAsset } from "../render/assets";
+import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { readAsset } from "../render/assets";
 import { cidrParts } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
@@ -16,6 +16,7 @@ import { slotFenceCommand, slotFenceEnv, usesSlotAgents } from "./slots";
 import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR, fromSecret } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
+import { SCRIPT_FILES } from "../scripts";
 
 /** Touched by the pruner on every poll, in the pod's wrapper directory (its only writable mount but the DHCP files). */
 export const PRUNER_HEARTBEAT_FILE = `${CONDUCTOR_PATHS.run}/dhcp-pruner.heartbeat`;
@@ -116,7 +117,7 @@ export function provisioningIpCheckContainer(plan: IronicPlan): Container {
     return {
         name: "provisioning-ip",
         image: plan.config.images.ironic,
-        command: [COMMANDS.shell, "-c", readAsset(PROVISIONING_IP_CHECK), PROVISIONING_IP_CHECK, ip, ...(iface ? [iface] : [])],
+        command: [COMMANDS.shell, "-c", readAsset(SCRIPT_FILES.provisioningIpCheck), SCRIPT_FILES.provisioningIpCheck, ip, ...(iface ? [iface] : [])],
         env: [{ name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
         securityContext: restrictedSecurityContext(),
         resources: containerResources(plan, "addressCheck"),
@@ -172,7 +173,7 @@ export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[
     return {
         name: "dhcp-pruner",
         image: plan.config.images.ironic,
-        command: topology.command([COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${PRUNER_SCRIPT}`]),
+        command: topology.command([COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.pruner}`]),
         env: [
             ...topology.wrapperEnv("dhcp-pruner"),
             ...sortedEnv({
@@ -221,7 +222,7 @@ export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Conta
     return {
         name: "keepalived",
         image: plan.config.images.keepalived,
-        ...(vrrp ? { command: [COMMANDS.shell, "-c", readAsset(KEEPALIVED_START_SCRIPT), KEEPALIVED_START_SCRIPT, ...KEEPALIVED_IMAGE.command] } : {}),
+        ...(vrrp ? { command: [COMMANDS.shell, "-c", readAsset(SCRIPT_FILES.keepalivedStart), SCRIPT_FILES.keepalivedStart, ...KEEPALIVED_IMAGE.command] } : {}),
         env,
         securityContext: {
             allowPrivilegeEscalation: true,

@@ -11,7 +11,6 @@ import type * as pulumi from "@pulumi/pulumi";
 
 import { unpinnedReason } from "../config/pinning";
 import { COMMANDS, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
-import { IPA_CACHE_ENV, IPA_CACHE_PATHS, IPA_CACHE_SCRIPTS } from "../plan/image-cache";
 import { sortedEnv } from "../plan/env";
 import type { IronicPlan } from "../plan/types";
 import { readAsset } from "../render/assets";
@@ -20,6 +19,7 @@ import { contentHash, containerResources, podBase, restrictedSecurityContext, so
 import type { Container } from "./meta";
 import { fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount, sharedPart } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
+import { IPA_CACHE_ENV, IPA_CACHE_PATHS, SCRIPT_FILES } from "../scripts";
 
 export const IMAGE_CACHE_ANNOTATIONS = {
     scripts: "metal3-ironic.metal3.io/ipa-cache-scripts-hash",
@@ -29,12 +29,12 @@ export const IMAGE_CACHE_ANNOTATIONS = {
 
 /** The cache pod's scripts ConfigMap data. */
 export function imageCacheScriptsData(): Record<string, string> {
-    return { [IPA_CACHE_SCRIPTS.sync]: readAsset(IPA_CACHE_SCRIPTS.sync), [IPA_CACHE_SCRIPTS.server]: readAsset(IPA_CACHE_SCRIPTS.server) };
+    return { [SCRIPT_FILES.ipaCacheSync]: readAsset(SCRIPT_FILES.ipaCacheSync), [SCRIPT_FILES.ipaCacheServer]: readAsset(SCRIPT_FILES.ipaCacheServer) };
 }
 
 /** The Ironic pods' client script ConfigMap data. */
 export function imageCacheClientData(): Record<string, string> {
-    return { [IPA_CACHE_SCRIPTS.client]: readAsset(IPA_CACHE_SCRIPTS.client) };
+    return { [SCRIPT_FILES.ipaCacheClient]: readAsset(SCRIPT_FILES.ipaCacheClient) };
 }
 
 /** The volume claim of the cache: downloaded versions outlive the pod. */
@@ -77,7 +77,7 @@ function downloaderContainers(plan: IronicPlan): Container[] {
         name: `ipa-downloader-${archLabel(v.architecture)}`,
         image: plan.config.images.ipaDownloader,
         ...downloaderPullPolicy(plan.config.images.ipaDownloader),
-        command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.sync}`],
+        command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${SCRIPT_FILES.ipaCacheSync}`],
         env: sortedEnv(v.env),
         securityContext: restrictedSecurityContext(),
         volumeMounts: [mount("data", IPA_CACHE_PATHS.data), readOnlyMount("scripts", IPA_CACHE_PATHS.scripts), mount("tmp", PATHS.tmp)],
@@ -91,7 +91,7 @@ function serverContainer(plan: IronicPlan): Container {
     return {
         name: "server",
         image: plan.config.images.ironic,
-        command: [COMMANDS.python, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.server}`],
+        command: [COMMANDS.python, `${IPA_CACHE_PATHS.scripts}/${SCRIPT_FILES.ipaCacheServer}`],
         env: sortedEnv({
             [IPA_CACHE_ENV.dir]: IPA_CACHE_PATHS.data,
             [IPA_CACHE_ENV.arches]: plan.imageCache.architectures.join(" "),
@@ -166,7 +166,7 @@ export function imageCacheClient(plan: IronicPlan): ImageCacheClient | undefined
         initContainer: {
             name: "ipa-cache-client",
             image: plan.config.images.ironic,
-            command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${IPA_CACHE_SCRIPTS.client}`],
+            command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${SCRIPT_FILES.ipaCacheClient}`],
             env: sortedEnv(env),
             securityContext: restrictedSecurityContext(),
             volumeMounts: mounts,

@@ -17,9 +17,10 @@ import { sortedEnv } from "../plan/env";
 import { SLOT_PREFERENCES_KEY } from "../plan/names";
 import { SLOT_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
-import { SLOT_AGENT_CONTAINER, SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT, SLOT_PATHS } from "../slot-agent";
+import { SLOT_AGENT_CONTAINER, SLOT_AGENT_ENV, SLOT_PATHS } from "../slot-agent";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container, EnvVar } from "./meta";
+import { SCRIPT_FILES } from "../scripts";
 
 export interface SlotLeaseAccess {
     namespace: string;
@@ -75,9 +76,6 @@ export function slotLeaseRbac(a: SlotLeaseAccess): [k8s.types.input.core.v1.Serv
     return [slotServiceAccount(a), slotRole(a), slotRoleBinding(a)];
 }
 
-/** Where the kubelet puts a pod's API token, CA and namespace (the agent's defaults read from here). */
-export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
-
 /** The API token volume of the Ironic pod's slot agent container: the files the kubelet would automount, for that container only. */
 export const SLOT_API_VOLUME = "slot-api";
 
@@ -109,7 +107,7 @@ export function slotLeaseLabels(plan: IronicPlan): Record<string, string> {
     };
 }
 
-const SLOT_AGENT_PATH = `${CONDUCTOR_PATHS.scripts}/${SLOT_AGENT_SCRIPT}`;
+const SLOT_AGENT_PATH = `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.slotAgent}`;
 
 /** The fence's command line in front of `command` (dnsmasq's start script), in dnsmasq's container. */
 export function slotFenceCommand(command: string[]): string[] {

@@ -9,6 +9,7 @@ import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { conductorCaChainCheck, conductorCertSanWords } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
+import { SCRIPT_FILES } from "../scripts";
 
 export interface PodTopology {
     /** The container command that runs `command` in this topology. */
@@ -30,7 +31,7 @@ export const SINGLE: PodTopology = {
 };
 
 export function multiTopology(plan: IronicPlan): PodTopology {
-    const wrapper = `${CONDUCTOR_PATHS.scripts}/${CONDUCTOR_PATHS.wrapper}`;
+    const wrapper = `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.wrapper}`;
     return {
         command: (command) => [COMMANDS.shell, wrapper, ...command],
         wrapperEnv: (container, certs) => [

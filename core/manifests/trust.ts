@@ -9,13 +9,13 @@
 import type { CaSource } from "../config/types";
 import { COMMANDS, IRONIC_TRUST } from "../contract";
 import { sortedEnv } from "../plan/env";
-import { IPA_CACHE_PATHS } from "../plan/image-cache";
 import { TRUST_ENV, TRUST_PATHS, trustBundles, trustBundlesSpec } from "../plan/trust";
 import type { IronicPlan } from "../plan/types";
 import type { Container } from "./meta";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import { fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
+import { IPA_CACHE_PATHS } from "../scripts";
 
 /** Seconds between two checks of the mounted CAs in watch mode. */
 export const TRUST_WATCH_INTERVAL = 10;

@@ -5,12 +5,13 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 
-import { CONDUCTOR_PATHS, DHCP_PROVIDER_DIR, DNSMASQ_CONFIG_DIR, DNSMASQ_START_SCRIPT, NODE_STATE_DIR, PATHS } from "../contract";
+import { CONDUCTOR_PATHS, DHCP_PROVIDER_DIR, DNSMASQ_CONFIG_DIR, NODE_STATE_DIR, PATHS } from "../contract";
 import { conductorCaChainCheck } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import { scriptsConfigMapName } from "./configmaps";
 import { SLOT_PATHS } from "../slot-agent";
-import { SERVICE_ACCOUNT_DIR, SLOT_API_VOLUME, slotApiVolume } from "./slots";
+import { SLOT_API_VOLUME, slotApiVolume } from "./slots";
+import { SCRIPT_FILES, SERVICE_ACCOUNT_DIR } from "../scripts";
 
 export type Volume = k8s.types.input.core.v1.Volume;
 export type VolumeMount = k8s.types.input.core.v1.VolumeMount;
@@ -177,7 +178,7 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
             // agent claims its slot from the Kubernetes API with the token (the pod's only one).
             volumes: [...data, dhcpFilesVolume(plan), fromSecret("pruner-auth", plan.names.credentialsSecret, { items: ["password", "username"] }), slotApiVolume(), fromEmptyDir(grant), fromEmptyDir(fence)],
             mounts: {
-                dnsmasq: { mounts: [...own, files, ...scripts, readOnlyMount(grant, SLOT_PATHS.grantDir), mount(fence, SLOT_PATHS.fenceDir)], startScript: `${CONDUCTOR_PATHS.scripts}/${DNSMASQ_START_SCRIPT}` },
+                dnsmasq: { mounts: [...own, files, ...scripts, readOnlyMount(grant, SLOT_PATHS.grantDir), mount(fence, SLOT_PATHS.fenceDir)], startScript: `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.dnsmasqStart}` },
                 dhcpDirs: [files],
                 dhcpPruner: [files, readOnlyMount("ca", PATHS.certsIronicCa), readOnlyMount("pruner-auth", PRUNER_AUTH_DIR), ...scripts],
                 slotAgent: [...readers, mount(grant, SLOT_PATHS.grantDir), readOnlyMount(fence, SLOT_PATHS.fenceDir), readOnlyMount(SLOT_API_VOLUME, SERVICE_ACCOUNT_DIR)],
@@ -187,7 +188,7 @@ function dhcpVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: Pick<Contai
     }
     return {
         volumes: [...data, fromConfigMap("dnsmasq-config", plan.names.dnsmasqConfigMap, { defaultMode: 0o555 })],
-        mounts: { dnsmasq: { mounts: [...own, readOnlyMount("dnsmasq-config", DNSMASQ_CONFIG_DIR)], startScript: `${DNSMASQ_CONFIG_DIR}/${DNSMASQ_START_SCRIPT}` } },
+        mounts: { dnsmasq: { mounts: [...own, readOnlyMount("dnsmasq-config", DNSMASQ_CONFIG_DIR)], startScript: `${DNSMASQ_CONFIG_DIR}/${SCRIPT_FILES.dnsmasqStart}` } },
         ironic: [],
     };
 }

@@ -5,9 +5,8 @@
  */
 import { createHash } from "crypto";
 
-import { CONDUCTOR_PATHS } from "../contract";
 import { readAsset } from "../render/assets";
-import { SLOT_AGENT_SCRIPT } from "../slot-agent";
+import { SCRIPT_FILES } from "../scripts";
 
 
 export { shellQuote, renderEnvFile } from "../render/envfile";
@@ -22,7 +21,7 @@ export { shellQuote, renderEnvFile } from "../render/envfile";
  *    change of one node never restarts another node's conductor.
  */
 export function renderConductorWrapper(): string {
-    return readAsset(CONDUCTOR_PATHS.wrapper);
+    return readAsset(SCRIPT_FILES.wrapper);
 }
 
 let readersHash: string | undefined;
@@ -37,6 +36,6 @@ let readersHash: string | undefined;
 export function nodeDataReadersHash(readers?: { wrapper: string; slotAgent: string }): string {
     const hash = (r: { wrapper: string; slotAgent: string }) => createHash("sha256").update(r.wrapper).update("\0").update(r.slotAgent).digest("hex").slice(0, 10);
     if (readers) return hash(readers);
-    readersHash ??= hash({ wrapper: renderConductorWrapper(), slotAgent: readAsset(SLOT_AGENT_SCRIPT) });
+    readersHash ??= hash({ wrapper: renderConductorWrapper(), slotAgent: readAsset(SCRIPT_FILES.slotAgent) });
     return readersHash;
 }

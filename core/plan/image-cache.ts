@@ -15,40 +15,11 @@ import type { StackConfig } from "../config";
 import type { ImageCacheMode, PerArch } from "../config/image-cache";
 import { BMO_DEPLOY_ENV, DEPLOY_IMAGE_OPTIONS, ENV, IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
 import { urlOf } from "../ip";
+import { IPA_CACHE_ENV, IPA_CACHE_PATHS } from "../scripts";
 
 /** As types.ts has them (not imported: types.ts imports this file's plan type). */
 type EnvMap = Record<string, string>;
 type OsloSetting = [string, string, string];
-
-/** Environment of the project's cache scripts (assets/ipa-cache-*.{sh,py}). */
-export const IPA_CACHE_ENV = {
-    dir: "IPA_CACHE_DIR",
-    key: "IPA_CACHE_KEY",
-    minMtime: "IPA_CACHE_MIN_MTIME",
-    /** imageCache.ipa[].sha256: the tarball's expected SHA-256, checked before the version is served. */
-    sha256: "IPA_CACHE_SHA256",
-    arches: "IPA_CACHE_ARCHES",
-    defaultArch: "IPA_CACHE_DEFAULT_ARCH",
-    port: "IPA_CACHE_PORT",
-    certDir: "IPA_CACHE_CERT_DIR",
-    url: "IPA_CACHE_URL",
-    caFile: "IPA_CACHE_CA_FILE",
-    trustFile: "IPA_CACHE_TRUST_FILE",
-    imagesDir: "IPA_CACHE_IMAGES_DIR",
-} as const;
-
-export const IPA_CACHE_SCRIPTS = { sync: "ipa-cache-sync.sh", server: "ipa-cache-server.py", client: "ipa-cache-client.sh" } as const;
-
-/** Paths in the cache pod and, for the client, in the Ironic pods. */
-export const IPA_CACHE_PATHS = {
-    data: "/cache",
-    scripts: "/etc/metal3-ironic/ipa-cache",
-    serverCerts: "/certs/ipa-cache-server",
-    caDir: "/certs/ipa-cache-ca",
-    caKey: "ca.crt",
-    trustDir: "/certs/ipa-cache",
-    trustFile: "/certs/ipa-cache/ca-bundle.crt",
-} as const;
 
 /** One IPA the cache holds: its architecture, version key and the downloader's environment. */
 export interface IpaVersion {

@@ -16,36 +16,10 @@
  */
 import { createHash } from "crypto";
 
-import { READINESS_SCRIPT, readAsset } from "../render/assets";
+import { readAsset } from "../render/assets";
+import { READINESS_ENV, SCRIPT_FILES } from "../scripts";
 import { listedConductors } from "./conductors";
 import type { IronicPlan } from "./types";
-
-/** The variables ironic-readiness.py reads: the one place their names are written in TypeScript. */
-export const READINESS_ENV = {
-    /** auto | in-cluster | port-forward (readiness.mode). */
-    mode: "READINESS_MODE",
-    /** The API Service URL (in-cluster); its host is also the name the certificate must carry. */
-    apiUrl: "READINESS_API_URL",
-    /** The name the API certificate is checked against (default: the host of the URL). */
-    tlsName: "READINESS_TLS_NAME",
-    /** The CA that signed the API certificate (PEM). */
-    caPem: "READINESS_CA_PEM",
-    /** The API credentials: passed as secret environment, never on a command line. */
-    username: "READINESS_USERNAME",
-    password: "READINESS_PASSWORD",
-    /** Comma-separated conductor hostnames that must be alive; empty: any one. */
-    conductors: "READINESS_CONDUCTORS",
-    /** Seconds to wait in all (readiness.timeoutSeconds), and between two polls. */
-    timeout: "READINESS_TIMEOUT",
-    interval: "READINESS_INTERVAL",
-    /** port-forward: kubectl's --context (kubernetes.context; empty: the current context), namespace, Service and its port. */
-    kubeContext: "READINESS_KUBE_CONTEXT",
-    namespace: "READINESS_NAMESPACE",
-    service: "READINESS_SERVICE",
-    servicePort: "READINESS_SERVICE_PORT",
-    /** Set by Kubernetes in every pod, never by this program: mode auto means in-cluster when it is set. */
-    inCluster: "KUBERNETES_SERVICE_HOST",
-} as const;
 
 /** What the program sets; the credentials and the CA come from resources (components/readiness.ts). */
 export type ReadinessPlainEnv = Record<Exclude<(typeof READINESS_ENV)[keyof typeof READINESS_ENV], "READINESS_CA_PEM" | "READINESS_USERNAME" | "READINESS_PASSWORD" | "KUBERNETES_SERVICE_HOST">, string>;
@@ -85,7 +59,7 @@ export function readinessPlan(plan: IronicPlan): ReadinessPlan | undefined {
         [READINESS_ENV.service]: plan.names.service,
         [READINESS_ENV.servicePort]: String(c.ports.api),
     };
-    return { expected, env, script: readAsset(READINESS_SCRIPT), triggers: [c.images.ironic, expected.join(",")] };
+    return { expected, env, script: readAsset(SCRIPT_FILES.readiness), triggers: [c.images.ironic, expected.join(",")] };
 }
 
 /** `conductorsAlive` from the script's stdout: one hostname per line. */

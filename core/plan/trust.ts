@@ -11,7 +11,8 @@
 import type { StackConfig } from "../config";
 import type { CaSource } from "../config/types";
 import { IRONIC_TRUST } from "../contract";
-import { imageCacheUrls, IPA_CACHE_PATHS } from "./image-cache";
+import { imageCacheUrls } from "./image-cache";
+import { IPA_CACHE_PATHS } from "../scripts";
 
 type OsloSetting = [string, string, string];
 

@@ -6,9 +6,10 @@
  */
 import * as ipaddr from "ipaddr.js";
 
-import { DNSMASQ_START_SCRIPT, IPXE_FILES, PATHS } from "../contract";
+import { IPXE_FILES, PATHS } from "../contract";
 import { type IpFamily, ipFamily, urlOf } from "../ip";
 import { readAsset } from "./assets";
+import { SCRIPT_FILES } from "../scripts";
 
 export interface DhcpRange {
     start: string;
@@ -221,7 +222,7 @@ export function renderDnsmasqSlotConf(range: DhcpRange, header: string, extraRan
 export function renderDnsmasqStartScript(configFile: string, opts: { leaseFile?: string; slotConf?: string } = {}): string {
     const leaseFile = opts.leaseFile ?? PATHS.dnsmasqLeaseFile;
     const words: Record<string, string> = { __CONF__: configFile, __SLOT_CONF__: opts.slotConf ?? '""', __LEASE_DIR__: dirname(leaseFile), __LEASE_FILE__: leaseFile };
-    return readAsset(DNSMASQ_START_SCRIPT).replace(/__(CONF|SLOT_CONF|LEASE_DIR|LEASE_FILE)__/g, (w) => words[w]);
+    return readAsset(SCRIPT_FILES.dnsmasqStart).replace(/__(CONF|SLOT_CONF|LEASE_DIR|LEASE_FILE)__/g, (w) => words[w]);
 }
 
 function dirname(p: string): string {

@@ -42,10 +42,10 @@
  * cleanup elsewhere is seen at the next full pass.
  */
 
-import { PRUNER_SCRIPT } from "../contract";
 import { readAsset } from "./assets";
+import { SCRIPT_FILES } from "../scripts";
 
 /** The pruner program, byte for byte as in assets/dhcp-pruner.py. */
 export function renderPrunerScript(): string {
-    return readAsset(PRUNER_SCRIPT);
+    return readAsset(SCRIPT_FILES.pruner);
 }

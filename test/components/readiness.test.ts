@@ -12,9 +12,10 @@ import * as path from "path";
 import * as pulumi from "@pulumi/pulumi";
 
 import { RawConfig } from "../../core/config";
-import { READINESS_ENV, podTemplateHash } from "../../core/plan/readiness";
+import { podTemplateHash } from "../../core/plan/readiness";
 import { containsSecret, RecordedResource, unwrapSecrets, valueOf } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { READINESS_ENV } from "../../core/scripts";
 
 const ROOT = path.join(__dirname, "..", "..");
 const devRaw = readStackConfig(path.join(ROOT, "Pulumi.dev.yaml"));

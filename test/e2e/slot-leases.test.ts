@@ -15,7 +15,7 @@ import * as fs from "fs";
 import * as net from "net";
 import * as path from "path";
 
-import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
+import { SLOT_AGENT_ENV } from "../../core/slot-agent";
 import { slotLeaseNames, slotLeaseRbac } from "../../core/manifests/slots";
 import { FENCING_CASES, FencingBackend } from "../helpers/fencing-cases";
 import { LeaseProxy } from "../helpers/lease-proxy";
@@ -24,10 +24,11 @@ import { ApiBridge, Daemon, NetnsLab, isRoot, requireOrSkip, run, tmpDir } from 
 import { Cluster, ROOT } from "./harness";
 import { sharedCluster } from "./shared-cluster";
 import { requireToolchain } from "./toolchain";
+import { SCRIPT_FILES } from "../../core/scripts";
 
 const NS = "slots";
 const SA = "ironic-conductor";
-const AGENT = path.join(ROOT, "assets", SLOT_AGENT_SCRIPT);
+const AGENT = path.join(ROOT, "assets", SCRIPT_FILES.slotAgent);
 // Short timings keep the suite fast; the agent refuses any set that breaks the fencing inequality.
 const TIMING = { leaseDuration: 4, renewDeadline: 2.5, retryPeriod: 0.5, claimMargin: 1, stopGrace: 1 };
 

@@ -26,8 +26,8 @@ import { ChildProcess, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { SERVICE_ACCOUNT_DIR } from "../../core/manifests/slots";
 import { trackProcessGroup } from "./sys";
+import { SERVICE_ACCOUNT_DIR } from "../../core/scripts";
 
 /** A container image as the runner knows it: a stand-in layer and the image's ENTRYPOINT/CMD. */
 export interface StandinImage {

@@ -15,10 +15,11 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { slotTakeoverBound, SlotTimings } from "../../core/plan/timings";
-import { SLOT_AGENT_ENV, SLOT_AGENT_SCRIPT } from "../../core/slot-agent";
+import { SLOT_AGENT_ENV } from "../../core/slot-agent";
 import { Daemon } from "./sys";
+import { SCRIPT_FILES } from "../../core/scripts";
 
-export const AGENT_SCRIPT = process.env.SLOT_AGENT_UNDER_TEST || path.join(__dirname, "..", "..", "assets", SLOT_AGENT_SCRIPT);
+export const AGENT_SCRIPT = process.env.SLOT_AGENT_UNDER_TEST || path.join(__dirname, "..", "..", "assets", SCRIPT_FILES.slotAgent);
 /** Debian's python3, not a version manager's shim (which costs 100 ms a start). */
 export const PYTHON = fs.existsSync("/usr/bin/python3") ? "/usr/bin/python3" : "python3";
 

@@ -16,7 +16,7 @@ import * as path from "path";
 import { validateConfig } from "../../core/config";
 import { nodeCertificateSans } from "../../core/plan/certificates";
 import { readAsset } from "../../core/render/assets";
-import { CONDUCTOR_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
+import { IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
@@ -28,6 +28,7 @@ import { renderOffline, readStackConfig } from "../../tools/render";
 import { conductorName, IronicLab, LabConductor, LabTls, peerSans, printLogTails, request, TestCa, until } from "../helpers/ironic-lab";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
+import { SCRIPT_FILES } from "../../core/scripts";
 
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
@@ -170,8 +171,8 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         ca = new TestCa(path.join(work, "ca"));
         const conductorCaDir = path.join(work, "conductor-ca");
         ca.intermediate(conductorCaDir);
-        const minter = path.join(work, CONDUCTOR_PATHS.certMinter);
-        fs.writeFileSync(minter, readAsset(CONDUCTOR_PATHS.certMinter));
+        const minter = path.join(work, SCRIPT_FILES.certMinter);
+        fs.writeFileSync(minter, readAsset(SCRIPT_FILES.certMinter));
         Object.assign(made, { osEnv, certSans: ironicEnv.CONDUCTOR_CERT_SANS.split(" "), minter, conductorCaDir });
         const apiDir = path.join(work, "api");
         const apiTls = tlsFilesIn(apiDir);

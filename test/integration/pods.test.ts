@@ -12,7 +12,6 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { CONDUCTOR_PATHS, DHCP_PROVIDER_PATHS, IPXE_FILES, PATHS } from "../../core/contract";
-import { SERVICE_ACCOUNT_DIR } from "../../core/manifests/slots";
 import { ipToNumber } from "../../core/ip";
 import { nodeCertificateSans } from "../../core/plan/certificates";
 import { dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
@@ -33,6 +32,7 @@ import { Firmware, LAB_SWITCH_MAC, LAB_SWITCH_NAME, PxeVm, vmPrerequisites } fro
 import { Daemon, dhcpClient, DhcpRelay, requireOrSkip, run } from "../helpers/sys";
 import { OwnerProbe } from "../helpers/owner-probe";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
+import { SERVICE_ACCOUNT_DIR } from "../../core/scripts";
 
 /** A node the test knows in full, whether or not the stack config lists it. */
 interface KnownNode {

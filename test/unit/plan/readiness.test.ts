@@ -5,8 +5,9 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { ENV } from "../../../core/contract";
-import { READINESS_COMMAND, READINESS_ENV, canonicalJson, parseConductorsAlive, podTemplateHash, readinessPlan } from "../../../core/plan/readiness";
+import { READINESS_COMMAND, canonicalJson, parseConductorsAlive, podTemplateHash, readinessPlan } from "../../../core/plan/readiness";
 import { devRaw, haRaw, planOf, withKeys } from "./support";
+import { READINESS_ENV } from "../../../core/scripts";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 
