@@ -3,9 +3,9 @@ import { strict as assert } from "assert";
 import * as path from "path";
 
 import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
-import { buildPlan } from "../../core/plan";
 import { listedConductors, slotDnsmasqConfs } from "../../core/plan/conductors";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { planOf } from "../helpers/plan";
 
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
 
@@ -36,9 +36,7 @@ describe("multi-conductor config validation", function () {
     it("accepts nodes whose name-hashed slots collided (slots are allocated now), and rejects overrides of the settings multi depends on", function () {
         // master-1 and master-2 landed on one slot when slots were derived from a hash of the name.
         const masters = withConductors([{ name: "master-1", ip: "172.22.0.2" }, { name: "master-2", ip: "172.22.0.3" }]);
-        const ok = validateConfig(masters);
-        assert.ok(ok.ok, JSON.stringify(!ok.ok && ok.issues));
-        assert.deepEqual(listedConductors(buildPlan(ok.config)).map((c) => [c.node, c.slot?.index]), [["master-1", 0], ["master-2", 1]]);
+        assert.deepEqual(listedConductors(planOf(masters)).map((c) => [c.node, c.slot?.index]), [["master-1", 0], ["master-2", 1]]);
         const list = issues({ ...masters, ironic: { config: { "dhcp.dhcp_provider": "none", "json_rpc.port": 1 } } });
         assert.ok(!list.some((i) => i.key.endsWith(".slot")), JSON.stringify(list));
         has(list, "ironic.config.dhcp.dhcp_provider", /set by this program/);
@@ -46,9 +44,7 @@ describe("multi-conductor config validation", function () {
     });
 
     it("existing TLS needs no CA of the user's: without tls.conductorCaSecret the conductors mint from the stack's own root", function () {
-        const r = validateConfig({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } });
-        assert.ok(r.ok, JSON.stringify(!r.ok && r.issues));
-        assert.deepEqual(buildPlan(r.config).conductorCa, { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca-cert/tls.crt" });
+        assert.deepEqual(planOf({ ...haRaw, tls: { mode: "existing", existingSecret: "x" } }).conductorCa, { source: "stack-root", jsonRpcCaFile: "/etc/metal3-ironic/conductor-ca-cert/tls.crt" });
     });
 });
 
@@ -230,9 +226,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
     });
 
     it("the per-node dnsmasq config answers only known hosts, pointing at the node; the range is the held slot's file", function () {
-        const r = validateConfig(haRaw);
-        assert.ok(r.ok);
-        const plan = buildPlan(r.config);
+        const plan = planOf(haRaw);
         const cp1 = { dnsmasqConf: listedConductors(plan).find((c) => c.node === "cp-1")!.resolved!.dnsmasq!.dnsmasqConf };
         assert.doesNotMatch(cp1.dnsmasqConf!, /^dhcp-range=/m);
         assert.match(slotDnsmasqConfs(plan)["slot-1.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
@@ -243,9 +237,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
     });
 
     it("the ha stack's relayed subnet is cut into the same 4 slots: slot k's file holds slot k of both ranges, disjoint, covering the relayed range in order", function () {
-        const r = validateConfig(haRaw);
-        assert.ok(r.ok);
-        const confs = slotDnsmasqConfs(buildPlan(r.config));
+        const confs = slotDnsmasqConfs(planOf(haRaw));
         const relayed = Object.keys(confs)
             .sort()
             .map((k) => /^dhcp-range=set:relayed-0,([\d.]+),([\d.]+),255\.255\.255\.0,1h$/m.exec(confs[k])!.slice(1));

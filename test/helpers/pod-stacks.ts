@@ -5,13 +5,14 @@
 import * as fs from "fs";
 import * as path from "path";
 
-import { RawConfig, validateConfig } from "../../core/config";
+import type { RawConfig } from "../../core/config";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, IronicPlan } from "../../core/plan";
+import type { IronicPlan } from "../../core/plan";
 import type { SizedRange } from "../../core/plan/types";
 import { parsePreviousState } from "../../core/plan/previous";
 import { Rendered, readStackConfig } from "../../tools/render";
 import { ClusterData } from "./pod-runner";
+import { planOf } from "./plan";
 import { renderWithRealSecrets } from "./real-secrets";
 import { canUseNetns, requireOrSkip, run, which } from "./sys";
 
@@ -27,9 +28,7 @@ export interface Stack {
 /** An example stack file rendered as the program renders it, with real secrets; `edit` changes its config first. */
 export async function renderStack(file: string, stack: string, edit: (raw: RawConfig) => RawConfig = (r) => r, next: Parameters<typeof renderWithRealSecrets>[4] = {}): Promise<Stack> {
     const raw = edit(readStackConfig(file));
-    const r = validateConfig(raw);
-    if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    return { raw, plan: buildPlan(r.config, parsePreviousState(next.previousOutputs ?? {})), ...(await renderWithRealSecrets(raw, stack, "", {}, next)) };
+    return { raw, plan: planOf(raw, parsePreviousState(next.previousOutputs ?? {})), ...(await renderWithRealSecrets(raw, stack, "", {}, next)) };
 }
 
 export function podRunnerPrerequisites(ctx: Mocha.Context): void {

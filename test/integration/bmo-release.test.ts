@@ -15,13 +15,13 @@ import { parseAllDocuments } from "yaml";
 import { loadBmoRelease } from "../../components/bmo-release";
 import { BMO_MODULE, BMO_PINNED, hash1, unzipFiles } from "../../core/bmo-release";
 import { bmoWebhookDnsNames } from "../../core/manifests";
-import { buildPlan } from "../../core/plan";
-import { validateConfig, RawConfig } from "../../core/config";
+import { RawConfig } from "../../core/config";
 import { readStackConfig } from "../../tools/render";
 import { schemaError } from "../helpers/k8s-schema";
 import { requireToolchain, toolchainBin, toolchainGoProxy } from "../e2e/toolchain";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { run, tmpDir } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 const ROOT = path.join(__dirname, "..", "..");
 const ZIP = "github.com/metal3-io/baremetal-operator/@v/v0.13.2.zip";
@@ -77,7 +77,7 @@ describe("bmo.enabled with baremetal-operator's real release (v0.13.2 from the t
             if (e) errors.push(`${o.kind}/${o.metadata.name}: ${e}`);
         }
         assert.deepEqual(errors, []);
-        const plan = buildPlan((validateConfig(raw) as any).config);
+        const plan = planOf(raw);
         const vwc = bmo.find((o) => o.kind === "ValidatingWebhookConfiguration")!;
         const tlsSecret = secrets["ironic-bmo-webhook-cert"];
         assert.ok(tlsSecret?.["tls.crt"] && tlsSecret["tls.key"], "the webhook's serving certificate Secret");

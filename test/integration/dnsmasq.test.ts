@@ -6,13 +6,14 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig, ipToNumber } from "../../core/config";
+import { ipToNumber } from "../../core/config";
 import { IPXE_FILES } from "../../core/contract";
 import { renderDnsmasqConf, DnsmasqOptions } from "../../core/render/dnsmasq";
-import { buildPlan, IronicPlan, SingleConductor } from "../../core/plan";
+import { IronicPlan, SingleConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
 import { canUseNetns, Daemon, dhcpClient, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 /** The single topology's one conductor. */
 function singleOf(plan: IronicPlan): SingleConductor {
@@ -21,9 +22,7 @@ function singleOf(plan: IronicPlan): SingleConductor {
 }
 
 function devPlan() {
-    const r = validateConfig(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml")));
-    if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    return buildPlan(r.config);
+    return planOf(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml")));
 }
 
 function dnsmasqTest(conf: string): { ok: boolean; output: string } {

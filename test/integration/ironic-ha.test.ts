@@ -13,7 +13,6 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
 import { nodeCertificateSans } from "../../core/plan/certificates";
 import { readAsset } from "../../core/render/assets";
 import { IPXE_FILES, PATHS } from "../../core/contract";
@@ -29,6 +28,7 @@ import { conductorName, IronicLab, LabConductor, LabTls, peerSans, printLogTails
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { SCRIPT_FILES } from "../../core/scripts";
+import { planOf } from "../helpers/plan";
 
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
@@ -93,9 +93,7 @@ function pickJoiningHosts(oldHosts: string[], uuids: string[], port: number): st
 describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, pruning", function () {
     this.timeout(900000);
     const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
-    const r = validateConfig(haRaw);
-    if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    const plan = buildPlan(r.config);
+    const plan = planOf(haRaw);
     const net = new NetnsLab();
     let work = "";
     let lab: IronicLab;

@@ -10,15 +10,15 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
 import { MARIADB } from "../../core/plan/database";
 import { renderInitSql, renderMariadbConf } from "../../core/render/mariadb";
 import { IRONIC_DB_USER } from "../../components/mariadb";
-import { buildPlan, databaseEnv } from "../../core/plan";
+import { databaseEnv } from "../../core/plan";
 import { renderOffline, readStackConfig } from "../../tools/render";
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { IRONIC_BIN } from "../helpers/ironic-lab";
+import { planOf } from "../helpers/plan";
 
 const devRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.dev.yaml"));
 const raw = { ...devRaw, database: { kind: "mariadb" } };
@@ -46,9 +46,7 @@ describe("MariaDB with the program's configuration (Debian mariadbd, ironic-dbsy
         requireOrSkip(this, canUseNetns(), "root and iproute2 for network namespaces");
 
         // What the program asks for: the Service name Ironic is given and the certificate's SANs.
-        const r = validateConfig(raw);
-        assert.ok(r.ok);
-        const plan = buildPlan(r.config);
+        const plan = planOf(raw);
         const env = databaseEnv(plan.database);
         dbHost = env.MARIADB_HOST;
         dbName = env.MARIADB_DATABASE;

@@ -11,12 +11,11 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
 import { ipToBigInt } from "../../core/ip";
-import { buildPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { dnsmasqHandled, dnsmasqLogLength, DnsmasqNode, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
 import { canUseNetns, dhcp6Client, dhcpClient, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 const KNOWN_MAC = "52:54:00:00:46:01";
 const UNKNOWN_MAC = "52:54:00:00:46:99";
@@ -25,9 +24,7 @@ const TAG = "6f1c4f4e-5d4c-4a52-9c55-000000004601";
 describe("dual-stack multi-conductor DHCP: the owner alone leases one host IPv4 and IPv6 from its slot of each range (real dnsmasq, udhcpc, dhclient -6, 3 nodes)", function () {
     this.timeout(240000);
     const lab = new NetnsLab();
-    const r = validateConfig(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.dualstack.yaml")));
-    if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    const plan = buildPlan(r.config);
+    const plan = planOf(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.dualstack.yaml")));
     const httpPort = plan.config.ports.http;
     let work = "";
     let nodes: DnsmasqNode[] = [];

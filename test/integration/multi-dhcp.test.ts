@@ -10,13 +10,13 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
 import { ipToNumber } from "../../core/ip";
-import { buildPlan, ListedConductor } from "../../core/plan";
+import { ListedConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { DirChanges, dnsmasqHandled, dnsmasqLogLength, DnsmasqNode as Node, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
 import { until } from "../helpers/ironic-lab";
 import { canUseNetns, dhcpClient, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 
 const KNOWN_MAC = "52:54:00:00:00:01";
@@ -43,9 +43,7 @@ function ironicOptsFile(tag: string, ip: string, httpPort: number): string {
 describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)", function () {
     this.timeout(180000);
     const lab = new NetnsLab();
-    const r = validateConfig(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml")));
-    if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    const plan = buildPlan(r.config);
+    const plan = planOf(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml")));
     const httpPort = plan.config.ports.http;
     let work = "";
     const nodes: Node[] = [];

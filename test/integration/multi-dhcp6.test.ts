@@ -10,13 +10,13 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
 import { ipToBigInt } from "../../core/ip";
-import { buildPlan, ListedConductor } from "../../core/plan";
+import { ListedConductor } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { dnsmasqHandled, dnsmasqLogLength, DnsmasqNode as Node, readIfExists, startConductorDnsmasqs } from "../helpers/conductor-dnsmasq";
 import { until } from "../helpers/ironic-lab";
 import { canUseNetns, dhcp6Client, NetnsLab, requireOrSkip, tmpDir, which } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 const KNOWN_MAC = "52:54:00:00:06:01";
 const UNKNOWN_MAC = "52:54:00:00:06:99";
@@ -25,9 +25,7 @@ const TAG = "6f1c4f4e-5d4c-4a52-9c55-000000000601";
 describe("multi-conductor DHCPv6: only the owner answers, from its own slice (real dnsmasq, dhclient -6, 3 nodes)", function () {
     this.timeout(240000);
     const lab = new NetnsLab();
-    const r = validateConfig(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.v6.yaml")));
-    if (!r.ok) throw new Error(JSON.stringify(r.issues));
-    const plan = buildPlan(r.config);
+    const plan = planOf(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.v6.yaml")));
     const httpPort = plan.config.ports.http;
     let work = "";
     const nodes: Node[] = [];

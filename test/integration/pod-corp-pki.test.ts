@@ -13,8 +13,8 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { RawConfig, validateConfig } from "../../core/config";
-import { buildPlan, IronicPlan, listedConductors } from "../../core/plan";
+import { RawConfig } from "../../core/config";
+import { IronicPlan, listedConductors } from "../../core/plan";
 import { Rendered, readStackConfig, renderOffline } from "../../tools/render";
 import { HaPodLab } from "../helpers/ha-pod-lab";
 import { until } from "../helpers/ironic-lab";
@@ -23,6 +23,7 @@ import { ClusterData } from "../helpers/pod-runner";
 import { clusterData, realProviderState } from "../helpers/real-secrets";
 import { canUseNetns, requireOrSkip, run, which } from "../helpers/sys";
 import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
+import { planOf } from "../helpers/plan";
 
 /** The corporate PKI: a root (what clients trust) and an issuing CA it signs, which signs the rest. */
 class CorporatePki {
@@ -158,9 +159,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         const work = lab.makeWork(`pods-corp-pki-${v.mode}-${v.conductorCa}`);
         const fixture = readStackConfig(path.join(__dirname, "..", "fixtures", v.fixture));
         const raw = v.edit ? v.edit(fixture) : fixture;
-        const checked = validateConfig(raw);
-        if (!checked.ok) throw new Error(JSON.stringify(checked.issues));
-        plan = buildPlan(checked.config);
+        plan = planOf(raw);
         const listed = listedConductors(plan);
         pki = new CorporatePki(path.join(work, "pki"));
         // existing: the user's Secrets exist before the stack, and the API Secret's read is answered

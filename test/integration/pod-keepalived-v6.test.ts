@@ -14,14 +14,14 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
-import { buildPlan, IronicPlan } from "../../core/plan";
+import { IronicPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { ClusterData, PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 const FIXTURE = path.join(__dirname, "..", "fixtures", "Pulumi.v6-vip.yaml");
 const VIP = "fd00:1:2:3::5";
@@ -81,9 +81,7 @@ describe("pods as declared: IPv6 single stack with keepalived, two nodes (pod ru
         requireOrSkip(this, ["keepalived", "tcpdump", "setcap", "nsenter", "unshare", "setpriv"].every((c) => !!which(c)), "Debian's keepalived, tcpdump, libcap2-bin, util-linux (apt-get install keepalived tcpdump libcap2-bin util-linux)");
         work = tmpDir("pods-keepalived-v6");
         const raw = readStackConfig(FIXTURE);
-        const r = validateConfig(raw);
-        if (!r.ok) throw new Error(JSON.stringify(r.issues));
-        plan = buildPlan(r.config);
+        plan = planOf(raw);
         const { rendered, cluster } = await renderWithRealSecrets(raw, "v6-vip");
         const dep = rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === plan.names.deployment)!;
         const images = { [plan.config.images.keepalived]: debianKeepalivedImage(work) };
@@ -207,9 +205,7 @@ describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic 
         requireOrSkip(this, imageVenvReady(), IMAGE_VENV_NEEDED);
         work = tmpDir("pods-keepalived-v6-pod");
         const raw = readStackConfig(FIXTURE);
-        const r = validateConfig(raw);
-        if (!r.ok) throw new Error(JSON.stringify(r.issues));
-        plan = buildPlan(r.config);
+        plan = planOf(raw);
         const rendered = await renderWithRealSecrets(raw, "v6-vip");
         cluster = rendered.cluster;
         const images = { ...prepareImages(work), [plan.config.images.keepalived]: debianKeepalivedImage(work) };

@@ -20,10 +20,9 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { validateConfig } from "../../core/config";
 import { DHCP_PROVIDER_PATHS, IPXE_FILES } from "../../core/contract";
 import { ipToBigInt } from "../../core/ip";
-import { buildPlan, IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
+import { IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { DHCP_CONTAINERS, HaPodLab } from "../helpers/ha-pod-lab";
 import { conductorName, until } from "../helpers/ironic-lab";
@@ -33,6 +32,7 @@ import { canUseNetns, requireOrSkip, which } from "../helpers/sys";
 import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { PxeVm, vmPrerequisites } from "../helpers/vm";
 import { requireToolchain } from "../e2e/toolchain";
+import { planOf } from "../helpers/plan";
 
 const ROOT = path.join(__dirname, "..", "..");
 /** The cluster network (IPv4, eth0 of the nodes): the kubernetes Service's bridge, MariaDB, Jobs. */
@@ -87,9 +87,7 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         requireToolchain(this, "cluster");
         fs.chmodSync(lab.makeWork("pods-v6"), 0o755);
         const raw = readStackConfig(path.join(ROOT, "test", "fixtures", "Pulumi.v6.yaml"));
-        const v = validateConfig(raw);
-        if (!v.ok) throw new Error(JSON.stringify(v.issues));
-        plan = buildPlan(v.config);
+        plan = planOf(raw);
         const { rendered, cluster } = await renderWithRealSecrets(raw, "v6");
         assert.equal(plan.topology.kind, "multi");
         // The provisioning network is IPv6 only; cluster traffic (the kubernetes Service's

@@ -17,15 +17,15 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { RawConfig, validateConfig } from "../../core/config";
+import { RawConfig } from "../../core/config";
 import { DEFAULT_IMAGES } from "../../core/contract";
-import { buildPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { TestCa, until } from "../helpers/ironic-lab";
 import { PodRunner, StandinImage, tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { curlDownloaderImage } from "../helpers/standins";
 import { Daemon, NetnsLab, canUseNetns, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { planOf } from "../helpers/plan";
 
 const ROOT = path.join(__dirname, "..", "..");
 /** Addresses inside the test's namespace: an "outside" source, one in the dev stack's provisioning CIDR (172.22.0.0/24). */
@@ -143,9 +143,7 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
     async function download(label: string, extra: RawConfig, opts: { hosts?: Record<string, string>; caPem?: string } = {}): Promise<{ pod: PodRunner; error?: Error }> {
         // The origins are this test's own plain-http servers: accepted explicitly, as for a trusted mirror.
         const raw = { ...readStackConfig(path.join(ROOT, "Pulumi.dev.yaml")), imageCache: { allowHttp: true }, ...extra };
-        const v = validateConfig(raw);
-        if (!v.ok) throw new Error(JSON.stringify(v.issues));
-        const plan = buildPlan(v.config);
+        const plan = planOf(raw);
         const { rendered, cluster } = await renderWithRealSecrets(raw, "dev");
         if (opts.caPem) cluster.configMaps["corp-ca"] = { "ca.crt": opts.caPem };
         // The image cache's pod downloads IPA (the Ironic pods only read from it).

@@ -16,15 +16,14 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { osloEnvName } from "../../core/contract";
-import { buildPlan } from "../../core/plan";
 import { READINESS_COMMAND } from "../../core/plan/readiness";
 import { FAILOVER_SETTINGS } from "../../core/plan/timings";
-import { validateConfig } from "../../core/config";
 import { unwrapSecrets } from "../../tools/offline";
 import { readStackConfig, renderOffline } from "../../tools/render";
 import { IronicLab, LabConductor, printLogTails, TestCa, until } from "../helpers/ironic-lab";
 import { isRoot, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
+import { planOf } from "../helpers/plan";
 
 const ROOT = path.join(__dirname, "..", "..");
 const KUBECTL_STANDIN = path.join(ROOT, "test", "standins", "kubectl", "usr", "bin");
@@ -100,9 +99,7 @@ describe("live readiness against real Ironic: 3 of 3 alive passes, a killed cond
         assert.equal(programEnv.READINESS_PASSWORD, PASSWORD);
 
         // The API's certificate carries the program's API names (the Service names) and the lab's address.
-        const r = validateConfig(haRaw);
-        if (!r.ok) throw new Error(JSON.stringify(r.issues));
-        const plan = buildPlan(r.config);
+        const plan = planOf(haRaw);
         ca = new TestCa(path.join(work, "ca"));
         const apiTls = { certFile: path.join(work, "api", "tls.crt"), keyFile: path.join(work, "api", "tls.key"), caFile: ca.certFile };
         ca.issue("ironic-api", { dnsNames: plan.certificate.dnsNames, ipAddresses: ["127.0.0.1"] }, apiTls.certFile, apiTls.keyFile);

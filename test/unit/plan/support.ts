@@ -1,11 +1,8 @@
 /** Shared by the planner tests: the example stacks as validated configs, and variants of them. */
-import { strict as assert } from "assert";
 import * as path from "path";
 
-import { validateConfig } from "../../../core/config";
-import type { ConfigIssue, RawConfig, StackConfig } from "../../../core/config";
-import { buildPlan } from "../../../core/plan";
-import type { IronicPlan } from "../../../core/plan";
+import type { RawConfig } from "../../../core/config";
+import { configOf, planOf } from "../../helpers/plan";
 import { readStackConfig } from "../../../tools/render";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
@@ -15,14 +12,7 @@ export const vmediaRaw = readStackConfig(path.join(ROOT, "test/fixtures/Pulumi.v
 export const v6VipRaw = readStackConfig(path.join(ROOT, "test/fixtures/Pulumi.v6-vip.yaml"));
 export const tlsExistingRaw = readStackConfig(path.join(ROOT, "test/fixtures/Pulumi.tls-existing.yaml"));
 
-/** The validated config of `raw`; fails the test with every issue when it is rejected. */
-export function configOf(raw: RawConfig): StackConfig {
-    const r = validateConfig(raw);
-    if (!r.ok) assert.fail(`config rejected:\n${(r as { issues: ConfigIssue[] }).issues.map((i) => `${i.key}: ${i.message}`).join("\n")}`);
-    return r.config;
-}
-
-export const planOf = (raw: RawConfig): IronicPlan => buildPlan(configOf(raw));
+export { configOf, planOf };
 
 /** `base` with top-level keys replaced. */
 export const withKeys = (base: RawConfig, keys: RawConfig): RawConfig => ({ ...base, ...keys });

@@ -3,8 +3,8 @@ import { strict as assert } from "assert";
 
 import { validateConfig } from "../../../../core/config";
 import { dhcpExtraRangesRule } from "../../../../core/config/rules/dhcp-extra-ranges";
-import { buildPlan } from "../../../../core/plan";
 import { devRaw, haRaw, listing, ruleTable, withDhcp } from "../support";
+import { planOf } from "../../../helpers/plan";
 
 const rack = { subnet: "172.23.0.0/24", rangeStart: "172.23.0.10", rangeEnd: "172.23.0.209", gateway: "172.23.0.1" };
 const extra = (over: Record<string, unknown>[], base = devRaw) => withDhcp({ extraRanges: over.map((o) => ({ ...rack, ...o })) }, base);
@@ -46,9 +46,7 @@ describe("config rule: relayed subnets (provisioning.dhcp.extraRanges)", functio
 
     it("multi: a range whose slices would be smaller than minSize is refused by the planner once the slot count is known", function () {
         // 20 addresses in the default 4 slots: 5 each, below the default minimum of 8.
-        const r = validateConfig(extra([{ rangeStart: "172.23.0.10", rangeEnd: "172.23.0.29" }], haRaw));
-        assert.ok(r.ok, r.ok ? "" : listing(r.issues));
-        const slots = buildPlan(r.config).topology;
+        const slots = planOf(extra([{ rangeStart: "172.23.0.10", rangeEnd: "172.23.0.29" }], haRaw)).topology;
         assert.equal(slots.kind, "multi");
         const issues = slots.kind === "multi" ? slots.dhcpSlots!.issues : [];
         assert.deepEqual(

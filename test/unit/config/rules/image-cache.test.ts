@@ -6,6 +6,7 @@ import { imageCacheRule, ipaDownloadRule } from "../../../../core/config/rules/i
 import { validateConfig } from "../../../../core/config";
 import { buildPlan, userSecretIssues } from "../../../../core/plan";
 import { devRaw, hasIssue, issues, ruleTable } from "../support";
+import { planOf } from "../../../helpers/plan";
 
 const cache = (imageCache: Record<string, unknown>) => ({ ...devRaw, imageCache });
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIBAA==\n-----END CERTIFICATE-----\n";
@@ -46,11 +47,7 @@ describe("config rule: imageCache", function () {
             { name: "none with allowHttp", raw: cache({ mode: "none", kernelUrl: { x86_64: "http://i/k" }, ramdiskUrl: { x86_64: "http://i/r" }, allowHttp: true }), key: "imageCache.allowHttp", message: 'only used with imageCache.mode "deploy"', reported: true },
         ]);
         it("the plan hands the expected sha256 to the entry's sync script (IPA_CACHE_SHA256) and makes it part of the version key; unset, the key is what it was", function () {
-            const planFor = (entry: Record<string, unknown>) => {
-                const r = validateConfig(cache({ ipa: [{ architecture: "x86_64", ...entry }] }));
-                assert.ok(r.ok, JSON.stringify(r));
-                return buildPlan(r.config).imageCache.versions[0];
-            };
+            const planFor = (entry: Record<string, unknown>) => planOf(cache({ ipa: [{ architecture: "x86_64", ...entry }] })).imageCache.versions[0];
             const pinned = planFor({ sha256: SHA });
             const plain = planFor({});
             assert.equal(pinned.env.IPA_CACHE_SHA256, SHA);
@@ -86,9 +83,7 @@ describe("config rule: imageCache", function () {
     });
 
     it("a caSecret named like a Secret the program writes is refused with its key", function () {
-        const r = validateConfig(cache({ mode: "external", url: URL, caSecret: "ironic-ipa-cache-ca" }));
-        assert.ok(r.ok, "valid on its own");
-        const found = userSecretIssues(buildPlan(r.config));
+        const found = userSecretIssues(planOf(cache({ mode: "external", url: URL, caSecret: "ironic-ipa-cache-ca" })));
         assert.deepEqual(found.map((i) => i.key), ["imageCache.caSecret"]);
         assert.match(found[0].message, /"ironic-ipa-cache-ca" is the name of a Secret this program writes/);
         const mine = validateConfig(cache({ mode: "external", url: URL, caSecret: "other-stack-cache-ca" }));
