@@ -4,7 +4,7 @@
 Waits until every expected conductor is alive in Ironic's `GET /v1/conductors`, reaching the API
 either at its in-cluster Service URL or through `kubectl port-forward` to that Service, over TLS
 verified with the stack CA, with the generated API credentials. components/readiness.ts runs it
-through @pulumi/command (`python3 -`, this file on stdin); core/plan/readiness.ts declares the
+through @pulumi/command (`python3 -`, this file on stdin); core/scripts.ts declares the
 environment it reads (READINESS_ENV) and why; the README ("Live readiness") says what users see.
 
 stdout: the hostnames of the alive conductors ([DEFAULT]host, without the JSON-RPC port Ironic

@@ -68,13 +68,14 @@ export const IPA_CACHE_ENV = {
     caFile: "IPA_CACHE_CA_FILE",
     trustFile: "IPA_CACHE_TRUST_FILE",
     imagesDir: "IPA_CACHE_IMAGES_DIR",
-    /** The client's tries of the cache (default 120, one per second), never set by the program. */
+    /** The client's tries of the cache (default 120, 5 s apart), never set by the program. */
     attempts: "IPA_CACHE_ATTEMPTS",
     /** The program the sync runs (default: the downloader image's entrypoint); tests point it at a stand-in. */
     downloader: "IPA_DOWNLOADER",
-    /** The architecture a downloader fetches (the image's own variable, read by the sync too). */
-    arch: "IPA_ARCH",
 } as const;
+
+/** provisioning-ip-check.sh: seconds to wait for the address (default 60). */
+export const PROVISIONING_IP_CHECK_ENV = { wait: "WAIT", node: WRAPPER_ENV.node } as const;
 
 /** The variables ironic-readiness.py reads. */
 export const READINESS_ENV = {
@@ -119,7 +120,7 @@ export interface ScriptContract {
     requiredAs?: { arg: string; required: readonly string[] };
     /** Run by that script, with arguments only (never from a container's command). */
     runBy?: ScriptRole;
-    /** What it sets for the command it runs. */
+    /** What it sets for the command it runs, as far as a later script of the container needs it. */
     provides?: readonly string[];
     /** Paths it falls back to or names, each as a whole word in its text. */
     paths?: readonly string[];
@@ -131,11 +132,12 @@ export const SCRIPTS: Record<ScriptRole, ScriptContract> = {
     wrapper: {
         language: "bash",
         shipped: "scripts",
-        reads: values(WRAPPER_ENV),
+        // NO_PROXY/no_proxy: read through ${!var}, this node's address added to them.
+        reads: [...values(WRAPPER_ENV), ...IPA_DOWNLOADER.proxyEnv.no],
         required: [WRAPPER_ENV.node],
         // The node's env file (core/plan/conductors.ts nodeEnv).
         provides: [ENV.provisioningIp, ENV.conductorHost, ENV.provisioningInterface],
-        paths: [CONDUCTOR_PATHS.nodeData, CONDUCTOR_PATHS.conductorCa, CONDUCTOR_PATHS.scripts, SCRIPT_FILES.wrapper, SCRIPT_FILES.certMinter],
+        paths: [CONDUCTOR_PATHS.nodeData, CONDUCTOR_PATHS.conductorCa, CONDUCTOR_PATHS.scripts, SCRIPT_FILES.wrapper, `$scripts/${SCRIPT_FILES.certMinter}`, `$scripts/${SCRIPT_FILES.addressFinder}`],
     },
     certMinter: { language: "python", shipped: "scripts", reads: [], required: [], runBy: "wrapper" },
     addressFinder: { language: "python", shipped: "scripts", reads: [], required: [], runBy: "wrapper" },
@@ -156,13 +158,15 @@ export const SCRIPTS: Record<ScriptRole, ScriptContract> = {
     },
     // DHCP_SLOT is needed in multi only, where the fence sets it.
     dnsmasqStart: { language: "bash", shipped: "scripts", reads: [SLOT_AGENT_ENV.slot], required: [] },
-    provisioningIpCheck: { language: "bash", shipped: "inline", reads: ["WAIT", WRAPPER_ENV.node], required: [] },
+    provisioningIpCheck: { language: "bash", shipped: "inline", reads: values(PROVISIONING_IP_CHECK_ENV), required: [] },
     keepalivedStart: { language: "bash", shipped: "inline", reads: values(KEEPALIVED_START.env), required: [] },
     ipaCacheSync: {
         language: "bash",
         shipped: "ipa-cache",
-        reads: [IPA_CACHE_ENV.arch, IPA_CACHE_ENV.key, IPA_CACHE_ENV.dir, IPA_CACHE_ENV.downloader, IPA_CACHE_ENV.minMtime, IPA_CACHE_ENV.sha256],
-        required: [IPA_CACHE_ENV.arch, IPA_CACHE_ENV.key],
+        // The downloader's selecting variables go into the version key (read through ${!v}).
+        reads: [ENV.ipaArch, IPA_CACHE_ENV.key, IPA_CACHE_ENV.dir, IPA_CACHE_ENV.downloader, IPA_CACHE_ENV.minMtime, IPA_CACHE_ENV.sha256, ENV.ipaBaseUri, ENV.ipaBranch, ENV.ipaFlavor, ENV.ipaFilename],
+        required: [ENV.ipaArch, IPA_CACHE_ENV.key],
+        provides: [ENV.sharedDir],
         paths: [IPA_CACHE_PATHS.data, IPA_DOWNLOADER.entrypoint],
     },
     ipaCacheServer: {
@@ -180,5 +184,11 @@ export const SCRIPTS: Record<ScriptRole, ScriptContract> = {
         required: [IPA_CACHE_ENV.arches],
         paths: [PATHS.sharedImages],
     },
-    readiness: { language: "python", shipped: "runner", reads: values(READINESS_ENV), required: [READINESS_ENV.apiUrl] },
+    readiness: {
+        language: "python",
+        shipped: "runner",
+        reads: values(READINESS_ENV),
+        // The service and namespace are needed for port-forward only (mode auto off the cluster); the program always sets them.
+        required: [READINESS_ENV.apiUrl, READINESS_ENV.username, READINESS_ENV.password, READINESS_ENV.service, READINESS_ENV.namespace],
+    },
 };

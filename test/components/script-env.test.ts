@@ -11,10 +11,12 @@ import { strict as assert } from "assert";
 import * as path from "path";
 
 import { ENV } from "../../core/contract";
+import { readinessPlan } from "../../core/plan/readiness";
 import { readAsset } from "../../core/render/assets";
 import { KUBERNETES_ENV, SCRIPT_FILES, SCRIPTS, type ScriptRole } from "../../core/scripts";
 import { EXAMPLE_STACKS } from "../../tools/golden";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { planOf } from "../helpers/plan";
 
 const ROOT = path.join(__dirname, "..", "..");
 const ROLES = Object.keys(SCRIPTS) as ScriptRole[];
@@ -31,32 +33,51 @@ function containers(o: any, at: string): { where: string; c: any }[] {
     return out;
 }
 
-/** The scripts a container's command runs, in order, each with the argument after it. */
+/**
+ * The scripts a container's command runs, in order, each with the argument after it. A word that
+ * names a script but is none of these (an inline text that differs from the file, a path of
+ * another form) throws: no container escapes the check unseen. An inline script's `$0` is its name.
+ */
 export function scriptsRun(c: { command?: string[]; args?: string[] }): { role: ScriptRole; arg?: string }[] {
     const words = [...(c.command ?? []), ...(c.args ?? [])];
     const found: { role: ScriptRole; arg?: string }[] = [];
     words.forEach((w, i) => {
+        let seen = false;
         for (const role of ROLES) {
             const file = SCRIPT_FILES[role];
             const inline = SCRIPTS[role].shipped === "inline" && words[i - 1] === "-c" && w === readAsset(file);
             if (w.endsWith(`/${file}`) || inline) found.push({ role, arg: words[i + 1] });
+            seen ||= w.endsWith(`/${file}`) || inline || (w === file && words[i - 1] === readAsset(file));
         }
+        const named = ROLES.find((r) => w.includes(SCRIPT_FILES[r]));
+        if (named && !seen) throw new Error(`a command word names ${SCRIPT_FILES[named]} but runs no script of the table as it is: ${JSON.stringify(w.slice(0, 80))}`);
     });
     return found;
 }
 
-/** What is wrong with one container's environment for the scripts it runs. */
-function envProblems(names: Set<string>, runs: { role: ScriptRole; arg?: string }[]): string[] {
+/** What is wrong with one container's environment (each name with its plain value; undefined for a reference) for the scripts it runs. */
+function envProblems(env: Map<string, string | undefined> | Set<string>, runs: { role: ScriptRole; arg?: string }[]): string[] {
+    const names = new Set(env.keys());
     const problems: string[] = [];
     const reads = new Set(runs.flatMap(({ role }) => SCRIPTS[role].reads));
     runs.forEach(({ role, arg }, i) => {
         const row = SCRIPTS[role];
         const required = row.requiredAs && arg === row.requiredAs.arg ? row.requiredAs.required : row.required;
         const exported = new Set(runs.slice(0, i).flatMap((r) => SCRIPTS[r.role].provides ?? []));
-        for (const n of required) if (!names.has(n) && !exported.has(n)) problems.push(`${SCRIPT_FILES[role]} needs ${n}, which is not set`);
+        for (const n of required) {
+            if (!names.has(n) && !exported.has(n)) problems.push(`${SCRIPT_FILES[role]} needs ${n}, which is not set`);
+            else if (env instanceof Map && env.get(n) === "") problems.push(`${SCRIPT_FILES[role]} needs ${n}, which is set empty`);
+        }
     });
     for (const n of names) if (OURS.has(n) && !reads.has(n)) problems.push(`${n} is set, but no script of this container reads it`);
     return problems;
+}
+
+/** The readiness Command's environment (secret as a whole: the raw inputs' envelope holds it as `value`), if the stack has one. */
+function readinessCommand(r: Rendered): Record<string, string> | undefined {
+    const cmd = r.resources.find((x) => x.type === "command:local:Command" && x.rawInputs.stdin === readAsset(SCRIPT_FILES.readiness));
+    const env = cmd?.rawInputs.environment;
+    return env ? (env.value ?? env) : undefined;
 }
 
 describe("the environment of every container that runs one of our scripts (core/scripts.ts)", function () {
@@ -65,7 +86,13 @@ describe("the environment of every container that runs one of our scripts (core/
     const ran = new Set<ScriptRole>();
 
     before(async function () {
-        for (const ex of EXAMPLE_STACKS) renders.set(ex.stack, await renderOffline(readStackConfig(path.join(ROOT, ex.file)), ex.stack));
+        for (const ex of EXAMPLE_STACKS) {
+            const r = await renderOffline(readStackConfig(path.join(ROOT, ex.file)), ex.stack);
+            renders.set(ex.stack, r);
+            for (const o of r.objects) for (const { c } of containers(o.spec, "")) for (const { role } of scriptsRun(c)) ran.add(role);
+            if (readinessCommand(r)) ran.add("readiness");
+        }
+        for (const role of ROLES) if ([...ran].some((r) => SCRIPTS[role].runBy === r)) ran.add(role);
     });
 
     for (const ex of EXAMPLE_STACKS) {
@@ -74,20 +101,14 @@ describe("the environment of every container that runs one of our scripts (core/
             const problems: string[] = [];
             for (const o of r.objects) {
                 for (const { where, c } of containers(o.spec, `${o.kind}/${o.metadata.name}`)) {
-                    const runs = scriptsRun(c);
-                    runs.forEach(({ role }) => ran.add(role));
-                    for (const role of ROLES) if (runs.some((x) => x.role === SCRIPTS[role].runBy)) ran.add(role);
-                    const names = new Set<string>((c.env ?? []).map((e: { name: string }) => e.name));
-                    problems.push(...envProblems(names, runs).map((p) => `${where}: ${p}`));
+                    const env = new Map<string, string | undefined>((c.env ?? []).map((e: { name: string; value?: string }) => [e.name, e.value]));
+                    problems.push(...envProblems(env, scriptsRun(c)).map((p) => `${where}: ${p}`));
                 }
             }
-            // The readiness check: the Command that gets the script on stdin (its environment is secret as a whole: the raw inputs' envelope holds it as `value`).
-            const readiness = r.resources.find((x) => x.type === "command:local:Command" && x.rawInputs.stdin === readAsset(SCRIPT_FILES.readiness));
-            if (readiness) {
-                ran.add("readiness");
-                const env = readiness.rawInputs.environment;
-                problems.push(...envProblems(new Set(Object.keys(env.value ?? env)), [{ role: "readiness" }]).map((p) => `readiness Command: ${p}`));
-            }
+            // The readiness check, where the plan has one: the Command that gets the script on stdin.
+            const readiness = readinessCommand(r);
+            assert.equal(readiness !== undefined, readinessPlan(planOf(readStackConfig(path.join(ROOT, ex.file)))) !== undefined, "a readiness Command exactly when the plan has a readiness check");
+            if (readiness) problems.push(...envProblems(new Map(Object.entries(readiness)), [{ role: "readiness" }]).map((p) => `readiness Command: ${p}`));
             assert.deepEqual(problems, []);
         });
     }
@@ -107,12 +128,15 @@ describe("the environment of every container that runs one of our scripts (core/
                 { role: "dnsmasqStart", arg: undefined },
             ]);
             assert.deepEqual(scriptsRun({ command: ["/bin/bash", "-c", readAsset(SCRIPT_FILES.provisioningIpCheck), SCRIPT_FILES.provisioningIpCheck, "172.22.0.2"] }), [{ role: "provisioningIpCheck", arg: SCRIPT_FILES.provisioningIpCheck }]);
-            assert.deepEqual(scriptsRun({ command: ["/bin/runironic"], args: ["--conductor-start.sh.bak"] }), []);
+            assert.deepEqual(scriptsRun({ command: ["/bin/runironic"], args: ["--verbose"] }), []);
+            assert.throws(() => scriptsRun({ command: ["/bin/bash", "-c", `${readAsset(SCRIPT_FILES.provisioningIpCheck)}\n`, SCRIPT_FILES.provisioningIpCheck] }), /names provisioning-ip-check\.sh but runs no script/);
+            assert.throws(() => scriptsRun({ command: ["/bin/bash", `/x/${SCRIPT_FILES.wrapper}.bak`] }), /names conductor-start\.sh/);
         });
 
         it("reports a required variable not set, unless a script before it exports it; the fence needs less than the agent", function () {
             assert.deepEqual(envProblems(new Set(["PRUNER_HOSTSDIR", "PRUNER_OPTSDIR"]), [{ role: "pruner" }]), [`${SCRIPT_FILES.pruner} needs PRUNER_API_URL, which is not set`, `${SCRIPT_FILES.pruner} needs IRONIC_CONDUCTOR_HOST, which is not set`]);
             assert.deepEqual(envProblems(new Set(["NODE_NAME", "PRUNER_API_URL", "PRUNER_HOSTSDIR", "PRUNER_OPTSDIR"]), [{ role: "wrapper" }, { role: "pruner" }]), []);
+            assert.deepEqual(envProblems(new Map([["IPA_CACHE_ARCHES", ""]]), [{ role: "ipaCacheClient" }]), [`${SCRIPT_FILES.ipaCacheClient} needs IPA_CACHE_ARCHES, which is set empty`]);
             const dirs = new Set(["SLOT_GRANT_DIR", "SLOT_FENCE_DIR"]);
             assert.deepEqual(envProblems(new Set([...dirs, "NODE_NAME"]), [{ role: "wrapper" }, { role: "slotAgent", arg: "--fence" }]), []);
             assert.deepEqual(envProblems(dirs, [{ role: "slotAgent" }]).map((p) => /needs (\w+)/.exec(p)![1]), ["SLOT_NAMESPACE", "SLOT_LEASE_PREFIX", "SLOT_IDENTITY", "SLOT_COUNT"], "the agent needs its namespace, prefix, identity and count");

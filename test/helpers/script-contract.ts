@@ -8,16 +8,20 @@ import type { ScriptContract } from "../../core/scripts";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Variables a bash script expands: `$NAME`, `${NAME}`, `${NAME:-…}` and the like. */
+/** Variables a bash script expands: `$NAME`, `${NAME}`, `${NAME:-…}` and the like, and the names a `for v in A b; do` loop reads through `${!v}`. */
 export function shellReads(script: string): Set<string> {
-    return new Set([...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]));
+    const direct = [...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]);
+    const indirect = [...script.matchAll(/\bfor (\w+) in ([A-Za-z_][\w ]*); do/g)].filter((m) => script.includes(`\${!${m[1]}`)).flatMap((m) => m[2].split(/\s+/));
+    return new Set([...direct, ...indirect]);
 }
 
 /** Variables a bash script cannot do without: `${NAME:?…}`, or only ever expanded bare (under `set -u` an unset one fails). */
 export function shellRequired(script: string): Set<string> {
     const guarded = new Set([...script.matchAll(/\$\{([A-Z_][A-Z0-9_]*)(?::?[-+=])/g)].map((m) => m[1]));
     const demanded = [...script.matchAll(/\$\{([A-Z_][A-Z0-9_]*):?\?/g)].map((m) => m[1]);
-    return new Set([...demanded, ...[...shellReads(script)].filter((n) => !guarded.has(n) && !demanded.includes(n))]);
+    // Reads through ${!v} are guarded where they happen (`${!v-}`, `${!var:-}`): only direct expansions count here.
+    const direct = new Set([...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]));
+    return new Set([...demanded, ...[...direct].filter((n) => !guarded.has(n) && !demanded.includes(n))]);
 }
 
 /** Variables a Python script reads: `os.environ["NAME"]`, `os.environ.get("NAME"…)` or its own `env("NAME"…)`. */

@@ -85,7 +85,7 @@ describe("assets: the scripts as files, each against its row of core/scripts.ts"
         }
     });
 
-    it("the scripts ConfigMap (ha stack) holds the wrapper and the pruner byte for byte under their file names", function () {
+    it("the scripts ConfigMap (ha stack) holds its scripts byte for byte under their file names (start-dnsmasq.sh filled in)", function () {
         const data = scriptsConfigMapData(planOf(haRaw));
         // The dnsmasq start script gets three words filled in (test/unit/render/dnsmasq.test.ts).
         for (const name of ASSET_NAMES.filter((n) => n !== SCRIPT_FILES.dnsmasqStart)) assert.equal(data[name], raw(name), `scripts ConfigMap key ${name}`);
@@ -102,6 +102,13 @@ describe("assets: the scripts as files, each against its row of core/scripts.ts"
             assert.deepEqual(problems("wrapper", renamed).sort(), [`listed but not read: ${WRAPPER_ENV.watchInterval}`, "read but not listed: CONDUCTOR_POLL_INTERVAL"]);
             const py = raw(SCRIPT_FILES.readiness).split(`"${READINESS_ENV.conductors}"`).join('"READINESS_EXPECTED"');
             assert.deepEqual(problems("readiness", py).sort(), [`listed but not read: ${READINESS_ENV.conductors}`, "read but not listed: READINESS_EXPECTED"]);
+        });
+
+        it("names read through ${!v} in a `for v in …` loop are read; one dropped from the loop is reported", function () {
+            const sync = raw(SCRIPT_FILES.ipaCacheSync);
+            const dropped = sync.replace("for v in IPA_BASEURI IPA_BRANCH IPA_FLAVOR IPA_FILENAME; do", "for v in IPA_BASEURI IPA_BRANCH IPA_FLAVOR; do");
+            assert.notEqual(dropped, sync);
+            assert.deepEqual(problems("ipaCacheSync", dropped), ["listed but not read: IPA_FILENAME"]);
         });
 
         it("a name left only in a comment or a message is not read", function () {
