@@ -10,6 +10,7 @@ import { createHash } from "crypto";
 import { RawConfig } from "../../core/config";
 import { unwrapSecrets, valueOf } from "../../tools/offline";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
+import { containersOf } from "../helpers/pod-specs";
 import * as path from "path";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -21,7 +22,6 @@ const CACHE = "https://ironic-ipa-cache.metal3.svc:6186/images/ironic-python-age
 const obj = (r: Rendered, kind: string, name: string) => r.objects.find((o) => o.kind === kind && o.metadata?.name === name);
 const envOf = (c: any): Record<string, string> => Object.fromEntries((c.env ?? []).map((e: any) => [e.name, e.value]));
 const podsOf = (r: Rendered) => r.objects.filter((o) => o.spec?.template?.spec).map((o) => ({ o, spec: o.spec.template.spec }));
-const containersOf = (spec: any) => [...(spec.initContainers ?? []), ...spec.containers];
 
 describe("IPA image cache in the rendered stack (pulumi mocks)", function () {
     this.timeout(120000);

@@ -14,6 +14,7 @@ import { crdErrors } from "../helpers/operator-crds";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 import type { ValidateFunction } from "ajv";
 import { certManagerCrd } from "../helpers/cert-manager";
+import { containersOf, podSpecs } from "../helpers/pod-specs";
 import { kubernetesAjv, strictUnknownFields } from "../helpers/crd-schema";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -25,16 +26,6 @@ const NETWORK: RawConfig = {
     trust: { extraCaBundle: { configMap: "corp-ca", key: "bundle.pem" } },
 };
 
-/** Every pod spec in an object, wherever it sits (Pod, template, Job template of a CronJob). */
-function podSpecs(o: any, at = o.kind): { where: string; spec: any }[] {
-    if (!o || typeof o !== "object") return [];
-    const out: { where: string; spec: any }[] = [];
-    if (Array.isArray(o.containers)) out.push({ where: at, spec: o });
-    for (const [k, v] of Object.entries(o)) if (v && typeof v === "object" && k !== "containers" && k !== "initContainers") out.push(...podSpecs(v, `${at}.${k}`));
-    return out;
-}
-
-const containersOf = (spec: any): any[] => [...(spec.initContainers ?? []), ...spec.containers];
 const esmImport = new Function("specifier", "return import(specifier)") as (s: string) => Promise<any>;
 
 /** cert-manager's Certificate, checked against cert-manager's own CRD schema (test/helpers/cert-manager.ts). */

@@ -17,6 +17,7 @@ import { KUBERNETES_ENV, SCRIPT_FILES, SCRIPTS, type ScriptRole } from "../../co
 import { EXAMPLE_STACKS } from "../../tools/golden";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
 import { planOf } from "../helpers/plan";
+import { containersOf, podSpecs } from "../helpers/pod-specs";
 
 const ROOT = path.join(__dirname, "..", "..");
 const ROLES = Object.keys(SCRIPTS) as ScriptRole[];
@@ -25,13 +26,7 @@ const ROLES = Object.keys(SCRIPTS) as ScriptRole[];
 const OURS = new Set(ROLES.flatMap((r) => SCRIPTS[r].reads).filter((n) => !(Object.values(ENV) as string[]).includes(n) && !(Object.values(KUBERNETES_ENV) as string[]).includes(n)));
 
 /** Every container of every pod spec in an object, wherever the spec sits. */
-function containers(o: any, at: string): { where: string; c: any }[] {
-    if (!o || typeof o !== "object") return [];
-    const out: { where: string; c: any }[] = [];
-    if (Array.isArray(o.containers)) for (const c of [...(o.initContainers ?? []), ...o.containers]) out.push({ where: `${at}/${c.name}`, c });
-    for (const [k, v] of Object.entries(o)) if (k !== "containers" && k !== "initContainers") out.push(...containers(v, at));
-    return out;
-}
+const containers = (o: any, at: string): { where: string; c: any }[] => podSpecs(o, at).flatMap(({ where, spec }) => containersOf(spec).map((c) => ({ where: `${where}/${c.name}`, c })));
 
 /**
  * The scripts a container's command runs, in order, each with the argument after it. A word that

@@ -8,9 +8,12 @@ import type { ScriptContract } from "../../core/scripts";
 
 const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
-/** Variables a bash script expands: `$NAME`, `${NAME}`, `${NAME:-…}` and the like, and the names a `for v in A b; do` loop reads through `${!v}`. */
+/** Variables a bash script expands directly: `$NAME`, `${NAME}`, `${NAME:-…}` and the like. */
+const shellExpands = (script: string): string[] => [...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]);
+
+/** Variables a bash script reads: those it expands, and the names a `for v in A b; do` loop reads through `${!v}`. */
 export function shellReads(script: string): Set<string> {
-    const direct = [...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]);
+    const direct = shellExpands(script);
     const indirect = [...script.matchAll(/\bfor (\w+) in ([A-Za-z_][\w ]*); do/g)].filter((m) => script.includes(`\${!${m[1]}`)).flatMap((m) => m[2].split(/\s+/));
     return new Set([...direct, ...indirect]);
 }
@@ -20,8 +23,7 @@ export function shellRequired(script: string): Set<string> {
     const guarded = new Set([...script.matchAll(/\$\{([A-Z_][A-Z0-9_]*)(?::?[-+=])/g)].map((m) => m[1]));
     const demanded = [...script.matchAll(/\$\{([A-Z_][A-Z0-9_]*):?\?/g)].map((m) => m[1]);
     // Reads through ${!v} are guarded where they happen (`${!v-}`, `${!var:-}`): only direct expansions count here.
-    const direct = new Set([...script.matchAll(/\$\{?([A-Z_][A-Z0-9_]*)/g)].map((m) => m[1]));
-    return new Set([...demanded, ...[...direct].filter((n) => !guarded.has(n) && !demanded.includes(n))]);
+    return new Set([...demanded, ...shellExpands(script).filter((n) => !guarded.has(n) && !demanded.includes(n))]);
 }
 
 /** Variables a Python script reads: `os.environ["NAME"]`, `os.environ.get("NAME"…)` or its own `env("NAME"…)`. */
