@@ -15,8 +15,9 @@
  * whole when the unit ends.
  *
  * Everything lands in the log dir ($TEST_LOG_DIR, or a new one under the temp dir): results.tsv,
- * each unit's log, and timings.txt, the table printed at the end: per tier (files, tests, seconds),
- * per lane (wall time, time waiting for the toolchain) and the 15 slowest files. The last line is
+ * failures.jsonl, each unit's log, and timings.txt, the table printed at the end: per tier (files,
+ * tests, seconds), per lane (wall time, time waiting for the toolchain), the 15 slowest files and
+ * what failed, with each error's first lines (CI shows the end of its output). The last line is
  * `npm test: N passed, N failed` (also in totals.txt); the exit code is non-zero when anything failed, including a unit
  * that exited non-zero without a test failure (a crash or a compile error: counted as one failure).
  *
@@ -28,7 +29,7 @@ import * as os from "os";
 import * as path from "path";
 
 import { exitFlushed } from "./exit-flushed";
-import { LaneTimes, nextUnit, planUnits, readResults, report, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
+import { LaneTimes, nextUnit, planUnits, readFailures, readResults, report, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
 import { sleep, toolchainEnded, waitForToolchain } from "./toolchain-wait";
 
 const ROOT = path.join(__dirname, "..");
@@ -105,7 +106,7 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
         // A process group of its own, so an interrupted run stops it and what it started.
         const child = spawn(process.execPath, [MOCHA, ...run.mochaArgs, ...u.files], {
             cwd: ROOT,
-            env: { ...process.env, TEST_RESULTS_FILE: run.resultsFile, TEST_END_DIR: run.logDir },
+            env: { ...process.env, TEST_RESULTS_FILE: run.resultsFile, TEST_FAILURES_FILE: failuresFile(run.logDir), TEST_END_DIR: run.logDir },
             stdio: ["ignore", out, out],
             detached: true,
         });
@@ -187,6 +188,7 @@ async function main(): Promise<void> {
     const { lanes, logDir, tiers, mochaArgs } = parseArgs(process.argv.slice(2));
     const resultsFile = path.join(logDir, "results.tsv");
     fs.writeFileSync(resultsFile, "");
+    fs.writeFileSync(failuresFile(logDir), "");
     const units = planUnits(testFiles().filter((f) => tiers.includes(tierOf(f))), (f) => needsToolchain(f));
     const run: Run = { lanes, logDir, mochaArgs, resultsFile, queue: [...units], extraFailures: [], laneTimes: [], toolchain: {}, children: new Set() };
     let interrupted = false;
@@ -217,7 +219,12 @@ async function main(): Promise<void> {
 
 /** Prints and keeps the breakdown and the totals line; returns the number of failures. */
 function finish(run: Run, started: number): number {
-    return report(run.logDir, readResults(run.resultsFile), run.laneTimes, (Date.now() - started) / 1000, run.extraFailures);
+    return report(run.logDir, readResults(run.resultsFile), run.laneTimes, (Date.now() - started) / 1000, run.extraFailures, readFailures(failuresFile(run.logDir)));
+}
+
+/** Where the reporter appends each failure with its error's first lines (test/helpers/e2e-tally-reporter.ts). */
+function failuresFile(logDir: string): string {
+    return path.join(logDir, "failures.jsonl");
 }
 
 if (require.main === module) void main();

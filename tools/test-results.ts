@@ -118,8 +118,41 @@ export interface LaneTimes {
     waitedSeconds: number;
 }
 
-/** The breakdown table: per tier, per lane, the slowest files. */
-export function breakdown(results: FileResult[], lanes: LaneTimes[], wallSeconds: number, extraFailures: string[]): string {
+/** A failed test or hook as the reporter records it in $TEST_FAILURES_FILE (one JSON line each). */
+export interface FailureNote {
+    file: string;
+    title: string;
+    error: string;
+}
+
+export function readFailures(file: string): FailureNote[] {
+    if (!fs.existsSync(file)) return [];
+    return fs
+        .readFileSync(file, "utf8")
+        .split("\n")
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as FailureNote);
+}
+
+/** Failures shown at the end of the breakdown, and how much of each: CI shows only its output's tail. */
+const DIGEST_MAX = 10;
+const DIGEST_LINE = 240;
+
+/** What failed and why, in the first lines of each error: the end of CI's output says it. */
+export function failureDigest(failures: FailureNote[]): string[] {
+    if (failures.length === 0) return [];
+    const cut = (s: string, n: number) => (s.length > n ? `${s.slice(0, n)}…` : s);
+    const out = [`  what failed (the error's first lines; the whole in the unit's log):`];
+    for (const f of failures.slice(0, DIGEST_MAX)) {
+        out.push(`    ✗ ${f.file}: ${cut(f.title, 2 * DIGEST_LINE)}`);
+        for (const l of f.error.split("\n").filter((x) => x.trim())) out.push(`        ${cut(l.trim(), DIGEST_LINE)}`);
+    }
+    if (failures.length > DIGEST_MAX) out.push(`    and ${failures.length - DIGEST_MAX} more`);
+    return out;
+}
+
+/** The breakdown table: per tier, per lane, the slowest files, then what failed. */
+export function breakdown(results: FileResult[], lanes: LaneTimes[], wallSeconds: number, extraFailures: string[], failures: FailureNote[] = []): string {
     const pad = (s: string | number, n: number) => String(s).padStart(n);
     const tiers = [...TIERS];
     for (const r of results) if (!tiers.includes(r.tier)) tiers.push(r.tier);
@@ -142,6 +175,7 @@ export function breakdown(results: FileResult[], lanes: LaneTimes[], wallSeconds
         out.push(`    ${pad(r.seconds.toFixed(0), 5)} s  ${r.tier.padEnd(11)} ${r.file} (${r.passed} passed${r.failed ? `, ${r.failed} failed` : ""}${r.pending ? `, ${r.pending} pending` : ""})`);
     }
     for (const f of extraFailures) out.push(`  failed outside a test: ${f}`);
+    out.push(...failureDigest(failures));
     return out.join("\n") + "\n";
 }
 
@@ -151,8 +185,8 @@ export function breakdown(results: FileResult[], lanes: LaneTimes[], wallSeconds
  * dir (timings.txt, totals.txt: CI reads the totals from there, whatever happens to the output on its
  * way). Returns the number of failures: the tests' and the failures outside a test.
  */
-export function report(logDir: string, results: FileResult[], lanes: LaneTimes[], wallSeconds: number, extraFailures: string[]): number {
-    const table = breakdown(results, lanes, wallSeconds, extraFailures);
+export function report(logDir: string, results: FileResult[], lanes: LaneTimes[], wallSeconds: number, extraFailures: string[], failures: FailureNote[] = []): number {
+    const table = breakdown(results, lanes, wallSeconds, extraFailures, failures);
     fs.writeFileSync(path.join(logDir, "timings.txt"), table);
     process.stdout.write("\n" + table);
     const passed = results.reduce((a, r) => a + r.passed, 0);

@@ -17,6 +17,10 @@
  * slowest-file breakdown that `npm test` and .ci/run print. With $TEST_END_DIR set, it writes
  * `mocha-<pid>.end` there when the run ends, so that the runner can tell a mocha process that
  * finished its tests but does not exit (a leaked process or handle) from one still testing.
+ *
+ * With $TEST_FAILURES_FILE set, each failure (a test or a hook) appends one JSON line `{file, title,
+ * error}`: the file, the full title and the error's first lines, so that the end of CI's output
+ * (tools/test-results.ts failureDigest) says what failed and why, not only where.
  */
 import * as fs from "fs";
 import * as path from "path";
@@ -61,6 +65,20 @@ function recordFileTimes(runner: Mocha.Runner, file: string, testFile: RegExp): 
     });
     runner.on(EVENT_RUN_END, close);
 }
+/** Lines of a failure's message kept for the digest (the stack's first frame in test/ is added). */
+const FAILURE_LINES = 12;
+
+/** One JSON line per failure, with the file and the error's first lines (see the header). */
+function recordFailures(runner: Mocha.Runner, file: string, testFile: RegExp): void {
+    runner.on(EVENT_TEST_FAIL, (r, err: Error) => {
+        // Test files only: a test that runs mocha on fixture suites (failing by design) inherits the variable.
+        if (!r.file || !testFile.test(r.file)) return;
+        const rel = path.relative(CHECKOUT, path.resolve(r.file)).split(path.sep).join("/");
+        const message = String(err?.message ?? err).split("\n").slice(0, FAILURE_LINES);
+        const frame = String(err?.stack ?? "").split("\n").find((l) => /^\s+at .*\btest\//.test(l));
+        fs.appendFileSync(file, JSON.stringify({ file: rel, title: r.fullTitle(), error: [...message, ...(frame ? [frame.trim()] : [])].join("\n") }) + "\n");
+    });
+}
 const DEFAULT_E2E_DIR = path.join(__dirname, "..", "e2e");
 
 /** The tests of `suite` (nested suites included) that have not run, are not pending and match the grep. */
@@ -75,7 +93,9 @@ export default class E2eTallyReporter extends Mocha.reporters.Spec {
     constructor(runner: Mocha.Runner, options: Mocha.MochaOptions = {}) {
         super(runner, options);
         const opts = (options as { reporterOptions?: Record<string, string> }).reporterOptions ?? {};
-        if (process.env.TEST_RESULTS_FILE) recordFileTimes(runner, process.env.TEST_RESULTS_FILE, new RegExp(opts.testFilePattern ?? "\\.test\\.ts$"));
+        const testFile = new RegExp(opts.testFilePattern ?? "\\.test\\.ts$");
+        if (process.env.TEST_FAILURES_FILE) recordFailures(runner, process.env.TEST_FAILURES_FILE, testFile);
+        if (process.env.TEST_RESULTS_FILE) recordFileTimes(runner, process.env.TEST_RESULTS_FILE, testFile);
         // tools/run-tests.ts: the run's tests are over; if this process does not exit soon after,
         // something a test started is still holding it (named by the process id: fixture suites
         // run by tests are other processes and inherit the variable).

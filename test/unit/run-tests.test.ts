@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { needsToolchain, testFiles } from "../../tools/run-tests";
-import { breakdown, nextUnit, planUnits, tierOf, ToolchainNeed } from "../../tools/test-results";
+import { breakdown, failureDigest, nextUnit, planUnits, tierOf, ToolchainNeed } from "../../tools/test-results";
 import { tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -91,6 +91,25 @@ describe("npm test (tools/run-tests.ts)", function () {
         const slow = t.split("\n").filter((l) => / s {2}\w/.test(l));
         assert.deepEqual(slow.map((l) => l.trim().split(/\s+/)[3]), ["test/e2e/b.test.ts", "test/unit/c.test.ts", "test/unit/a.test.ts"]);
         assert.match(t, /failed outside a test: e2e \(x\) not run/);
+    });
+
+    it("ends with what failed: each failure's file, title and its error's first lines, long lines cut and at most ten failures, so that the tail of CI's output says why", function () {
+        const note = (i: number) => ({ file: "test/integration/pods.test.ts", title: `pods as declared: case ${i}`, error: `expected 3 conductors, got 2\n\n+ actual - expected\n${"x".repeat(500)}\nat Context.<anonymous> (test/integration/pods.test.ts:${400 + i}:16)` });
+        const t = breakdown([{ tier: "integration", file: "test/integration/pods.test.ts", seconds: 9, passed: 1, failed: 1, pending: 0 }], [], 9, [], [note(1)]);
+        const tail = t.trimEnd().split("\n").slice(-6);
+        assert.deepEqual(tail.slice(0, 4), [
+            "  what failed (the error's first lines; the whole in the unit's log):",
+            "    ✗ test/integration/pods.test.ts: pods as declared: case 1",
+            "        expected 3 conductors, got 2",
+            "        + actual - expected",
+        ]);
+        assert.equal(tail[4], `        ${"x".repeat(240)}…`, "a long line is cut");
+        assert.equal(tail[5], "        at Context.<anonymous> (test/integration/pods.test.ts:401:16)", "the failing line");
+        assert.match(t, /x…\n {8}at Context\.<anonymous> \(test\/integration\/pods\.test\.ts:401:16\)\n$/);
+        const many = failureDigest(Array.from({ length: 12 }, (_, i) => note(i)));
+        assert.equal(many.filter((l) => l.startsWith("    ✗")).length, 10);
+        assert.equal(many[many.length - 1], "    and 2 more");
+        assert.deepEqual(failureDigest([]), [], "nothing when nothing failed");
     });
 
     it("a failed toolchain build fails the units that need it, naming the target it was building, and runs no test of theirs", function () {

@@ -12,26 +12,29 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
+import { FailureNote, readFailures } from "../../../tools/test-results";
 import { tmpDir } from "../../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const FIXTURES = path.join(ROOT, "test", "fixtures", "e2e-tally");
 
-function runFixtures(extra: string[] = []): { status: number | null; out: string; tally: string[]; results: string[] } {
+function runFixtures(extra: string[] = []): { status: number | null; out: string; tally: string[]; results: string[]; failures: FailureNote[] } {
     const dir = tmpDir("e2e-tally");
     const file = path.join(dir, "tally");
     const results = path.join(dir, "results.tsv");
+    const failures = path.join(dir, "failures.jsonl");
     fs.writeFileSync(file, "");
     const r = spawnSync(process.execPath, [require.resolve("mocha/bin/mocha.js"), "--reporter-option", `e2eDir=${FIXTURES}`, ...extra, path.join(FIXTURES, "suites.ts")], {
         cwd: ROOT,
-        env: { ...process.env, E2E_TALLY_FILE: file, TEST_RESULTS_FILE: results },
+        env: { ...process.env, E2E_TALLY_FILE: file, TEST_RESULTS_FILE: results, TEST_FAILURES_FILE: failures },
         encoding: "utf8",
         timeout: 60000,
     });
+    const failed = readFailures(failures);
     const tally = fs.readFileSync(file, "utf8").split("\n").filter(Boolean);
     const lines = fs.existsSync(results) ? fs.readFileSync(results, "utf8").split("\n").filter(Boolean) : [];
     fs.rmSync(dir, { recursive: true, force: true });
-    return { status: r.status, out: r.stdout + r.stderr, tally, results: lines };
+    return { status: r.status, out: r.stdout + r.stderr, tally, results: lines, failures: failed };
 }
 
 describe("e2e tally (.mocharc.json's reporter): every test of the tier counted, hook failures included", function () {
@@ -62,6 +65,21 @@ describe("e2e tally (.mocharc.json's reporter): every test of the tier counted, 
         assert.deepEqual([tier, file, passed, failed, pending], ["fixtures", "test/fixtures/e2e-tally/suites.ts", "3", "4", "1"], "4 failing as mocha counts them (exit status 4), 1 pending");
         assert.ok(Number(seconds) >= 0.3, `the fixture's 300 ms before hook is counted: ${seconds} s`);
         assert.deepEqual(runFixtures().results, [], "suites.ts is no test file: a test that runs mocha on fixtures adds no line to the run's results");
+    });
+
+    it("records each failure of a test file with its error's first lines (TEST_FAILURES_FILE), for the digest at the end of CI's output; none of a file that is no test file", function () {
+        const r = runFixtures(["--reporter-option", "testFilePattern=suites\\.ts$"]);
+        assert.deepEqual(
+            r.failures.map((f) => [f.file, f.title, f.error.split("\n")[0]]),
+            [
+                ["test/fixtures/e2e-tally/suites.ts", 'fixture: the cluster never comes up "before all" hook for "deploys"', "cluster did not come up"],
+                ["test/fixtures/e2e-tally/suites.ts", 'fixture: before each fails on the second test "before each" hook for "second"', "workspace lost"],
+                ["test/fixtures/e2e-tally/suites.ts", 'fixture: after all fails "after all" hook for "passes before the teardown"', "teardown failed"],
+                ["test/fixtures/e2e-tally/suites.ts", "fixture: plain fails", "a real failure"],
+            ],
+        );
+        assert.match(r.failures[3].error, /\nat .*test\/fixtures\/e2e-tally\/suites\.ts:\d+/, "the failing line in the test file");
+        assert.deepEqual(runFixtures().failures, [], "suites.ts is no test file: a test that runs mocha on fixtures adds no failure to the run's digest");
     });
 
     it("counts only the tests the grep selects", function () {
