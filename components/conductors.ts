@@ -11,7 +11,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { Credentials } from "./credentials";
-import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName } from "../core/manifests";
+import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName, tlsSecretBody } from "../core/manifests";
 import { rollAnnotations } from "./ironic";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
@@ -115,7 +115,7 @@ export class Conductors extends pulumi.ComponentResource {
     private caSecret(name: string, plan: IronicPlan, namespace: pulumi.Input<string>, ca: { certPem: pulumi.Input<string>; keyPem: pulumi.Input<string> }): k8s.core.v1.Secret {
         return new k8s.core.v1.Secret(
             `${name}-conductor-ca`,
-            { metadata: { name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": ca.certPem, "tls.key": ca.keyPem } },
+            tlsSecretBody({ name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, { cert: ca.certPem, key: ca.keyPem }),
             { parent: this },
         );
     }

@@ -16,7 +16,7 @@ import { MARIADB_OPERATOR } from "../core/plan/database";
 import { inNamespace } from "../core/manifests";
 import { OPERATOR_IRONIC_USER, operatorMariadb, operatorNetworkPolicy, operatorSqlObjects } from "../core/manifests/mariadb-operator";
 import { IronicPlan } from "../core/plan";
-import { StackPki } from "./pki";
+import { StackPki, serverTlsSecret } from "./pki";
 import { databaseCredentials } from "./mariadb";
 
 export interface MariaDBOperatorArgs {
@@ -40,17 +40,9 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
 
         const { secret } = databaseCredentials(this, name, plan, namespace, OPERATOR_IRONIC_USER);
         this.credentials = secret;
-        const cert = pki.issue(
-            `${name}-server`,
-            { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] },
-            pki,
-        );
         // The operator reads tls.crt/tls.key (serverCertSecretRef) and ca.crt (serverCASecretRef, trust only: no ca.key).
-        const tls = new k8s.core.v1.Secret(
-            `${name}-tls`,
-            { metadata: { name: n.tlsSecret, namespace, labels: plan.labels }, type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
-            { parent: this },
-        );
+        const request = { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] };
+        const { secret: tls } = serverTlsSecret(pki, name, request, { name: n.tlsSecret, namespace, labels: plan.labels }, { issue: pki, secret: this })!;
         const operator = c.database.operator.install ? installOperator(name, plan, this) : [];
 
         const keep = { retainOnDelete: c.database.retainOnDelete };

@@ -9,6 +9,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as tls from "@pulumi/tls";
 
+import { tlsSecretBody } from "../core/manifests";
+
 export interface StackPkiArgs {
     /** Common name of the CA, e.g. "metal3-ironic dev CA". */
     commonName: pulumi.Input<string>;
@@ -101,6 +103,8 @@ export class StackPki extends pulumi.ComponentResource {
 /**
  * A server certificate of `pki` in a kubernetes.io/tls Secret (tls.crt, tls.key, ca.crt), or
  * nothing without a stack CA (tls.mode "cert-manager": the issuer's Certificate writes that Secret).
+ * The certificate's resource is `certName` (`<name>-server` unless the caller's URNs name it otherwise),
+ * the Secret's `<name>-tls`.
  */
 export function serverTlsSecret(
     pki: StackPki | undefined,
@@ -108,14 +112,11 @@ export function serverTlsSecret(
     request: CertificateArgs,
     secret: { name: string; namespace: pulumi.Input<string>; labels: Record<string, string> },
     parents: { issue: pulumi.Resource; secret: pulumi.Resource },
+    certName = `${name}-server`,
 ): { secret: k8s.core.v1.Secret; certPem: pulumi.Output<string> } | undefined {
     if (!pki) return undefined;
-    const cert = pki.issue(`${name}-server`, request, parents.issue);
-    const tls = new k8s.core.v1.Secret(
-        `${name}-tls`,
-        { metadata: secret, type: "kubernetes.io/tls", stringData: { "tls.crt": cert.certPem, "tls.key": cert.keyPem, "ca.crt": pki.caCertPem } },
-        { parent: parents.secret },
-    );
+    const cert = pki.issue(certName, request, parents.issue);
+    const tls = new k8s.core.v1.Secret(`${name}-tls`, tlsSecretBody(secret, { cert: cert.certPem, key: cert.keyPem, ca: pki.caCertPem }), { parent: parents.secret });
     return { secret: tls, certPem: cert.certPem };
 }
 

@@ -3,14 +3,13 @@
  * per-node conductors (multi), as children of the stack component. Split from stack.ts to keep
  * each file to one concern; the component names come from topology-switch.ts (aliases).
  */
-import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { IronicPlan } from "../core/plan";
 import { Conductors } from "./conductors";
 import { ExistingTls } from "./existing-tls";
 import { Ironic } from "./ironic";
-import { StackPki } from "./pki";
+import { StackPki, serverTlsSecret } from "./pki";
 import { workloadComponentName } from "./topology-switch";
 
 /** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */
@@ -37,18 +36,9 @@ cacheCaPem?: pulumi.Output<string>,
     if (c.tls.mode === "generate" && pki) {
         // Only with "generate": with "existing" the API certificate is the user's, even when a
         // stack PKI exists (for MariaDB), and its Secret is theirs.
-        const server = pki.issue(`${name}-api`, { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses }, pki);
-        mounted.push(
-            new k8s.core.v1.Secret(
-                `${name}-tls`,
-                {
-                    metadata: { name: plan.names.tlsSecret, namespace, labels: plan.labels },
-                    type: "kubernetes.io/tls",
-                    stringData: { "tls.crt": server.certPem, "tls.key": server.keyPem, "ca.crt": pki.caCertPem },
-                },
-                { parent },
-            ),
-        );
+        const request = { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses };
+        const server = serverTlsSecret(pki, name, request, { name: plan.names.tlsSecret, namespace, labels: plan.labels }, { issue: pki, secret: parent }, `${name}-api`)!;
+        mounted.push(server.secret);
         tlsCertPem = server.certPem;
     } else if (existing) {
         // The user's certificate: pods roll when it changes (on the next pulumi up).

@@ -4,7 +4,7 @@
  * (certificate hashes) come in as parameters.
  *
  * This file only re-exports:
- *   meta.ts        ANNOTATIONS, inNamespace, sha256, contentHash, sortedRecord, pod and container baseline
+ *   meta.ts        ANNOTATIONS, inNamespace, tlsSecretBody, sha256, contentHash, sortedRecord, pod and container baseline
  *   volumes.ts     volume and mount factories, podVolumes (per topology), databaseVolumes
  *   topology.ts    how containers start and where the pod runs, per topology
  *   containers.ts  one builder per container of the Ironic pod
@@ -18,7 +18,7 @@
  *   metrics.ts     the exporter container, the metrics Service and the ServiceMonitor (metrics.enabled)
  *   bmo.ts         baremetal-operator's release objects wired to the stack (bmo.enabled)
  */
-export { ANNOTATIONS, contentHash, inNamespace, sha256 } from "./meta";
+export { ANNOTATIONS, contentHash, inNamespace, sha256, tlsSecretBody } from "./meta";
 export { databaseVolumes } from "./volumes";
 export { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "./ironic";
 export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS } from "./mariadb";

@@ -33,6 +33,16 @@ export function inNamespace<T extends { metadata?: unknown }>(o: T, namespace: p
     return { ...o, metadata: { ...(o.metadata as k8s.types.input.meta.v1.ObjectMeta), namespace } };
 }
 
+/**
+ * The body of every kubernetes.io/tls Secret of the stack: the certificate, its key and, for a
+ * server's, the CA its clients verify with (ca.crt; a CA's own Secret has none).
+ */
+export function tlsSecretBody<M, S>(metadata: M, pem: { cert: S; key: S; ca?: S }): { metadata: M; type: "kubernetes.io/tls"; stringData: Record<string, S> } {
+    const stringData: Record<string, S> = { "tls.crt": pem.cert, "tls.key": pem.key };
+    if (pem.ca !== undefined) stringData["ca.crt"] = pem.ca;
+    return { metadata, type: "kubernetes.io/tls", stringData };
+}
+
 export function sha256(s: string): string {
     return createHash("sha256").update(s).digest("hex");
 }

@@ -6,7 +6,7 @@ import * as os from "os";
 import * as path from "path";
 
 import { COMMANDS, DEFAULT_IMAGES } from "../../../core/contract";
-import { ANNOTATIONS, contentHash, inNamespace, podBase, restrictedSecurityContext, sha256, sortedRecord, untraced } from "../../../core/manifests/meta";
+import { ANNOTATIONS, contentHash, inNamespace, podBase, restrictedSecurityContext, sha256, sortedRecord, tlsSecretBody, untraced } from "../../../core/manifests/meta";
 import { readRender } from "../../../tools/diff";
 import { GOLDEN_DIR } from "../../../tools/golden";
 import { dev, ha } from "./support";
@@ -37,6 +37,16 @@ describe("manifests/meta", function () {
 
     it("sortedRecord orders keys (rendered YAML follows insertion order)", function () {
         assert.deepEqual(Object.entries(sortedRecord({ z: "1", a: "2", m: "3" })), [["a", "2"], ["m", "3"], ["z", "1"]]);
+    });
+
+    it("tlsSecretBody: the one body of every kubernetes.io/tls Secret (tls.crt, tls.key, then ca.crt for a server's; a CA's own has none), built nowhere else in components/", function () {
+        const meta = { name: "ironic-tls", namespace: "metal3", labels: { app: "ironic" } };
+        assert.deepEqual(tlsSecretBody(meta, { cert: "C", key: "K", ca: "A" }), { metadata: meta, type: "kubernetes.io/tls", stringData: { "tls.crt": "C", "tls.key": "K", "ca.crt": "A" } });
+        assert.deepEqual(Object.keys(tlsSecretBody(meta, { cert: "C", key: "K", ca: "A" }).stringData), ["tls.crt", "tls.key", "ca.crt"], "the rendered order");
+        assert.deepEqual(tlsSecretBody(meta, { cert: "C", key: "K" }).stringData, { "tls.crt": "C", "tls.key": "K" });
+        const components = path.join(__dirname, "..", "..", "..", "components");
+        const spelled = fs.readdirSync(components).filter((f) => /kubernetes\.io\/tls/.test(fs.readFileSync(path.join(components, f), "utf8").replace(/^\s*(\*|\/\/).*$/gm, "")));
+        assert.deepEqual(spelled, [], "components build TLS Secrets through tlsSecretBody (or serverTlsSecret)");
     });
 
     it("restrictedSecurityContext: no escalation, read-only root, non-root, every capability dropped; a fresh object per call", function () {
