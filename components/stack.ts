@@ -71,8 +71,6 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const namespace = this.namespace(name, plan);
         if (needles.length > 0) configSecrets = new ConfigSecrets(name, plan, namespace, this);
         const creds = new Credentials(`${name}-credentials`, { namespace, secretName: plan.names.credentialsSecret, username: c.ironic.apiUsername, labels: plan.labels }, { parent: this });
-        /** What the workload mounts or needs first; it waits for all of them. */
-        const mounted: pulumi.Resource[] = [creds.secret];
         const pki = this.stackPki(name, plan);
         // With tls.mode "existing" the user's Secret is read (never registered: this program must
         // not write, replace or delete it); its CA goes to BMO and to the stack output.
@@ -80,12 +78,12 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca (the multi
         // pods verify their peers with it); none with cert-manager: ca.crt of the issuer's Secrets.
         const caPem = existing ? existing.caCertPem : pki?.caCertPem;
-        if (caPem) mounted.push(new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this }));
-        mounted.push(...registerCertificates(this, name, plan, namespace));
-        const upgrade = this.database(name, plan, namespace, pki, mounted);
+        const cacert = caPem ? [new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this })] : [];
+        const db = this.database(name, plan, namespace, pki, [creds.secret, ...cacert, ...registerCertificates(this, name, plan, namespace)]);
         const cache = imageCacheForStack(this, name, plan, namespace, pki);
-        mounted.push(...cache.mounted);
-        const workload = ironicWorkload(this, name, plan, namespace, pki, existing, mounted, creds.rollHash, cache.ownRootPem);
+        // What the workload mounts or needs first (it waits for all of them), each step's own.
+        const { workload, mounted } = ironicWorkload(this, name, plan, namespace, pki, existing, [...db.mounted, ...cache.mounted], creds.rollHash, cache.ownRootPem);
+        const upgrade = db.upgrade;
         deployImageCache(this, name, plan, namespace, cache.pki);
         if (c.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
         const pinned = pinNote(c, args.previous ?? {});
@@ -153,21 +151,18 @@ export class Metal3Ironic extends pulumi.ComponentResource {
 
     /**
      * MariaDB (one pod deployed here, or a Galera cluster of the MariaDB operator) or external; then the schema upgrade Job, which must complete before
-     * the workload rolls (it joins `mounted`). Returns the upgrade Job, if there is one.
+     * the workload rolls. Returns what the workload waits for (`before`, the database, the Job) and the Job, if there is one.
      */
-    private database(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, mounted: pulumi.Resource[]): pulumi.Resource | undefined {
-        if (plan.config.database.kind === "mariadb") {
-            const mariadb = new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent: this });
-            mounted.push(mariadb.statefulSet);
-        }
+    private database(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, before: pulumi.Resource[]): { mounted: pulumi.Resource[]; upgrade?: pulumi.Resource } {
+        const mounted = [...before];
+        if (plan.config.database.kind === "mariadb") mounted.push(new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent: this }).statefulSet);
         if (plan.config.database.kind === "mariadb-operator") {
             const cluster = new MariaDBOperatorCluster(`${name}-galera`, { plan, namespace, pki: pki! }, { parent: this });
             mounted.push(cluster.credentials, ...cluster.sqlObjects);
         }
-        if (!plan.database.jobs) return undefined;
+        if (!plan.database.jobs) return { mounted };
         const upgrade = this.schemaJob(`${name}-db-upgrade`, plan, "upgrade", namespace, [...mounted]);
-        mounted.push(upgrade);
-        return upgrade;
+        return { mounted: [...mounted, upgrade], upgrade };
     }
 
     /** A schema Job, awaited no longer than it can run; where to look if it fails goes with it into `pulumi up`'s output. */

@@ -12,7 +12,11 @@ import { Ironic } from "./ironic";
 import { StackPki, serverTlsSecret } from "./pki";
 import { workloadComponentName } from "./topology-switch";
 
-/** The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi). */
+/**
+ * The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi),
+ * waiting for `dependsOn`; with what it mounts of its own (the API certificate's Secret), which
+ * those who wire to the API (BMO) wait for too.
+ */
 export function ironicWorkload(
 parent: pulumi.ComponentResource,
 name: string,
@@ -20,19 +24,20 @@ plan: IronicPlan,
 namespace: pulumi.Output<string>,
 pki: StackPki | undefined,
 existing: ExistingTls | undefined,
-mounted: pulumi.Resource[],
+dependsOn: pulumi.Resource[],
 credentialsHash: pulumi.Input<string>,
 cacheCaPem?: pulumi.Output<string>,
-): Ironic | Conductors {
+): { workload: Ironic | Conductors; mounted: pulumi.Resource[] } {
     const c = plan.config;
     if (plan.topology.kind === "multi") {
         // "generate": the conductor CA is issued from the stack's PKI; "existing": it is the
         // user's Secret, and the API certificate (httpd) is theirs too; "cert-manager": both are
         // Certificates of the issuer (components/cert-manager.ts).
         const own = c.tls.mode === "existing" ? { tlsCertPem: existing!.tlsCertPem } : c.tls.mode === "generate" ? { pki: pki! } : {};
-        return new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, cacheCaPem, dependsOn: mounted }, { parent });
+        return { workload: new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, cacheCaPem, dependsOn }, { parent }), mounted: dependsOn };
     }
     let tlsCertPem: pulumi.Output<string> | undefined;
+    const mounted = [...dependsOn];
     if (c.tls.mode === "generate" && pki) {
         // Only with "generate": with "existing" the API certificate is the user's, even when a
         // stack PKI exists (for MariaDB), and its Secret is theirs.
@@ -46,5 +51,5 @@ cacheCaPem?: pulumi.Output<string>,
     }
     // cert-manager: no hash (this program never sees the certificate); the image restarts httpd
     // when the kubelet updates the mounted Secret (RESTART_CONTAINER_CERTIFICATE_UPDATED).
-    return new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, credentialsHash, dependsOn: mounted }, { parent });
+    return { workload: new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, credentialsHash, dependsOn: mounted }, { parent }), mounted };
 }
