@@ -16,7 +16,7 @@ import * as volumes from "../../../core/manifests/volumes";
 describe("manifests/index", function () {
     it("re-exports the public API, each name bound to its module's own export", function () {
         const from: Record<string, Record<string, unknown>> = {
-            ANNOTATIONS: meta, contentHash: meta, inNamespace: meta, sha256: meta,
+            ANNOTATIONS: meta, contentHash: meta, inNamespace: meta, sha256: meta, tlsSecretBody: meta,
             databaseVolumes: volumes,
             conductorDaemonSet: ironic, ironicDeployment: ironic, ironicPodSpec: ironic, ironicService: ironic,
             dbJob: mariadb, mariadbPvc: mariadb, mariadbSelector: mariadb, mariadbService: mariadb, mariadbStatefulSet: mariadb,
