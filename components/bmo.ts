@@ -54,10 +54,9 @@ export class BaremetalOperator extends pulumi.ComponentResource {
         super("metal3:bmo:BaremetalOperator", name, {}, opts);
         const { plan, release, namespace } = args;
         const names = bmoNames(plan);
-        const t = plan.config.tls;
         const pki = new StackPki(
             `${name}-webhook-pki`,
-            { commonName: `metal3-ironic ${plan.namespace}/${plan.name} baremetal-operator webhook CA`, caValidityDays: t.caValidityDays, validityDays: t.validityDays, renewBeforeDays: t.renewBeforeDays, protectKey: false },
+            { commonName: `metal3-ironic ${plan.namespace}/${plan.name} baremetal-operator webhook CA`, ...plan.tls.validity, protectKey: false },
             { parent: this },
         );
         const secretMeta = { name: names.webhookSecret, namespace, labels: bmoLabels(plan) };

@@ -103,10 +103,9 @@ export class Conductors extends pulumi.ComponentResource {
      * (the conductors mint anew from its successor), not a re-distributed CA.
      */
     private conductorRoot(name: string, plan: IronicPlan, namespace: pulumi.Input<string>): k8s.core.v1.Secret {
-        const t = plan.config.tls;
         const root = new StackPki(
             `${name}-conductor-root`,
-            { commonName: `${plan.namespace}/${plan.name} conductor CA`, caValidityDays: t.caValidityDays, validityDays: t.validityDays, renewBeforeDays: t.renewBeforeDays, protectKey: false },
+            { commonName: `${plan.namespace}/${plan.name} conductor CA`, ...plan.tls.validity, protectKey: false },
             { parent: this },
         );
         return this.caSecret(name, plan, namespace, { certPem: root.caCertPem, keyPem: pulumi.secret(root.caKey.privateKeyPem) });

@@ -83,8 +83,7 @@ export interface StackImageCache {
  */
 function cacheRoot(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, pki: StackPki | undefined): StackPki | undefined {
     if (plan.imageCache.mode !== "deploy" || plan.conductorCa?.source !== "stack-intermediate" || !pki) return pki;
-    const t = plan.config.tls;
-    const args = { commonName: `metal3-ironic ${plan.namespace}/${plan.name} IPA cache CA`, caValidityDays: t.caValidityDays, validityDays: t.validityDays, renewBeforeDays: t.renewBeforeDays, protectKey: false };
+    const args = { commonName: `metal3-ironic ${plan.namespace}/${plan.name} IPA cache CA`, ...plan.tls.validity, protectKey: false };
     return new StackPki(`${name}-ipa-cache-root`, args, { parent });
 }
 

@@ -74,7 +74,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const pki = this.stackPki(name, plan);
         // With tls.mode "existing" the user's Secret is read (never registered: this program must
         // not write, replace or delete it); its CA goes to BMO and to the stack output.
-        const existing = c.tls.mode === "existing" ? readExistingTls(`${name}-existing-tls`, plan.namespace, plan.names.tlsSecret, this) : undefined;
+        const existing = plan.tls.source === "user" ? readExistingTls(`${name}-existing-tls`, plan.namespace, plan.names.tlsSecret, this) : undefined;
         // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca (the multi
         // pods verify their peers with it); none with cert-manager: ca.crt of the issuer's Secrets.
         const caPem = existing ? existing.caCertPem : pki?.caCertPem;
@@ -127,13 +127,10 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         this.registerOutputs(this.outputs);
     }
 
-    /** The stack CA: with generate, or with existing for what the user's Secret does not cover (MariaDB, the IPA cache); none with cert-manager (components/cert-manager.ts). */
+    /** The stack CA, where the plan has one (core/plan/certificates.ts tlsPlan); none with cert-manager (components/cert-manager.ts). */
     private stackPki(name: string, plan: IronicPlan): StackPki | undefined {
-        const c = plan.config;
-        const forExisting = c.database.kind === "mariadb" || c.database.kind === "mariadb-operator" || c.imageCache.mode === "deploy";
-        if (c.tls.mode !== "generate" && !(c.tls.mode === "existing" && forExisting)) return undefined;
-        const args = { commonName: `metal3-ironic ${plan.namespace}/${plan.name} CA`, caValidityDays: c.tls.caValidityDays, validityDays: c.tls.validityDays, renewBeforeDays: c.tls.renewBeforeDays };
-        return new StackPki(`${name}-pki`, args, { parent: this });
+        const ca = plan.tls.source === "issuer" ? undefined : plan.tls.stackCa;
+        return ca ? new StackPki(`${name}-pki`, ca, { parent: this }) : undefined;
     }
 
     /** The namespace (kept on destroy when the database volume in it is kept, or with BMO: hosts may live in it), or the configured one. */

@@ -28,17 +28,16 @@ dependsOn: pulumi.Resource[],
 credentialsHash: pulumi.Input<string>,
 cacheCaPem?: pulumi.Output<string>,
 ): { workload: Ironic | Conductors; mounted: pulumi.Resource[] } {
-    const c = plan.config;
     if (plan.topology.kind === "multi") {
         // "generate": the conductor CA is issued from the stack's PKI; "existing": it is the
         // user's Secret, and the API certificate (httpd) is theirs too; "cert-manager": both are
         // Certificates of the issuer (components/cert-manager.ts).
-        const own = c.tls.mode === "existing" ? { tlsCertPem: existing!.tlsCertPem } : c.tls.mode === "generate" ? { pki: pki! } : {};
+        const own = plan.tls.source === "user" ? { tlsCertPem: existing!.tlsCertPem } : plan.tls.source === "stack" ? { pki: pki! } : {};
         return { workload: new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, cacheCaPem, dependsOn }, { parent }), mounted: dependsOn };
     }
     let tlsCertPem: pulumi.Output<string> | undefined;
     const mounted = [...dependsOn];
-    if (c.tls.mode === "generate" && pki) {
+    if (plan.tls.source === "stack" && pki) {
         // Only with "generate": with "existing" the API certificate is the user's, even when a
         // stack PKI exists (for MariaDB), and its Secret is theirs.
         const request = { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses };

@@ -33,8 +33,9 @@ const hours = (days: number) => `${days * 24}h0m0s`;
 
 /** A Certificate of `plan`'s issuer, with the stack's validity and renewal, RSA 3072 as every key of the stack. */
 export function certificateManifest(plan: IronicPlan, r: CertificateRequest): CertificateManifest {
-    const tls = plan.config.tls;
-    const issuer = tls.issuer!;
+    const tls = plan.tls;
+    if (tls.source !== "issuer") throw new Error(`certificateManifest: the stack's certificates come from ${tls.source}, not an issuer`);
+    const issuer = tls.issuer;
     const usages = r.isCA ? ["cert sign", "crl sign", "digital signature"] : ["server auth", "client auth", "digital signature", "key encipherment"];
     return {
         apiVersion: CERT_MANAGER_API_VERSION,
@@ -49,8 +50,8 @@ export function certificateManifest(plan: IronicPlan, r: CertificateRequest): Ce
             ...(r.dnsNames.length > 0 ? { dnsNames: r.dnsNames } : {}),
             ...(r.ipAddresses.length > 0 ? { ipAddresses: r.ipAddresses } : {}),
             ...(r.isCA ? { isCA: true } : {}),
-            duration: hours(tls.validityDays),
-            renewBefore: hours(tls.renewBeforeDays),
+            duration: hours(tls.validity.validityDays),
+            renewBefore: hours(tls.validity.renewBeforeDays),
             subject: { organizations: ["metal3-ironic"] },
             // A new key on every renewal: a renewed certificate never extends an exposed key.
             privateKey: { algorithm: "RSA", size: 3072, encoding: "PKCS1", rotationPolicy: "Always" },
@@ -88,5 +89,5 @@ export function stackCertificates(plan: IronicPlan): CertificateRequest[] {
 
 /** The Certificate objects of a stack with tls.mode "cert-manager" (none otherwise). */
 export function certificateManifests(plan: IronicPlan): CertificateManifest[] {
-    return plan.config.tls.mode === "cert-manager" ? stackCertificates(plan).map((r) => certificateManifest(plan, r)) : [];
+    return plan.tls.source === "issuer" ? stackCertificates(plan).map((r) => certificateManifest(plan, r)) : [];
 }

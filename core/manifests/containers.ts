@@ -28,7 +28,7 @@ export const PRUNER_HEARTBEAT_FILE = `${CONDUCTOR_PATHS.run}/dhcp-pruner.heartbe
  * container's JSON-RPC certificate is minted, from your conductor CA (the CA your issuer signed).
  */
 function nodeCertDirs(plan: IronicPlan, container: "ironic" | "httpd"): { dirs: string[] } {
-    if (plan.config.tls.mode !== "generate") return { dirs: container === "ironic" ? [PATHS.certsIronic] : [] };
+    if (plan.tls.source !== "stack") return { dirs: container === "ironic" ? [PATHS.certsIronic] : [] };
     return { dirs: [PATHS.certsIronic, PATHS.certsVmedia] };
 }
 

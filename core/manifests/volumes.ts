@@ -94,7 +94,7 @@ export interface PodVolumes {
  */
 function ownCertVolumes(plan: IronicPlan, caFromTlsSecret: boolean): { volumes: Volume[]; vmedia: string } {
     const n = plan.names;
-    const certManager = plan.config.tls.mode === "cert-manager";
+    const certManager = plan.tls.source === "issuer";
     return {
         volumes: [
             fromSecret("tls", n.tlsSecret, { items: ["tls.crt", "tls.key"] }),
@@ -127,7 +127,7 @@ function certVolumes(plan: IronicPlan): { volumes: Volume[]; ironic: VolumeMount
             fromEmptyDir("conductor-run"),
         ];
         const rpc = readOnlyMount("rpc-auth", PATHS.authIronicRpc);
-        if (plan.config.tls.mode !== "generate") {
+        if (plan.tls.source !== "stack") {
             // Your (or your issuer's) certificate serves the API and virtual media (httpd); the
             // ironic container sees it at /certs/vmedia (for the TLS virtual-media URL) and copies
             // only its JSON-RPC certificate, minted from the conductor CA.

@@ -6,7 +6,7 @@ import type { StackConfig } from "../config";
 import { CONDUCTOR_PATHS, PATHS } from "../contract";
 import { compareIps } from "../ip";
 import { planExternal } from "./external";
-import type { ConductorCaPlan, IronicPlan } from "./types";
+import type { CertValidity, ConductorCaPlan, IronicPlan, StackCaPlan, TlsPlan } from "./types";
 
 /**
  * Single: one certificate for the API Service and the provisioning IP. Multi: the shared part of
@@ -40,6 +40,18 @@ export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string, 
 /** The SANs every conductor's certificate shares, as the minter's DNS:<name> / IP:<address> words. */
 export function conductorCertSanWords(plan: IronicPlan): string[] {
     return [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...plan.certificate.ipAddresses.map((ip) => `IP:${ip}`)];
+}
+
+/** Where the certificates come from (TlsPlan); a stack CA where the stack issues any. */
+export function tlsPlan(config: StackConfig): TlsPlan {
+    const t = config.tls;
+    const validity: CertValidity = { caValidityDays: t.caValidityDays, validityDays: t.validityDays, renewBeforeDays: t.renewBeforeDays };
+    if (t.mode === "cert-manager") return { validity, source: "issuer", issuer: t.issuer! };
+    const stackCa: StackCaPlan = { commonName: `metal3-ironic ${config.namespace}/${config.name} CA`, ...validity };
+    if (t.mode === "generate") return { validity, source: "stack", stackCa };
+    // Your Secret covers the API and virtual media; MariaDB and the IPA cache deployed here need certificates of their own.
+    const deploysMore = config.database.kind === "mariadb" || config.database.kind === "mariadb-operator" || config.imageCache.mode === "deploy";
+    return deploysMore ? { validity, source: "user", stackCa } : { validity, source: "user" };
 }
 
 /**

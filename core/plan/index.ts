@@ -14,7 +14,7 @@
  */
 export { buildPlan } from "./plan";
 export { admitPlan } from "./admit";
-export type { ConductorCaPlan, EnvMap, IronicPlan, ListedConductor, OsloSetting, SingleConductor, TopologyPlan } from "./types";
+export type { ConductorCaPlan, EnvMap, IronicPlan, CertValidity, ListedConductor, OsloSetting, SingleConductor, StackCaPlan, TlsPlan, TopologyPlan } from "./types";
 export { cidrParts, dhcpSlotsOf, listedConductors, planTopology } from "./conductors";
 export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
 export { apiCertificate, conductorCaPlan, conductorCertSanWords, nodeCertificateSans } from "./certificates";

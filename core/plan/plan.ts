@@ -5,7 +5,7 @@
  */
 import type { StackConfig } from "../config";
 import { urlOf } from "../ip";
-import { apiCertificate, conductorCaPlan } from "./certificates";
+import { apiCertificate, conductorCaPlan, tlsPlan } from "./certificates";
 import { nodeDataReadersHash } from "./conductor";
 import { dnsmasqStartScript, planTopology } from "./conductors";
 import { databasePlan } from "./database";
@@ -45,6 +45,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
             vmediaTls: urlOf("https", host, ports.vmediaTls),
         },
         certificate: apiCertificate(config, serviceDnsNames),
+        tls: tlsPlan(config),
         conductorCa: conductorCaPlan(config),
         database,
         topology,

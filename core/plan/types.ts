@@ -79,6 +79,31 @@ export type ConductorCaPlan =
     | { source: "stack-root"; jsonRpcCaFile: string }
     | { source: "user" | "issuer"; chainCheck: string };
 
+/** tls.caValidityDays, validityDays and renewBeforeDays: every CA and certificate of the stack (its own, BMO's webhook's, an issuer's). */
+export interface CertValidity {
+    caValidityDays: number;
+    validityDays: number;
+    renewBeforeDays: number;
+}
+
+/** The stack CA (components/pki.ts StackPki): its name and the validity of what it issues. */
+export interface StackCaPlan extends CertValidity {
+    commonName: string;
+}
+
+/**
+ * Where the stack's certificates come from, decided once from tls.* (manifests and components read
+ * this, not tls.mode). "stack" (generate): the stack CA issues every certificate. "user"
+ * (existing): the API certificate is the user's Secret, read and never written; a stack CA only for
+ * what that Secret does not cover (MariaDB, the IPA cache), when the stack deploys either. "issuer"
+ * (cert-manager): every certificate is a Certificate of the issuer; no stack CA.
+ */
+export type TlsPlan = { validity: CertValidity } & (
+    | { source: "stack"; stackCa: StackCaPlan }
+    | { source: "user"; stackCa?: StackCaPlan }
+    | { source: "issuer"; issuer: { name: string; kind: "Issuer" | "ClusterIssuer"; group: string } }
+);
+
 export interface IronicPlan {
     config: StackConfig;
     name: string;
@@ -123,6 +148,7 @@ export interface IronicPlan {
         vmediaTls: string;
     };
     certificate: { dnsNames: string[]; ipAddresses: string[] };
+    tls: TlsPlan;
     /** Multi only: the conductor CA and the trust of JSON-RPC. */
     conductorCa?: ConductorCaPlan;
     database: DatabasePlan;

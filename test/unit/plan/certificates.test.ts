@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 import { listedConductors } from "../../../core/plan/conductors";
 
-import { apiCertificate, conductorCaPlan, nodeCertificateSans } from "../../../core/plan/certificates";
+import { apiCertificate, conductorCaPlan, nodeCertificateSans, tlsPlan } from "../../../core/plan/certificates";
 import { osloSettings } from "../../../core/plan/env";
 import { configOf, devRaw, haRaw, planOf, withKeys } from "./support";
 
@@ -47,6 +47,26 @@ describe("plan/certificates: nodeCertificateSans", function () {
             dnsNames: ["cp-1", ...SERVICE_NAMES, "cp-0", "ironic.example.com"],
             ipAddresses: ["172.22.0.3", "10.0.0.1", "172.22.0.2", "10.20.0.13"],
         });
+    });
+});
+
+describe("plan/certificates: tlsPlan (where the certificates come from, decided once)", function () {
+    const validity = { caValidityDays: 3650, validityDays: 365, renewBeforeDays: 30 };
+    const stackCa = { commonName: "metal3-ironic metal3/ironic CA", ...validity };
+    const existing = { mode: "existing", existingSecret: "my-tls" };
+    const external = { database: { kind: "external", host: "db.example", credentialsSecret: "db-creds", caSecret: "db-ca" }, imageCache: { mode: "none", kernelUrl: { x86_64: "https://images.corp/k" }, ramdiskUrl: { x86_64: "https://images.corp/r" } } };
+    it("generate: the stack CA issues every certificate, with the configured validity", function () {
+        assert.deepEqual(tlsPlan(configOf(devRaw)), { validity, source: "stack", stackCa });
+        const longer = { caValidityDays: 7300, validityDays: 90, renewBeforeDays: 10 };
+        assert.deepEqual(planOf(withKeys(devRaw, { tls: longer })).tls, { validity: longer, source: "stack", stackCa: { ...stackCa, ...longer } });
+    });
+    it("existing: the user's Secret for the API; a stack CA only while the stack deploys MariaDB or the IPA cache", function () {
+        assert.deepEqual(tlsPlan(configOf(withKeys(devRaw, { tls: existing }))), { validity, source: "user", stackCa });
+        assert.deepEqual(tlsPlan(configOf(withKeys(devRaw, { tls: existing, ...external }))), { validity, source: "user" });
+    });
+    it("cert-manager: the issuer's Certificates, no stack CA", function () {
+        const plan = planOf(withKeys(haRaw, { tls: { mode: "cert-manager", issuer: { name: "corp", kind: "ClusterIssuer" } }, readiness: { enabled: false } }));
+        assert.deepEqual(plan.tls, { validity, source: "issuer", issuer: { name: "corp", kind: "ClusterIssuer", group: "cert-manager.io" } });
     });
 });
 
