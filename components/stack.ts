@@ -114,8 +114,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
                 credentialsSecretName: creds.secretName,
                 credentials: pulumi.secret(pulumi.all([creds.password]).apply(([password]) => ({ username: creds.username, password }))),
                 topology: pulumi.output(topologySummary(plan)),
-                ironicImage: pulumi.output(c.images.ironic),
-                ironicVersion: pulumi.output(c.images.ironicVersion),
+                ironicImage: pulumi.output(plan.images.ironic),
+                ironicVersion: pulumi.output(plan.images.ironicVersion),
                 // The stack's own name too: `npm run plan --previous FILE` refuses another stack's outputs.
                 state: pulumi.output(persistedState(plan, pulumi.getStack())),
                 conductorsAlive: ready?.conductorsAlive,

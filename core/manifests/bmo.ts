@@ -172,7 +172,7 @@ export function bmoObjects(r: BmoRender): BmoObjects {
     const ironicCm = (manager.envFrom ?? []).find((e: any) => e.configMapRef);
     if (ironicCm?.configMapRef.name !== "ironic") throw new Error(`baremetal-operator's release: the manager reads ConfigMap ${JSON.stringify(ironicCm?.configMapRef?.name)}, not "ironic"`);
     ironicCm.configMapRef.name = plan.names.bmoConfigMap;
-    manager.image = plan.config.images.baremetalOperator;
+    manager.image = plan.images.baremetalOperator;
     const secrets: Record<string, string> = { "ironic-cacert": plan.names.caSecret, "ironic-credentials": plan.names.credentialsSecret };
     for (const component of ["components/tls/tls_ca_patch.yaml", "components/basic-auth/credentials_patch.yaml"]) {
         const patch = docs(release, component)[0];
@@ -184,7 +184,7 @@ export function bmoObjects(r: BmoRender): BmoObjects {
     }
     const cert = need(spec.volumes.find((v: any) => v.name === "cert")?.secret, "the webhook patch mounts no serving certificate Secret (volume cert)");
     cert.secretName = names.webhookSecret;
-    const pullSecrets = plan.config.imagePullSecrets;
+    const pullSecrets = plan.placement.imagePullSecrets;
     if (pullSecrets.length > 0) spec.imagePullSecrets = pullSecrets.map((name) => ({ name }));
     return { crds, rbac, webhookService, webhookConfiguration, deployment };
 }

@@ -40,7 +40,7 @@ function nodeCertDirs(plan: IronicPlan, container: "ironic" | "httpd"): { dirs: 
 export function conductorCertsContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
     return {
         name: "conductor-certs",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: topology.command(["sleep", "infinity"]),
         env: topology.wrapperEnv("conductor-certs", { dirs: [CONDUCTOR_PATHS.minted], mint: true }),
         securityContext: restrictedSecurityContext(),
@@ -54,7 +54,7 @@ export function conductorCertsContainer(plan: IronicPlan, volumeMounts: VolumeMo
 export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
     return {
         name: "ironic",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: untraced(topology.command([COMMANDS.ironic])),
         env: [...topology.wrapperEnv("ironic", nodeCertDirs(plan, "ironic")), ...sortedEnv({ ...plan.commonEnv, ...plan.ironicEnv })],
         securityContext: restrictedSecurityContext(),
@@ -71,7 +71,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
     const p = plan.config.ports;
     return {
         name: "httpd",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: untraced(topology.command([COMMANDS.httpd])),
         env: [...topology.wrapperEnv("httpd", nodeCertDirs(plan, "httpd")), ...sortedEnv(plan.commonEnv)],
         securityContext: restrictedSecurityContext(),
@@ -91,7 +91,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
 export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount[]): Container {
     return {
         name: "ramdisk-logs",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: [COMMANDS.ramdiskLogs],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
@@ -116,7 +116,7 @@ export function provisioningIpCheckContainer(plan: IronicPlan): Container {
     const { ip, interface: iface } = plan.config.provisioning;
     return {
         name: "provisioning-ip",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: [COMMANDS.shell, "-c", readAsset(SCRIPT_FILES.provisioningIpCheck), SCRIPT_FILES.provisioningIpCheck, ip, ...(iface ? [iface] : [])],
         env: [{ name: WRAPPER_ENV.node, valueFrom: { fieldRef: { fieldPath: "spec.nodeName" } } }],
         securityContext: restrictedSecurityContext(),
@@ -141,7 +141,7 @@ export function dnsmasqContainer(plan: IronicPlan, volumeMounts: VolumeMount[], 
     const start = [COMMANDS.shell, startScript];
     return {
         name: "dnsmasq",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: topology.command(slots ? slotFenceCommand(start) : start),
         ...(env.length > 0 ? { env } : {}),
         securityContext: {
@@ -172,7 +172,7 @@ const PRUNER_HEARTBEAT_CHECK = "import os, sys, time; sys.exit(0 if time.time() 
 export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
     return {
         name: "dhcp-pruner",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: topology.command([COMMANDS.python, `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.pruner}`]),
         env: [
             ...topology.wrapperEnv("dhcp-pruner"),
@@ -221,7 +221,7 @@ export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Conta
     ];
     return {
         name: "keepalived",
-        image: plan.config.images.keepalived,
+        image: plan.images.keepalived,
         ...(vrrp ? { command: [COMMANDS.shell, "-c", readAsset(SCRIPT_FILES.keepalivedStart), SCRIPT_FILES.keepalivedStart, ...KEEPALIVED_IMAGE.command] } : {}),
         env,
         securityContext: {

@@ -75,8 +75,8 @@ export function downloaderPullPolicy(image: string): { imagePullPolicy?: "Always
 function downloaderContainers(plan: IronicPlan): Container[] {
     return plan.imageCache.versions.map((v) => withDownloadTrust({
         name: `ipa-downloader-${archLabel(v.architecture)}`,
-        image: plan.config.images.ipaDownloader,
-        ...downloaderPullPolicy(plan.config.images.ipaDownloader),
+        image: plan.images.ipaDownloader,
+        ...downloaderPullPolicy(plan.images.ipaDownloader),
         command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${SCRIPT_FILES.ipaCacheSync}`],
         env: sortedEnv(v.env),
         securityContext: restrictedSecurityContext(),
@@ -90,7 +90,7 @@ function serverContainer(plan: IronicPlan): Container {
     const probe = (path: string) => ({ httpGet: { path, port, scheme: "HTTPS" } });
     return {
         name: "server",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: [COMMANDS.python, `${IPA_CACHE_PATHS.scripts}/${SCRIPT_FILES.ipaCacheServer}`],
         env: sortedEnv({
             [IPA_CACHE_ENV.dir]: IPA_CACHE_PATHS.data,
@@ -165,7 +165,7 @@ export function imageCacheClient(plan: IronicPlan): ImageCacheClient | undefined
     return {
         initContainer: {
             name: "ipa-cache-client",
-            image: plan.config.images.ironic,
+            image: plan.images.ironic,
             command: [COMMANDS.shell, `${IPA_CACHE_PATHS.scripts}/${SCRIPT_FILES.ipaCacheClient}`],
             env: sortedEnv(env),
             securityContext: restrictedSecurityContext(),

@@ -17,7 +17,7 @@ import type { VolumeMount } from "./volumes";
 export function sharedDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[], dirs: string[]): Container {
     return {
         name: "shared-dirs",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: ["/bin/sh", "-c", `mkdir -p ${dirs.join(" ")}`],
         securityContext: restrictedSecurityContext(),
         volumeMounts,
@@ -35,7 +35,7 @@ export function dhcpDirsContainer(plan: IronicPlan, volumeMounts: VolumeMount[])
     const dirs = [DHCP_PROVIDER_DIR, DHCP_PROVIDER_PATHS.hostsDir, DHCP_PROVIDER_PATHS.optsDir];
     return {
         name: "dhcp-dirs",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: ["/bin/sh", "-c", `mkdir -p ${dirs.slice(1).join(" ")} && chown ${IRONIC_UID}:${IRONIC_GID} ${dirs.join(" ")}`],
         securityContext: { ...restrictedSecurityContext(), runAsUser: 0, runAsNonRoot: false, capabilities: { drop: ["ALL"], add: ["CHOWN"] } },
         volumeMounts,

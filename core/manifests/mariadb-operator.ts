@@ -50,16 +50,15 @@ function myCnf(): string {
 
 /** The Galera cluster: `replicas` members, one per node, TLS required, on this stack's Secrets. */
 export function operatorMariadb(plan: IronicPlan): OperatorObject {
-    const c = plan.config;
-    const db = c.database;
+    const db = plan.config.database;
     const n = plan.database.names;
-    const pullSecrets = c.imagePullSecrets;
+    const { nodeSelector, tolerations, imagePullSecrets: pullSecrets } = plan.placement;
     return {
         apiVersion: MARIADB_OPERATOR.apiVersion,
         kind: "MariaDB",
         metadata: meta(plan, n.mariadb),
         spec: {
-            image: c.images.mariadb,
+            image: plan.images.mariadb,
             replicas: db.replicas,
             rootPasswordSecretKeyRef: { name: n.credentialsSecret, key: MARIADB.rootPasswordKey, generate: false },
             storage: { size: db.storageSize, ...(db.storageClass ? { storageClassName: db.storageClass } : {}) },
@@ -70,8 +69,8 @@ export function operatorMariadb(plan: IronicPlan): OperatorObject {
             tls: { enabled: true, required: true, serverCertSecretRef: { name: n.tlsSecret }, serverCASecretRef: { name: n.tlsSecret } },
             myCnf: myCnf(),
             resources: containerResources(plan, "mariadb"),
-            ...(Object.keys(c.placement.nodeSelector).length > 0 ? { nodeSelector: sortedRecord(c.placement.nodeSelector) } : {}),
-            ...(c.placement.tolerations.length > 0 ? { tolerations: c.placement.tolerations } : {}),
+            ...(Object.keys(nodeSelector).length > 0 ? { nodeSelector: sortedRecord(nodeSelector) } : {}),
+            ...(tolerations.length > 0 ? { tolerations } : {}),
             ...(pullSecrets.length > 0 ? { imagePullSecrets: pullSecrets.map((name) => ({ name })) } : {}),
         },
     };

@@ -28,7 +28,7 @@ function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
     });
     return {
         name: "mariadb",
-        image: plan.config.images.mariadb,
+        image: plan.images.mariadb,
         // The image's entrypoint passes arguments after "mariadbd" on to every server it starts.
         args: ["mariadbd", `--init-file=${MARIADB.passwordsDir}/${MARIADB.passwordsFile}`],
         env: [
@@ -135,7 +135,7 @@ export function schemaJobHint(plan: IronicPlan, which: "upgrade" | "migrate"): s
  * again on every image change and never on a no-op.
  */
 export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types.input.batch.v1.Job {
-    const image = plan.config.images.ironic;
+    const image = plan.images.ironic;
     const jobs = plan.database.jobs!;
     const db = databaseVolumes(plan);
     const upgrade = which === "upgrade";

@@ -90,9 +90,9 @@ export function untraced(command: string[]): string[] {
 
 /** What every pod of the stack shares: non-root identity, no API token, the configured placement and image pull Secrets. */
 export function podBase(plan: IronicPlan, uid: number, gid: number, extraNodeSelector: Record<string, string> = {}): Omit<PodSpec, "containers"> {
-    const nodeSelector = { ...plan.config.placement.nodeSelector, ...extraNodeSelector };
-    const tolerations = plan.config.placement.tolerations;
-    const pullSecrets = plan.config.imagePullSecrets;
+    const nodeSelector = { ...plan.placement.nodeSelector, ...extraNodeSelector };
+    const tolerations = plan.placement.tolerations;
+    const pullSecrets = plan.placement.imagePullSecrets;
     return {
         automountServiceAccountToken: false,
         enableServiceLinks: false,
@@ -105,7 +105,7 @@ export function podBase(plan: IronicPlan, uid: number, gid: number, extraNodeSel
 
 /** A container's requests and limits: the configured ones for its role (`resources.<role>`), defaults included. */
 export function containerResources(plan: IronicPlan, role: ResourceRole): k8s.types.input.core.v1.ResourceRequirements {
-    const r = plan.config.resources[role];
+    const r = plan.resources[role];
     const amounts = (a: Amounts) => ({ ...(a.cpu !== undefined ? { cpu: a.cpu } : {}), ...(a.memory !== undefined ? { memory: a.memory } : {}) });
     return { requests: amounts(r.requests), limits: amounts(r.limits) };
 }

@@ -47,7 +47,7 @@ export function exporterContainer(plan: IronicPlan): Container {
     const port = plan.config.metrics.port;
     return {
         name: "ironic-prometheus-exporter",
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: exporterCommand(plan),
         env: [
             // The pod IP is the node's (host network): reachable by Prometheus, not on every interface.

@@ -132,7 +132,7 @@ export function slotFenceEnv(): EnvVar[] {
 export function slotAgentContainer(plan: IronicPlan, volumeMounts: k8s.types.input.core.v1.VolumeMount[]): Container {
     return {
         name: SLOT_AGENT_CONTAINER,
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: [COMMANDS.python, SLOT_AGENT_PATH],
         env: slotAgentEnv(plan),
         securityContext: restrictedSecurityContext(),

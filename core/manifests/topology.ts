@@ -52,7 +52,7 @@ export function multiTopology(plan: IronicPlan): PodTopology {
         ],
         // Every node both selectors select runs a conductor, listed in conductors[] or not; the
         // stack-wide placement.nodeSelector also places MariaDB and the image cache.
-        nodeSelector: plan.config.placement.conductorNodeSelector,
+        nodeSelector: plan.placement.conductorNodeSelector,
     };
 }
 

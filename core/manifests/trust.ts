@@ -93,7 +93,7 @@ export function ironicTrust(plan: IronicPlan): IronicTrust | undefined {
     const cacheCa = bundles.some((b) => b.inputs.some((i) => i.startsWith(`${IPA_CACHE_PATHS.caDir}/`))) ? [readOnlyMount("ipa-cache-ca", IPA_CACHE_PATHS.caDir)] : [];
     const container = (name: string, args: string[]): Container => ({
         name,
-        image: plan.config.images.ironic,
+        image: plan.images.ironic,
         command: [COMMANDS.shell, "-c", CA_BUNDLES_SCRIPT, "ca-bundles", ...args],
         env: sortedEnv({ [TRUST_ENV.bundles]: trustBundlesSpec(bundles), ...(args.length > 0 ? { [TRUST_ENV.interval]: String(TRUST_WATCH_INTERVAL) } : {}) }),
         securityContext: restrictedSecurityContext(),

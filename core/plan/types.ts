@@ -149,6 +149,12 @@ export interface IronicPlan {
     };
     certificate: { dnsNames: string[]; ipAddresses: string[] };
     tls: TlsPlan;
+    /** The image of each container (images.*). */
+    images: StackConfig["images"];
+    /** Where every pod runs and what it pulls with: placement.* and imagePullSecrets. */
+    placement: StackConfig["placement"] & { imagePullSecrets: string[] };
+    /** Requests and limits per container role (resources.*). */
+    resources: StackConfig["resources"];
     /** Multi only: the conductor CA and the trust of JSON-RPC. */
     conductorCa?: ConductorCaPlan;
     database: DatabasePlan;

@@ -202,7 +202,7 @@ describe("manifests/containers", function () {
     });
 
     it("every container takes its resources from resources.<role>", function () {
-        const custom = { ...ha, config: { ...ha.config, resources: { ...ha.config.resources, dhcpPruner: { requests: { cpu: "1m", memory: "1Mi" }, limits: { cpu: "2", memory: "3Gi" } } } } };
+        const custom = { ...ha, resources: { ...ha.resources, dhcpPruner: { requests: { cpu: "1m", memory: "1Mi" }, limits: { cpu: "2", memory: "3Gi" } } } };
         assert.deepEqual(dhcpPrunerContainer(custom, MOUNTS, multiTopology(custom)).resources, { requests: { cpu: "1m", memory: "1Mi" }, limits: { cpu: "2", memory: "3Gi" } });
     });
 

@@ -71,9 +71,9 @@ describe("manifests/topology", function () {
 
     it("multi: runs on every control-plane node unless placement.conductorNodeSelector picks others; placement.nodeSelector does not drop the role", function () {
         assert.deepEqual(multiTopology(ha).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
-        const placed = { ...ha, config: { ...ha.config, placement: { ...ha.config.placement, nodeSelector: { "kubernetes.io/os": "linux" } } } };
+        const placed = { ...ha, placement: { ...ha.placement, nodeSelector: { "kubernetes.io/os": "linux" } } };
         assert.deepEqual(multiTopology(placed).nodeSelector, { "node-role.kubernetes.io/control-plane": "" }, "added to the stack-wide selector by podBase");
-        const picked = { ...ha, config: { ...ha.config, placement: { ...ha.config.placement, conductorNodeSelector: { "example.com/ironic": "yes" } } } };
+        const picked = { ...ha, placement: { ...ha.placement, conductorNodeSelector: { "example.com/ironic": "yes" } } };
         assert.deepEqual(multiTopology(picked).nodeSelector, { "example.com/ironic": "yes" });
     });
 });
