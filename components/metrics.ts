@@ -25,7 +25,7 @@ export class Metrics extends pulumi.ComponentResource {
         super("metal3:metrics:Metrics", name, {}, opts);
         const { plan, namespace } = args;
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(metricsService(plan), namespace), { parent: this });
-        if (plan.config.metrics.serviceMonitor.enabled) {
+        if (plan.metrics.serviceMonitor.enabled) {
             this.serviceMonitor = new k8s.apiextensions.CustomResource(`${name}-servicemonitor`, inNamespace(serviceMonitor(plan), namespace), { parent: this, dependsOn: [this.service] });
         }
         this.registerOutputs({ service: this.service.metadata.name, serviceMonitor: this.serviceMonitor?.metadata.name });

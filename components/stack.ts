@@ -85,7 +85,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const { workload, mounted } = ironicWorkload(this, name, plan, namespace, pki, existing, [...db.mounted, ...cache.mounted], creds.rollHash, cache.ownRootPem);
         const upgrade = db.upgrade;
         deployImageCache(this, name, plan, namespace, cache.pki);
-        if (c.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
+        if (plan.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
         const pinned = pinNote(c, args.previous ?? {});
         if (pinned) pulumi.log.info(pinned, this);
         // Online data migrations once the new workload is ready (the provider awaits it); none while pinned (core/plan/upgrade.ts).

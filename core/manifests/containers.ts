@@ -68,7 +68,7 @@ export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], t
 
 /** httpd: the API's TLS proxy (to Ironic's unix socket), the image server and the virtual-media TLS vhost. */
 export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
-    const p = plan.config.ports;
+    const p = plan.ports;
     return {
         name: "httpd",
         image: plan.images.ironic,

@@ -50,7 +50,7 @@ export function ironicPodSpec(plan: IronicPlan): PodSpec {
     containers.push(ramdiskLogsContainer(plan, mounts.ramdiskLogs));
     if (plan.topology.kind === "single" && plan.topology.keepalivedVirtualIps) containers.push(keepalivedContainer(plan, plan.topology.keepalivedVirtualIps));
     if (trust) containers.push(trust.sidecar);
-    const metrics = plan.config.metrics.enabled;
+    const metrics = plan.metrics.enabled;
     if (metrics) containers.push(exporterContainer(plan));
     // The parts of /shared mounted on their own (sharedPart), made before any container starts.
     const parts = [...new Set([...initContainers, ...containers].flatMap((c) => (c.volumeMounts ?? []) as VolumeMount[]).filter((m) => m.name === SHARED_VOLUME && m.subPath).map((m) => m.mountPath as string))].sort();
@@ -125,7 +125,7 @@ export function ironicService(plan: IronicPlan): k8s.types.input.core.v1.Service
         spec: {
             type: "ClusterIP",
             selector: plan.selector,
-            ports: [{ name: "ironic-api", port: plan.config.ports.api, targetPort: plan.config.ports.api, protocol: "TCP" }],
+            ports: [{ name: "ironic-api", port: plan.ports.api, targetPort: plan.ports.api, protocol: "TCP" }],
         },
     };
 }

@@ -26,7 +26,7 @@ export const METRICS_COMPONENT = { "app.kubernetes.io/component": "metrics" } as
 
 /** Minutes after which a notification file no longer refreshed is stale (three sensor intervals, at least 5). */
 export function staleMinutes(plan: IronicPlan): number {
-    return Math.max(5, Math.ceil((3 * plan.config.metrics.sensorInterval) / 60));
+    return Math.max(5, Math.ceil((3 * plan.metrics.sensorInterval) / 60));
 }
 
 /** The container's start: the stale-file sweep in the background, then the image's entrypoint. */
@@ -44,7 +44,7 @@ export function exporterVolumes(): Volume[] {
 }
 
 export function exporterContainer(plan: IronicPlan): Container {
-    const port = plan.config.metrics.port;
+    const port = plan.metrics.port;
     return {
         name: "ironic-prometheus-exporter",
         image: plan.images.ironic,
@@ -66,7 +66,7 @@ export function exporterContainer(plan: IronicPlan): Container {
 
 /** Headless: no virtual IP to balance over; its endpoints are every Ironic pod, one per conductor. */
 export function metricsService(plan: IronicPlan): k8s.types.input.core.v1.Service {
-    const port = plan.config.metrics.port;
+    const port = plan.metrics.port;
     return {
         apiVersion: "v1",
         kind: "Service",
@@ -89,7 +89,7 @@ export interface ServiceMonitor {
 
 /** Every endpoint of the metrics Service, labelled with its conductor's node. */
 export function serviceMonitor(plan: IronicPlan): ServiceMonitor {
-    const sm = plan.config.metrics.serviceMonitor;
+    const sm = plan.metrics.serviceMonitor;
     return {
         apiVersion: "monitoring.coreos.com/v1",
         kind: "ServiceMonitor",

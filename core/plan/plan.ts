@@ -49,6 +49,8 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         images: config.images,
         placement: { ...config.placement, imagePullSecrets: config.imagePullSecrets },
         resources: config.resources,
+        ports,
+        metrics: config.metrics,
         conductorCa: conductorCaPlan(config),
         database,
         topology,

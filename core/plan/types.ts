@@ -155,6 +155,10 @@ export interface IronicPlan {
     placement: StackConfig["placement"] & { imagePullSecrets: string[] };
     /** Requests and limits per container role (resources.*). */
     resources: StackConfig["resources"];
+    /** Every port the stack listens on (ports.*). */
+    ports: StackConfig["ports"];
+    /** The exporter, its Service and ServiceMonitor (metrics.*). */
+    metrics: StackConfig["metrics"];
     /** Multi only: the conductor CA and the trust of JSON-RPC. */
     conductorCa?: ConductorCaPlan;
     database: DatabasePlan;
