@@ -192,5 +192,5 @@ export function bmoObjects(r: BmoRender): BmoObjects {
 /** DNS names of the webhook Service, for its serving certificate. */
 export function bmoWebhookDnsNames(plan: IronicPlan): string[] {
     const svc = `${bmoNames(plan).webhookService}.${plan.namespace}.svc`;
-    return [svc, `${svc}.${plan.config.clusterDomain}`];
+    return [svc, `${svc}.${plan.clusterDomain}`];
 }

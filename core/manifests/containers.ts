@@ -113,7 +113,7 @@ export function ramdiskLogsContainer(plan: IronicPlan, volumeMounts: VolumeMount
  * the pod landed on and fails, saying how to pin the pod or use keepalived, when it never comes.
  */
 export function provisioningIpCheckContainer(plan: IronicPlan): Container {
-    const { ip, interface: iface } = plan.config.provisioning;
+    const { ip, interface: iface } = plan.provisioning;
     return {
         name: "provisioning-ip",
         image: plan.images.ironic,
@@ -126,8 +126,8 @@ export function provisioningIpCheckContainer(plan: IronicPlan): Container {
 
 /** DHCP (67, or 547 for DHCPv6 on an IPv6 network: IrSO #692; dual-stack with DHCPv6: both) and TFTP (69) are listened on. */
 const listens = (plan: IronicPlan) => {
-    const dhcp6 = plan.config.provisioning.ipv6?.dhcp ? " && ss -lun | grep -q ':547 '" : "";
-    return `ss -lun | grep -q ':${cidrParts(plan.config.provisioning.cidr).family === 6 ? 547 : 67} '${dhcp6} && ss -lun | grep -q ':69 '`;
+    const dhcp6 = plan.provisioning.ipv6?.dhcp ? " && ss -lun | grep -q ':547 '" : "";
+    return `ss -lun | grep -q ':${cidrParts(plan.provisioning.cidr).family === 6 ? 547 : 67} '${dhcp6} && ss -lun | grep -q ':69 '`;
 };
 
 /**
@@ -212,7 +212,7 @@ export function dhcpPrunerContainer(plan: IronicPlan, volumeMounts: VolumeMount[
  * first (core/keepalived.ts), the password read from the user's Secret, mounted for this container only.
  */
 export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Container {
-    const k = plan.config.keepalived;
+    const k = plan.keepalived;
     const vrrp = k.virtualRouterId !== undefined || k.passwordSecret !== undefined;
     const env = [
         { name: ENV.keepalivedVirtualIps, value: virtualIps },
@@ -239,7 +239,7 @@ export function keepalivedContainer(plan: IronicPlan, virtualIps: string): Conta
 /** The volume of keepalived.passwordSecret's key, as `password`: readable by keepalived's user (not in the pod's fsGroup), mounted only there. */
 export const KEEPALIVED_VRRP_VOLUME = "keepalived-vrrp";
 export function keepalivedVolumes(plan: IronicPlan): Volume[] {
-    const s = plan.config.keepalived.passwordSecret;
+    const s = plan.keepalived.passwordSecret;
     if (plan.topology.kind !== "single" || !plan.topology.keepalivedVirtualIps || !s) return [];
     return [fromSecret(KEEPALIVED_VRRP_VOLUME, s.name, { items: [[s.key, KEEPALIVED_START.passwordFile]], defaultMode: 0o444 })];
 }

@@ -42,8 +42,8 @@ export function multiTopology(plan: IronicPlan): PodTopology {
             { name: WRAPPER_ENV.scriptsDir, value: CONDUCTOR_PATHS.scripts },
             { name: WRAPPER_ENV.runDir, value: `${CONDUCTOR_PATHS.run}/${container}` },
             { name: WRAPPER_ENV.python, value: COMMANDS.python },
-            ...(plan.config.provisioning.interface ? [{ name: WRAPPER_ENV.defaultInterface, value: plan.config.provisioning.interface }] : []),
-            { name: WRAPPER_ENV.cidr, value: plan.config.provisioning.cidr },
+            ...(plan.provisioning.interface ? [{ name: WRAPPER_ENV.defaultInterface, value: plan.provisioning.interface }] : []),
+            { name: WRAPPER_ENV.cidr, value: plan.provisioning.cidr },
             ...ipv6Env(plan),
             // With DHCP, the finder refuses a found address dnsmasq could hand out (the range) or
             // names as the hosts' router (the gateway); config validation checks conductors[].ip.
@@ -73,14 +73,14 @@ function certEnv(plan: IronicPlan, dirs: string[], mint: boolean): EnvVar[] {
 }
 
 function dhcpEnv(plan: IronicPlan): EnvVar[] {
-    const dhcp = plan.config.provisioning.dhcp;
+    const dhcp = plan.provisioning.dhcp;
     if (!dhcp) return [];
     return [{ name: WRAPPER_ENV.dhcpRange, value: `${dhcp.rangeStart}-${dhcp.rangeEnd}` }, ...(dhcp.gateway ? [{ name: WRAPPER_ENV.gateway, value: dhcp.gateway }] : [])];
 }
 
 /** Dual-stack: where a node without conductors[].ipv6 finds its IPv6 address, and the DHCPv6 range it must not be in. */
 function ipv6Env(plan: IronicPlan): EnvVar[] {
-    const v6 = plan.config.provisioning.ipv6;
+    const v6 = plan.provisioning.ipv6;
     if (!v6) return [];
     return [{ name: WRAPPER_ENV.cidr6, value: v6.cidr }, ...(v6.dhcp ? [{ name: WRAPPER_ENV.dhcpRange6, value: `${v6.dhcp.rangeStart}-${v6.dhcp.rangeEnd}` }] : [])];
 }

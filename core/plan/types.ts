@@ -159,6 +159,11 @@ export interface IronicPlan {
     ports: StackConfig["ports"];
     /** The exporter, its Service and ServiceMonitor (metrics.*). */
     metrics: StackConfig["metrics"];
+    /** The provisioning network: interface, address, CIDR, DHCP ranges, the IPv6 side (provisioning.*). */
+    provisioning: StackConfig["provisioning"];
+    /** The VIPs' keepalived beyond provisioning.ip (keepalived.*). */
+    keepalived: StackConfig["keepalived"];
+    clusterDomain: string;
     /** Multi only: the conductor CA and the trust of JSON-RPC. */
     conductorCa?: ConductorCaPlan;
     database: DatabasePlan;

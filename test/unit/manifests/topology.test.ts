@@ -64,8 +64,8 @@ describe("manifests/topology", function () {
 
     it("multi: the DHCP range and gateway only with provisioning.dhcp, the gateway only when set", function () {
         assert.deepEqual(multiTopology(haNoDhcp).wrapperEnv("ironic"), wrapperEnvNoDhcp("ironic"));
-        const dhcp = ha.config.provisioning.dhcp!;
-        const noGateway = { ...ha, config: { ...ha.config, provisioning: { ...ha.config.provisioning, dhcp: { ...dhcp, gateway: undefined } } } };
+        const dhcp = ha.provisioning.dhcp!;
+        const noGateway = { ...ha, provisioning: { ...ha.provisioning, dhcp: { ...dhcp, gateway: undefined } } };
         assert.deepEqual(multiTopology(noGateway).wrapperEnv("ironic"), [...wrapperEnvNoDhcp("ironic"), { name: "CONDUCTOR_DHCP_RANGE", value: "172.22.0.10-172.22.0.209" }]);
     });
 
