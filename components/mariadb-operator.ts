@@ -12,7 +12,7 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { MARIADB_OPERATOR } from "../core/plan/database";
+import { MARIADB_OPERATOR, databaseOf } from "../core/plan/database";
 import { inNamespace } from "../core/manifests";
 import { OPERATOR_IRONIC_USER, operatorMariadb, operatorNetworkPolicy, operatorSqlObjects } from "../core/manifests/mariadb-operator";
 import { IronicPlan } from "../core/plan";
@@ -36,23 +36,23 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
         super("metal3:database:MariaDBOperatorCluster", name, {}, opts);
         const { plan, namespace, pki } = args;
         const n = plan.database.names;
-        const c = plan.config;
+        const db = databaseOf(plan.database, "mariadb-operator");
 
         const { secret } = databaseCredentials(this, name, plan, namespace, OPERATOR_IRONIC_USER);
         this.credentials = secret;
         // The operator reads tls.crt/tls.key (serverCertSecretRef) and ca.crt (serverCASecretRef, trust only: no ca.key).
         const request = { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] };
         const { secret: tls } = serverTlsSecret(pki, name, request, { name: n.tlsSecret, namespace, labels: plan.labels }, { issue: pki, secret: this })!;
-        const operator = c.database.operator.install ? installOperator(name, plan, this) : [];
+        const operator = db.operator.install ? installOperator(name, plan, this) : [];
 
-        const keep = { retainOnDelete: c.database.retainOnDelete };
+        const keep = { retainOnDelete: db.retainOnDelete };
         this.mariadb = new k8s.apiextensions.CustomResource(`${name}-mariadb`, inNamespace(operatorMariadb(plan), namespace), {
             parent: this,
             dependsOn: [this.credentials, tls, ...operator],
-            protect: c.database.protect,
+            protect: db.protect,
             ...keep,
         });
-        if (!c.database.operator.install) {
+        if (!db.operator.install) {
             pulumi.log.info(
                 `database.kind mariadb-operator: the MariaDB operator (${MARIADB_OPERATOR.supportedRange}, API ${MARIADB_OPERATOR.apiVersion}) must run in the cluster; ` +
                     "this stack does not install it unless database.operator.install is true (docs/database.md)",
@@ -62,7 +62,7 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
         this.sqlObjects = operatorSqlObjects(plan).map(
             (o) => new k8s.apiextensions.CustomResource(`${name}-${o.kind.toLowerCase()}`, inNamespace(o, namespace), { parent: this, dependsOn: [this.mariadb], ...keep }),
         );
-        if (c.database.networkPolicy.enabled) {
+        if (db.networkPolicy.enabled) {
             new k8s.networking.v1.NetworkPolicy(`${name}-networkpolicy`, inNamespace(operatorNetworkPolicy(plan), namespace), { parent: this });
         }
         this.registerOutputs({ primaryService: n.primaryService });
@@ -74,7 +74,7 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
  * `database.operator.namespace`. Only when `database.operator.install` asks for it.
  */
 function installOperator(name: string, plan: IronicPlan, parent: pulumi.Resource): pulumi.Resource[] {
-    const ns = plan.config.database.operator.namespace;
+    const ns = databaseOf(plan.database, "mariadb-operator").operator.namespace;
     const release = (suffix: string, chart: string, dependsOn: pulumi.Resource[]) =>
         new k8s.helm.v3.Release(
             `${name}-${suffix}`,

@@ -9,7 +9,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
-import { MARIADB } from "../core/plan/database";
+import { MARIADB, databaseOf } from "../core/plan/database";
 import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../core/render/mariadb";
 import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki, serverTlsSecret } from "./pki";
@@ -55,7 +55,7 @@ export class MariaDB extends pulumi.ComponentResource {
         super("metal3:database:MariaDB", name, {}, opts);
         const { plan, namespace, pki } = args;
         const n = plan.database.names;
-        const c = plan.config;
+        const db = databaseOf(plan.database, "mariadb");
 
         const { root, ironic, secret } = databaseCredentials(this, name, plan, namespace, IRONIC_DB_USER);
         this.credentials = secret;
@@ -83,12 +83,12 @@ export class MariaDB extends pulumi.ComponentResource {
         // protect: Pulumi refuses to delete or replace it (unprotect first to destroy the stack).
         this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(mariadbPvc(plan), namespace), {
             parent: this,
-            retainOnDelete: c.database.retainOnDelete,
-            protect: c.database.protect,
+            retainOnDelete: db.retainOnDelete,
+            protect: db.protect,
         });
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(mariadbService(plan), namespace), { parent: this });
         // Only Ironic and the schema Jobs reach the database (docs/database.md: the CNI caveat for host-network pods).
-        if (c.database.networkPolicy.enabled) {
+        if (db.networkPolicy.enabled) {
             new k8s.networking.v1.NetworkPolicy(`${name}-networkpolicy`, inNamespace(mariadbNetworkPolicy(plan), namespace), { parent: this });
         }
         const sts = mariadbStatefulSet(plan, {

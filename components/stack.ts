@@ -142,7 +142,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         }
         // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
         // With bmo.enabled the BareMetalHosts of the namespace, if any, are kept too (as its CRDs are).
-        const keep = ((c.database.kind === "mariadb" || c.database.kind === "mariadb-operator") && c.database.retainOnDelete) || c.bmo.enabled;
+        const db = plan.database;
+        const keep = ((db.kind === "mariadb" || db.kind === "mariadb-operator") && db.retainOnDelete) || c.bmo.enabled;
         return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: keep }).metadata.name;
     }
 
@@ -152,8 +153,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
      */
     private database(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, before: pulumi.Resource[]): { mounted: pulumi.Resource[]; upgrade?: pulumi.Resource } {
         const mounted = [...before];
-        if (plan.config.database.kind === "mariadb") mounted.push(new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent: this }).statefulSet);
-        if (plan.config.database.kind === "mariadb-operator") {
+        if (plan.database.kind === "mariadb") mounted.push(new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent: this }).statefulSet);
+        if (plan.database.kind === "mariadb-operator") {
             const cluster = new MariaDBOperatorCluster(`${name}-galera`, { plan, namespace, pki: pki! }, { parent: this });
             mounted.push(cluster.credentials, ...cluster.sqlObjects);
         }

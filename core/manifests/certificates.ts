@@ -76,7 +76,7 @@ export function stackCertificates(plan: IronicPlan): CertificateRequest[] {
         { secretName: n.vmediaTlsSecret, ...api },
     ];
     if (multi) out.push({ secretName: n.conductorCaSecret, commonName: `${plan.namespace}/${plan.name} conductor CA`, dnsNames: [], ipAddresses: [], isCA: true });
-    if (plan.config.database.kind === "mariadb") {
+    if (plan.database.kind === "mariadb") {
         const db = plan.database;
         out.push({ secretName: db.names.tlsSecret, commonName: db.serviceDnsNames[2], dnsNames: db.serviceDnsNames, ipAddresses: [] });
     }

@@ -10,7 +10,7 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 
-import { MARIADB, MARIADB_OPERATOR } from "../plan/database";
+import { MARIADB, MARIADB_OPERATOR, databaseOf } from "../plan/database";
 import type { IronicPlan } from "../plan/types";
 import { renderMariadbConf } from "../render/mariadb";
 import { containerResources, sortedRecord } from "./meta";
@@ -50,7 +50,7 @@ function myCnf(): string {
 
 /** The Galera cluster: `replicas` members, one per node, TLS required, on this stack's Secrets. */
 export function operatorMariadb(plan: IronicPlan): OperatorObject {
-    const db = plan.config.database;
+    const db = databaseOf(plan.database, "mariadb-operator");
     const n = plan.database.names;
     const { nodeSelector, tolerations, imagePullSecrets: pullSecrets } = plan.placement;
     return {
@@ -118,7 +118,7 @@ export function operatorSqlObjects(plan: IronicPlan): OperatorObject[] {
  */
 export function operatorNetworkPolicy(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicy {
     const members = { podSelector: { matchLabels: operatorPodSelector(plan) } };
-    const operator = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": plan.config.database.operator.namespace } } };
+    const operator = { namespaceSelector: { matchLabels: { "kubernetes.io/metadata.name": databaseOf(plan.database, "mariadb-operator").operator.namespace } } };
     const tcp = (...ports: number[]) => ports.map((port) => ({ protocol: "TCP", port }));
     return {
         apiVersion: "networking.k8s.io/v1",

@@ -6,7 +6,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 
 import { COMMANDS, ENV, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
-import { MARIADB } from "../plan/database";
+import { MARIADB, databaseOf } from "../plan/database";
 import { databaseEnv, sortedEnv } from "../plan/env";
 import { SCHEMA_JOB_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
@@ -99,7 +99,7 @@ export function mariadbService(plan: IronicPlan): k8s.types.input.core.v1.Servic
 }
 
 export function mariadbPvc(plan: IronicPlan): k8s.types.input.core.v1.PersistentVolumeClaim {
-    const db = plan.config.database;
+    const db = databaseOf(plan.database, "mariadb");
     return {
         apiVersion: "v1",
         kind: "PersistentVolumeClaim",

@@ -10,7 +10,7 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 
-import { MARIADB } from "../plan/database";
+import { MARIADB, databaseOf } from "../plan/database";
 import type { IronicPlan } from "../plan/types";
 import { SCHEMA_JOB_COMPONENTS, mariadbSelector } from "./mariadb";
 
@@ -22,7 +22,7 @@ export function databaseClientSources(plan: IronicPlan): k8s.types.input.network
         { podSelector: { matchLabels: plan.selector } },
         // The schema Jobs (pod network).
         { podSelector: { matchLabels: plan.selector, matchExpressions: [jobs] } },
-        ...plan.config.database.networkPolicy.hostSources.map((cidr) => ({ ipBlock: { cidr } })),
+        ...databaseOf(plan.database, "mariadb", "mariadb-operator").networkPolicy.hostSources.map((cidr) => ({ ipBlock: { cidr } })),
     ];
 }
 

@@ -231,12 +231,12 @@ export function podVolumes(plan: IronicPlan): PodVolumes {
  * and /certs/ca/mariadb/tls.crt (whose presence turns TLS to the database on).
  */
 export function databaseVolumes(plan: IronicPlan): { volumes: Volume[]; mounts: VolumeMount[] } {
-    const db = plan.config.database;
+    const db = plan.database;
     const auth = (secretName: string) => fromSecret("db-auth", secretName, { items: ["password", "username"] });
     const ca = (secretName: string) => fromSecret("db-ca", secretName, { items: [["ca.crt", "tls.crt"]] });
     const volumes: Volume[] = [];
     if (db.kind === "external") {
-        volumes.push(auth(db.credentialsSecret!));
+        volumes.push(auth(db.credentialsSecret));
         if (db.caSecret) volumes.push(ca(db.caSecret));
     } else if (db.kind === "mariadb" || db.kind === "mariadb-operator") {
         // Only the CA of the server's TLS Secret is projected, never its key.

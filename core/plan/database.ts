@@ -6,7 +6,6 @@
 import { createHash } from "crypto";
 
 import type { StackConfig } from "../config";
-import type { DatabaseKind } from "../config/database";
 import { compareVersions, effectiveIronicVersion } from "../config/version";
 import { pinnedRelease } from "./upgrade";
 
@@ -54,8 +53,25 @@ export const MARIADB_OPERATOR = {
     agentPorts: [5555, 5566],
 } as const;
 
-export interface DatabasePlan {
-    kind: DatabaseKind;
+/** A database this stack deploys: its volume, what is kept on destroy, and its NetworkPolicy. */
+interface DeployedDatabase {
+    storageSize: string;
+    storageClass?: string;
+    retainOnDelete: boolean;
+    protect: boolean;
+    networkPolicy: { enabled: boolean; hostSources: string[] };
+}
+
+/** What is deployed or used, by kind (database.*): components and manifests read this, never database.* of the config. */
+export type DatabaseKindPlan =
+    | ({ kind: "mariadb" } & DeployedDatabase)
+    | ({ kind: "mariadb-operator"; replicas: number; operator: { install: boolean; namespace: string } } & DeployedDatabase)
+    | { kind: "external"; credentialsSecret: string; caSecret?: string }
+    | { kind: "sqlite" };
+
+export type DatabasePlan = DatabaseCommonPlan & DatabaseKindPlan;
+
+interface DatabaseCommonPlan {
     /** MARIADB_HOST for the ironic image (may carry :port). */
     hostForIronic?: string;
     database: string;
@@ -85,6 +101,24 @@ export interface DatabasePlan {
     jobs?: { upgrade: string; migrate?: string };
 }
 
+/**
+ * `db` as the plan of `kinds`: what a manifest or component of those kinds is built from. Called for
+ * another kind it is a bug of the program (they are registered for their kind only), said as one.
+ */
+export function databaseOf<K extends DatabaseKindPlan["kind"]>(db: DatabasePlan, ...kinds: K[]): DatabaseCommonPlan & Extract<DatabaseKindPlan, { kind: K }> {
+    if (!(kinds as string[]).includes(db.kind)) throw new Error(`a ${kinds.join(" or ")} database object was built for database.kind ${db.kind}`);
+    return db as DatabaseCommonPlan & Extract<DatabaseKindPlan, { kind: K }>;
+}
+
+function kindPlan(db: StackConfig["database"]): DatabaseKindPlan {
+    const deployed: DeployedDatabase = { storageSize: db.storageSize, ...(db.storageClass ? { storageClass: db.storageClass } : {}), retainOnDelete: db.retainOnDelete, protect: db.protect, networkPolicy: db.networkPolicy };
+    if (db.kind === "mariadb") return { kind: "mariadb", ...deployed };
+    if (db.kind === "mariadb-operator") return { kind: "mariadb-operator", replicas: db.replicas, operator: db.operator, ...deployed };
+    // Validation requires the credentials Secret of an external database (core/config/database.ts).
+    if (db.kind === "external") return { kind: "external", credentialsSecret: db.credentialsSecret!, ...(db.caSecret ? { caSecret: db.caSecret } : {}) };
+    return { kind: "sqlite" };
+}
+
 /** A short, stable key of an image reference: jobs run again on every image change, never on a no-op. */
 export function imageKey(image: string): string {
     return createHash("sha256").update(image).digest("hex").slice(0, 10);
@@ -108,7 +142,7 @@ export function databasePlan(config: StackConfig): DatabasePlan {
     if (db.kind === "external") hostForIronic = db.port ? `${db.host}:${db.port}` : db.host;
     const key = imageKey(config.images.ironic);
     return {
-        kind: db.kind,
+        ...kindPlan(db),
         hostForIronic,
         database: db.name,
         serviceDnsNames,

@@ -1,7 +1,8 @@
-/** core/plan/database.ts: the downgrade guard with tags, tagged digests and bare digests with a stated version. */
+/** core/plan/database.ts: the downgrade guard with tags, tagged digests and bare digests with a stated version; the database plan by kind. */
 import { strict as assert } from "assert";
 
-import { downgradeError, effectiveIronicVersion } from "../../../core/plan/database";
+import { databaseOf, downgradeError, effectiveIronicVersion } from "../../../core/plan/database";
+import { devRaw, haRaw, planOf, withKeys } from "./support";
 
 const D1 = `sha256:${"a".repeat(64)}`;
 const D2 = `sha256:${"b".repeat(64)}`;
@@ -37,5 +38,25 @@ describe("plan: downgrade guard", function () {
         assert.deepEqual(effectiveIronicVersion({ image: `${R}@${D1}`, version: "38.0.1" }), [38, 0, 1]);
         assert.deepEqual(effectiveIronicVersion({ image: `${R}:release-38.0` }), [38, 0]);
         assert.equal(effectiveIronicVersion({ image: `${R}@${D1}` }), undefined);
+    });
+});
+
+describe("plan: the database by kind (databaseOf)", function () {
+    const keys = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined).map(([k]) => k).sort();
+    const common = ["database", "hostForIronic", "jobs", "names", "serviceDnsNames"];
+    const deployed = ["networkPolicy", "protect", "retainOnDelete", "storageSize"];
+    it("each kind carries what it is deployed or reached with, and nothing of another kind", function () {
+        assert.deepEqual(keys(planOf(haRaw).database), [...common, ...deployed, "kind"].sort());
+        assert.deepEqual(keys(planOf(devRaw).database), ["database", "kind", "names", "serviceDnsNames"], "sqlite: no host, no schema Jobs, nothing deployed");
+        const galera = planOf(withKeys(haRaw, { database: { kind: "mariadb-operator", storageClass: "local", replicas: 5 } })).database;
+        assert.deepEqual(keys(galera), [...common, ...deployed, "kind", "operator", "replicas", "storageClass"].sort());
+        assert.deepEqual([databaseOf(galera, "mariadb-operator").replicas, databaseOf(galera, "mariadb-operator").storageClass], [5, "local"]);
+        const external = planOf(withKeys(devRaw, { database: { kind: "external", host: "db.example", credentialsSecret: "db-creds", caSecret: "db-ca" } })).database;
+        assert.deepEqual(keys(external), [...common, "caSecret", "credentialsSecret", "kind"].sort());
+        assert.equal(databaseOf(external, "external").credentialsSecret, "db-creds");
+    });
+    it("a database object built for another kind is a bug of the program, said as one", function () {
+        assert.throws(() => databaseOf(planOf(haRaw).database, "mariadb-operator"), /^Error: a mariadb-operator database object was built for database.kind mariadb$/);
+        assert.equal(databaseOf(planOf(haRaw).database, "mariadb", "mariadb-operator").kind, "mariadb");
     });
 });
