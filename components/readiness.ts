@@ -33,7 +33,7 @@ export class Readiness extends pulumi.ComponentResource {
 
     /** The check, or undefined with `readiness.enabled: false`. */
     static create(name: string, args: ReadinessArgs, opts?: pulumi.ComponentResourceOptions): Readiness | undefined {
-        return args.plan.config.readiness.enabled ? new Readiness(name, args, opts) : undefined;
+        return readinessPlan(args.plan) ? new Readiness(name, args, opts) : undefined;
     }
 
     constructor(name: string, args: ReadinessArgs, opts?: pulumi.ComponentResourceOptions) {

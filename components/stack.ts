@@ -53,8 +53,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
 
     constructor(name: string, args: Metal3IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         const plan = planFromArgs(args);
-        if (plan.config.bmo.enabled && !args.bmoRelease) {
-            throw new pulumi.RunError(`bmo.enabled: the component needs baremetal-operator's release in args.bmoRelease: (await loadBmoRelease({ version, h1: checksum, goproxy })).config for bmo.version ${plan.config.bmo.version} (loadBmoRelease is exported by this package; docs/library.md)`);
+        if (plan.bmo.enabled && !args.bmoRelease) {
+            throw new pulumi.RunError(`bmo.enabled: the component needs baremetal-operator's release in args.bmoRelease: (await loadBmoRelease({ version, h1: checksum, goproxy })).config for bmo.version ${plan.bmo.version} (loadBmoRelease is exported by this package; docs/library.md)`);
         }
         const needles = secretNeedles(args.config as RawConfig, args.secretKeys ?? [], args.stated);
         let self: pulumi.Resource | undefined;
@@ -66,11 +66,10 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         super("metal3:index:Metal3Ironic", name, {}, { ...opts, transformations: [...(opts?.transformations ?? []), ...transformations] });
         self = this;
         this.plan = plan;
-        if (!this.getProvider("kubernetes::")) ownProvider = new k8s.Provider(`${name}-kubernetes`, kubernetesProviderArgs(plan.config), { parent: this });
-        const c = plan.config;
+        if (!this.getProvider("kubernetes::")) ownProvider = new k8s.Provider(`${name}-kubernetes`, kubernetesProviderArgs(plan), { parent: this });
         const namespace = this.namespace(name, plan);
         if (needles.length > 0) configSecrets = new ConfigSecrets(name, plan, namespace, this);
-        const creds = new Credentials(`${name}-credentials`, { namespace, secretName: plan.names.credentialsSecret, username: c.ironic.apiUsername, labels: plan.labels }, { parent: this });
+        const creds = new Credentials(`${name}-credentials`, { namespace, secretName: plan.names.credentialsSecret, username: plan.apiUsername, labels: plan.labels }, { parent: this });
         const pki = this.stackPki(name, plan);
         // With tls.mode "existing" the user's Secret is read (never registered: this program must
         // not write, replace or delete it); its CA goes to BMO and to the stack output.
@@ -86,7 +85,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const upgrade = db.upgrade;
         deployImageCache(this, name, plan, namespace, cache.pki);
         if (plan.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });
-        const pinned = pinNote(c, args.previous ?? {});
+        const pinned = pinNote(plan, args.previous ?? {});
         if (pinned) pulumi.log.info(pinned, this);
         // Online data migrations once the new workload is ready (the provider awaits it); none while pinned (core/plan/upgrade.ts).
         if (upgrade && plan.database.jobs?.migrate) this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
@@ -95,7 +94,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
             { parent: this, dependsOn: [workload] },
         );
-        if (c.bmo.enabled) {
+        if (plan.bmo.enabled) {
             new BaremetalOperator(`${name}-baremetal-operator`, { plan, release: args.bmoRelease!, namespace, wiring: [bmoConfigMap, ...mounted], credentialsHash: creds.rollHash }, { parent: this });
         }
         // Live readiness last: every configured conductor alive in the API, or `pulumi up` fails.
@@ -135,15 +134,14 @@ export class Metal3Ironic extends pulumi.ComponentResource {
 
     /** The namespace (kept on destroy when the database volume in it is kept, or with BMO: hosts may live in it), or the configured one. */
     private namespace(name: string, plan: IronicPlan): pulumi.Output<string> {
-        const c = plan.config;
-        if (!c.createNamespace) {
+        if (!plan.createNamespace) {
             pulumi.log.info(namespaceNotCreatedNote(plan), this);
             return pulumi.output(plan.namespace);
         }
         // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
         // With bmo.enabled the BareMetalHosts of the namespace, if any, are kept too (as its CRDs are).
         const db = plan.database;
-        const keep = ((db.kind === "mariadb" || db.kind === "mariadb-operator") && db.retainOnDelete) || c.bmo.enabled;
+        const keep = ((db.kind === "mariadb" || db.kind === "mariadb-operator") && db.retainOnDelete) || plan.bmo.enabled;
         return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: keep }).metadata.name;
     }
 

@@ -179,7 +179,7 @@ async function main(): Promise<number> {
     lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);
     if (!plan.config.createNamespace) lines.push(`note: ${namespaceNotCreatedNote(plan)}`);
     lines.push(previousLine(args.previous, previous));
-    for (const n of [pinNote(plan.config, previous)].filter(Boolean)) lines.push(`note: ${n}`);
+    for (const n of [pinNote(plan, previous)].filter(Boolean)) lines.push(`note: ${n}`);
     for (const n of previousNotes) lines.push(`note: --previous ${path.basename(args.previous!)}: ${n}`);
     // A diff between first runs shows what a new stack would get, not what the deployed one will do
     // (its kept DHCP slots, its remembered slot count): the review recipe passes --previous.

@@ -164,6 +164,13 @@ export interface IronicPlan {
     /** The VIPs' keepalived beyond provisioning.ip (keepalived.*). */
     keepalived: StackConfig["keepalived"];
     clusterDomain: string;
+    createNamespace: boolean;
+    /** The kubeconfig context of the stack's own Kubernetes provider (kubernetes.*). */
+    kubernetes: StackConfig["kubernetes"];
+    /** baremetal-operator, deployed and wired with bmo.enabled (bmo.*). */
+    bmo: StackConfig["bmo"];
+    /** The API user (ironic.apiUsername): the credentials Secret and BMO's. */
+    apiUsername: string;
     /** Multi only: the conductor CA and the trust of JSON-RPC. */
     conductorCa?: ConductorCaPlan;
     database: DatabasePlan;

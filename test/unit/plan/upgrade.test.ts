@@ -4,7 +4,7 @@ import { strict as assert } from "assert";
 import { admitPlan } from "../../../core/plan/admit";
 import { PIN_KEY, pinNote, pinnedRelease, rollingUpgrade } from "../../../core/plan/upgrade";
 import { renderOffline } from "../../../tools/render";
-import { configOf, devRaw, haRaw, withKeys } from "./support";
+import { configOf, devRaw, haRaw, planOf, withKeys } from "./support";
 
 const V38 = "quay.io/metal3-io/ironic:v38.0.0";
 const V39 = "quay.io/metal3-io/ironic:v39.0.0";
@@ -36,9 +36,9 @@ describe("plan/upgrade: a rolling upgrade of the conductors is pinned to the rel
 
     it("while pinned: the conductors get [DEFAULT]pin_release_version, the migrations Job waits, and the plan says so", async function () {
         assert.equal(pinnedRelease(configOf(ha39Pinned)), "38.0");
-        assert.match(pinNote(configOf(ha39Pinned), { ironicImage: V38 })!, /^rolling upgrade 38\.0 → 39\.0: conductors pinned to 38\.0; online data migrations wait for the next run/);
-        assert.match(pinNote(configOf(ha39Pinned), { ironicImage: V39 })!, /remove the pin once every conductor runs the new release/);
-        assert.equal(pinNote(configOf(ha39), { ironicImage: V38 }), undefined);
+        assert.match(pinNote(planOf(ha39Pinned), { ironicImage: V38 })!, /^rolling upgrade 38\.0 → 39\.0: conductors pinned to 38\.0; online data migrations wait for the next run/);
+        assert.match(pinNote(planOf(ha39Pinned), { ironicImage: V39 })!, /remove the pin once every conductor runs the new release/);
+        assert.equal(pinNote(planOf(ha39), { ironicImage: V38 }), undefined);
 
         const pinned = await renderOffline(ha39Pinned, "ha", { previousOutputs: { ironicImage: V38 } });
         const jobs = (r: typeof pinned) => r.objects.filter((o) => o.kind === "Job").map((o) => o.metadata.name as string);
