@@ -8,7 +8,7 @@
  *    DaemonSet's RollingUpdate, maxUnavailable 1: the old pod stops, then the new one starts);
  *    no migrations Job;
  *  - run 2 (the pin removed): the pods replaced again, unpinned; then the migrations Job.
- * Throughout, a client in the admin namespace reads the node list and writes a node (through
+ * Throughout, a client per API in the admin namespace reads the node list and writes a node (through
  * Ironic's RPC to its owning conductor, across releases while they mix) on every API twice a
  * second, and a DHCP client asks for a sample of the hosts. The timeline is printed.
  */
@@ -115,10 +115,13 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
     it("upgrades to 39 in two runs: schema first while 38 serves, conductors pinned to 38.0 one by one, then unpinned one by one, migrations last; the API and DHCP keep answering", async function () {
         const sample = s.pods.flatMap((p) => owners.filter((o) => o.conductor === p.node.ip).slice(0, 2));
         assert.equal(sample.length, 6, "two deployed hosts per conductor");
-        const pollLog = path.join(s.lab.work, "api-poll.jsonl");
-        const apis = s.pods.flatMap(({ node }) => ["--api", `https://${node.ip}:${s.s.plan.config.ports.api}`]);
+        // One client per API, each in its own process: a request that hangs on a pod being replaced
+        // (up to the client's 5 s timeout) must not keep the others from asking theirs, or the
+        // measured gap would be the client's, not the API's.
+        const apis = s.pods.map(({ node }) => `https://${node.ip}:${s.s.plan.ports.api}`);
+        const pollLogs = apis.map((_, i) => path.join(s.lab.work, `api-poll-${i}.jsonl`));
         const auth = path.join(s.lab.work, "api-auth");
-        const poll = new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), ...apis, "--auth", auth, "--ca", s.lab.caFile, "--nodes", sample.map((o) => o.uuid).join(",")], pollLog);
+        const polls = apis.map((api, i) => new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), "--api", api, "--auth", auth, "--ca", s.lab.caFile, "--nodes", sample.map((o) => o.uuid).join(",")], pollLogs[i]));
         const probe = new OwnerProbe(s.lab.net, s.lab.sw, s.lab.br, sample.map((o) => o.mac), s.lab.work, "up");
         const old = s.s.plan.config.images.ironic;
         const rolls: Record<string, { stopS: number; readyS: number }> = {};
@@ -172,11 +175,11 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
             await new Promise((r) => setTimeout(r, 10000));
         } finally {
             await probe.stop();
-            await poll.stop();
+            for (const poll of polls) await poll.stop();
         }
 
         // The API: per half-second tick, did any API answer the read? Per API, its downtime.
-        const recs: ApiRecord[] = fs.readFileSync(pollLog, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l));
+        const recs: ApiRecord[] = pollLogs.flatMap((f) => fs.readFileSync(f, "utf8").split("\n").filter((l) => l.startsWith("{")).map((l) => JSON.parse(l)));
         const gets = recs.filter((r) => r.op === "get");
         const okTimes = gets.filter((r) => r.code === 200).map((r) => r.t).sort((a, b) => a - b);
         let apiGap = 0;
