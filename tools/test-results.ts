@@ -125,13 +125,20 @@ export interface FailureNote {
     error: string;
 }
 
+/** The recorded failures; a line cut short (a unit stopped while it wrote) is kept as what it says, never a reason to lose the totals. */
 export function readFailures(file: string): FailureNote[] {
     if (!fs.existsSync(file)) return [];
     return fs
         .readFileSync(file, "utf8")
         .split("\n")
         .filter(Boolean)
-        .map((l) => JSON.parse(l) as FailureNote);
+        .map((l) => {
+            try {
+                return JSON.parse(l) as FailureNote;
+            } catch {
+                return { file: "?", title: "(a failure record cut short)", error: l };
+            }
+        });
 }
 
 /** Failures shown at the end of the breakdown, and how much of each: CI shows only its output's tail. */

@@ -67,6 +67,8 @@ function recordFileTimes(runner: Mocha.Runner, file: string, testFile: RegExp): 
 }
 /** Lines of a failure's message kept for the digest (the stack's first frame in test/ is added). */
 const FAILURE_LINES = 12;
+/** And of each line (a one-line JSON dump can be megabytes). */
+const FAILURE_LINE_CHARS = 1000;
 
 /** One JSON line per failure, with the file and the error's first lines (see the header). */
 function recordFailures(runner: Mocha.Runner, file: string, testFile: RegExp): void {
@@ -74,8 +76,9 @@ function recordFailures(runner: Mocha.Runner, file: string, testFile: RegExp): v
         // Test files only: a test that runs mocha on fixture suites (failing by design) inherits the variable.
         if (!r.file || !testFile.test(r.file)) return;
         const rel = path.relative(CHECKOUT, path.resolve(r.file)).split(path.sep).join("/");
-        const message = String(err?.message ?? err).split("\n").slice(0, FAILURE_LINES);
-        const frame = String(err?.stack ?? "").split("\n").find((l) => /^\s+at .*\btest\//.test(l));
+        const message = String(err?.message ?? err).split("\n").slice(0, FAILURE_LINES).map((l) => l.slice(0, FAILURE_LINE_CHARS));
+        // The first frame in the checkout's test/ (mocha has made the stack's paths relative to it).
+        const frame = String(err?.stack ?? "").split("\n").find((l) => /^\s+at /.test(l) && (l.includes("(test/") || l.includes(`(${path.join(CHECKOUT, "test")}${path.sep}`)));
         fs.appendFileSync(file, JSON.stringify({ file: rel, title: r.fullTitle(), error: [...message, ...(frame ? [frame.trim()] : [])].join("\n") }) + "\n");
     });
 }

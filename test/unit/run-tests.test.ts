@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { needsToolchain, testFiles } from "../../tools/run-tests";
-import { breakdown, failureDigest, nextUnit, planUnits, tierOf, ToolchainNeed } from "../../tools/test-results";
+import { breakdown, failureDigest, readFailures, nextUnit, planUnits, tierOf, ToolchainNeed } from "../../tools/test-results";
 import { tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -110,6 +110,13 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(many.filter((l) => l.startsWith("    ✗")).length, 10);
         assert.equal(many[many.length - 1], "    and 2 more");
         assert.deepEqual(failureDigest([]), [], "nothing when nothing failed");
+        // A record cut short (a unit stopped while writing it) is shown for what it is; the totals still come.
+        const dir = tmpDir("run-tests");
+        const file = path.join(dir, "failures.jsonl");
+        fs.writeFileSync(file, JSON.stringify(note(1)) + "\n" + '{"file":"test/integration/pods.test.ts","title":"cut');
+        const read = readFailures(file);
+        fs.rmSync(dir, { recursive: true, force: true });
+        assert.deepEqual(read.map((f) => f.title), ["pods as declared: case 1", "(a failure record cut short)"]);
     });
 
     it("a failed toolchain build fails the units that need it, naming the target it was building, and runs no test of theirs", function () {
