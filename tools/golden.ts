@@ -6,9 +6,11 @@
  * change of these files. Regenerate only when the change is intended, in the commit that makes it.
  */
 import { spawnSync } from "child_process";
+import * as fs from "fs";
 import * as path from "path";
 
 import { readRenderTree } from "./diff";
+import { readStackConfig, renderOffline } from "./render";
 
 export const ROOT = path.resolve(__dirname, "..");
 
@@ -43,7 +45,31 @@ export function renderWithPlan(example: { stack: string; file: string }, out: st
     return { status: r.status ?? -1, stdout: r.stdout ?? "", stderr: r.stderr ?? "" };
 }
 
-function main(): number {
+/**
+ * Every resource each example stack registers, a line each: stack, the URN's type path (its
+ * parents' types, then its own) and name, and the names of what it waits for (dependsOn). A change
+ * here is a replace, a new resource or a new order in a deployed stack's preview, which the object
+ * bodies of the golden renders do not show. test/components/resource-graph.test.ts holds the program
+ * to RESOURCE_GRAPH_FILE; `npm run golden` rewrites it.
+ */
+export async function resourceGraph(): Promise<string> {
+    const typePath = (r: any): string[] => (r ? [...typePath(r.__parentResource), r.__pulumiType] : []);
+    const lines: string[] = [];
+    for (const ex of EXAMPLE_STACKS) {
+        const registered: any[] = [];
+        await renderOffline(readStackConfig(path.join(ROOT, ex.file)), ex.stack, { onRegister: (a) => registered.push(a) });
+        for (const a of registered) {
+            const d = a.opts.dependsOn;
+            const waits = (Array.isArray(d) ? d : d ? [d] : []).map((x: any) => x.__name).sort();
+            lines.push(`${ex.stack} ${[...typePath(a.opts.parent), a.type].join("$")}::${a.name}${waits.length ? ` <- ${waits.join(",")}` : ""}`);
+        }
+    }
+    return lines.sort().join("\n") + "\n";
+}
+
+export const RESOURCE_GRAPH_FILE = path.join(ROOT, "test", "resource-graph.golden.txt");
+
+async function main(): Promise<number> {
     for (const ex of EXAMPLE_STACKS) {
         const out = path.join(GOLDEN_DIR, ex.stack);
         const r = renderWithPlan(ex, out);
@@ -53,7 +79,10 @@ function main(): number {
         }
         console.log(`golden: ${ex.file} → ${path.relative(ROOT, out)}/ (${Object.keys(readRenderTree(out)).length} objects)`);
     }
+    const graph = await resourceGraph();
+    fs.writeFileSync(RESOURCE_GRAPH_FILE, graph);
+    console.log(`golden: the resources of every example stack → ${path.relative(ROOT, RESOURCE_GRAPH_FILE)} (${graph.split("\n").length - 1} resources)`);
     return 0;
 }
 
-if (require.main === module) process.exit(main());
+if (require.main === module) void main().then((code) => process.exit(code));

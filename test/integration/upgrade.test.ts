@@ -121,7 +121,10 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         const apis = s.pods.map(({ node }) => `https://${node.ip}:${s.s.plan.ports.api}`);
         const pollLogs = apis.map((_, i) => path.join(s.lab.work, `api-poll-${i}.jsonl`));
         const auth = path.join(s.lab.work, "api-auth");
-        const polls = apis.map((api, i) => new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), "--api", api, "--auth", auth, "--ca", s.lab.caFile, "--nodes", sample.map((o) => o.uuid).join(",")], pollLogs[i]));
+        // Each client starts two nodes further along the sample: ticking together, the three never
+        // write the same node at once (a node's lock would make one of them wait or fail with 409).
+        const rotated = (i: number) => [...sample.slice(2 * i), ...sample.slice(0, 2 * i)].map((o) => o.uuid).join(",");
+        const polls = apis.map((api, i) => new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), "--api", api, "--auth", auth, "--ca", s.lab.caFile, "--nodes", rotated(i)], pollLogs[i]));
         const probe = new OwnerProbe(s.lab.net, s.lab.sw, s.lab.br, sample.map((o) => o.mac), s.lab.work, "up");
         const old = s.s.plan.config.images.ironic;
         const rolls: Record<string, { stopS: number; readyS: number }> = {};
