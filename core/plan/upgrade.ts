@@ -14,7 +14,6 @@
  */
 import type { ConfigIssue, StackConfig } from "../config";
 import { compareVersions, effectiveIronicVersion } from "../config/version";
-import type { IronicPlan } from "./types";
 
 /** What the previous run deployed (core/plan/previous.ts PreviousState). */
 type Deployed = { ironicImage?: string; ironicVersion?: string };
@@ -66,7 +65,7 @@ export function rollingUpgradeIssues(config: StackConfig, previous: Deployed): C
 }
 
 /** One line for the plan's summary while the conductors are pinned. */
-export function pinNote(plan: IronicPlan, previous: Deployed): string | undefined {
+export function pinNote(plan: { config: StackConfig }, previous: Deployed): string | undefined {
     const config = plan.config;
     const pin = pinnedRelease(config);
     if (pin === undefined || config.topology !== "multi") return undefined;
