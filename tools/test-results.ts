@@ -100,16 +100,16 @@ export interface FileResult {
     pending: number;
 }
 
+/** The non-empty lines of a file the mocha processes append to; none before the first append. */
+function appendedLines(file: string): string[] {
+    return fs.existsSync(file) ? fs.readFileSync(file, "utf8").split("\n").filter(Boolean) : [];
+}
+
 export function readResults(file: string): FileResult[] {
-    if (!fs.existsSync(file)) return [];
-    return fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => {
-            const [tier, f, seconds, passed, failed, pending] = l.split("\t");
-            return { tier, file: f, seconds: Number(seconds), passed: Number(passed), failed: Number(failed), pending: Number(pending) };
-        });
+    return appendedLines(file).map((l) => {
+        const [tier, f, seconds, passed, failed, pending] = l.split("\t");
+        return { tier, file: f, seconds: Number(seconds), passed: Number(passed), failed: Number(failed), pending: Number(pending) };
+    });
 }
 
 export interface LaneTimes {
@@ -127,18 +127,13 @@ export interface FailureNote {
 
 /** The recorded failures; a line cut short (a unit stopped while it wrote) is kept as what it says, never a reason to lose the totals. */
 export function readFailures(file: string): FailureNote[] {
-    if (!fs.existsSync(file)) return [];
-    return fs
-        .readFileSync(file, "utf8")
-        .split("\n")
-        .filter(Boolean)
-        .map((l) => {
-            try {
-                return JSON.parse(l) as FailureNote;
-            } catch {
-                return { file: "?", title: "(a failure record cut short)", error: l };
-            }
-        });
+    return appendedLines(file).map((l) => {
+        try {
+            return JSON.parse(l) as FailureNote;
+        } catch {
+            return { file: "?", title: "(a failure record cut short)", error: l };
+        }
+    });
 }
 
 /** Failures shown at the end of the breakdown, and how much of each: CI shows only its output's tail. */
