@@ -30,6 +30,8 @@ import { NodeOwner, ScaleLab, ScaleNode } from "../scale/scale-lab";
 const NODES = 30;
 /** Bounds: the API through the roll (one conductor of three away at a time); a host's DHCP silence while its owner's pod is replaced (measured 4-6 s; a fresh pod directory left hosts unanswered for 36 s and for good). */
 const BOUNDS = { apiGapS: 5, dhcpGapS: 30 };
+/** How long after a new conductor is alive its takeover of the nodes the ring gives back may hold their locks (CI's run of 4b920f5: a 409 "locked by" it 0.3 s after, a write waiting on it 5 s). */
+const REBALANCE_S = 30;
 
 interface ApiRecord {
     t: number;
@@ -39,6 +41,7 @@ interface ApiRecord {
     max: string | null;
     node?: string;
     error: string;
+    ms?: number;
 }
 
 /** The lab's hooks: what it needs (the next release's venv too), `setUp`, the next release's image; its logs on a failure; its teardown. */
@@ -200,17 +203,38 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         console.log(`      API maximum versions: before ${maxIn(0, at("run 1: ironic-dbsync"))}, pinned ${maxIn(at("run 1: three"), at("run 1 done"))}, after ${maxIn(at("run 2 done"), Infinity)}`);
 
         // Writes: through a live API they reach the owning conductor whatever the releases. A write
-        // may fail only where a pod is being replaced: through that pod's own API (its httpd is up
-        // before Ironic: 503, or no answer), or over JSON-RPC to that pod's conductor while it
-        // stops (the ring still names it: Ironic's 500 "Unable to establish connection"; BMO retries).
+        // may fail only where a pod is being replaced, from its old pod's stop until its new
+        // conductor has taken its nodes back (REBALANCE_S after it is alive):
+        //  - through that pod's own API (its httpd is up before Ironic: 503, or no answer);
+        //  - for a node that pod's conductor owns in the full ring (the baseline's owner): over
+        //    JSON-RPC to it while it stops or starts (Ironic's 500 "Unable to establish
+        //    connection", a connection dropped, no answer in time), or meeting the lock of a takeover: a
+        //    survivor's while the node moves away, its own while it takes the node back (409
+        //    "locked by host", or waiting on it past the client's timeout). BMO retries all of these.
+        // Any other failure is a live API failing a live conductor's node: listed one per line.
+        const ownerOf = new Map(owners.map((o) => [o.uuid, o.conductor]));
         const phase = (t: number) => [...events].reverse().find((e) => e.t <= t && !e.what.startsWith("run"))?.what ?? "";
-        const stopping = (t: number) => s.pods.find((p) => phase(t) === `${p.node.node}: old pod stopping`)?.node.ip;
-        const excused = (r: ApiRecord) => {
-            const ip = stopping(r.t);
-            return !!ip && (r.api.includes(`//${ip}:`) || (r.code === 500 && r.error.includes(`Unable to establish connection to https://${ip}:${s.s.plan.config.ports.jsonRpc}`)));
-        };
+        const windows = s.pods.map((p) => {
+            const readies = events.filter((e) => e.what.startsWith(`${p.node.node}: new pod`));
+            const spans = events.filter((e) => e.what === `${p.node.node}: old pod stopping`).map((e, i) => [e.t, (readies[i]?.t ?? Infinity) + REBALANCE_S]);
+            return { ip: p.node.ip, spans };
+        });
+        const replacing = (r: ApiRecord) => windows.filter((w) => w.spans.some(([a, b]) => r.t + (r.ms ?? 0) / 1000 >= a && r.t <= b)).map((w) => w.ip);
+        const excused = (r: ApiRecord) =>
+            replacing(r).some((ip) => {
+                if (r.api.includes(`//${ip}:`)) return true;
+                if (ownerOf.get(r.node ?? "") !== ip) return false;
+                return r.code === 0 || (r.code === 500 && r.error.includes(`Unable to establish connection to https://${ip}:${s.s.plan.ports.jsonRpc}`)) || (r.code === 409 && r.error.includes("is locked by host"));
+            });
         const failed = patches.filter((r) => r.code !== 200);
-        for (const r of failed.filter((x) => x.code !== 0)) console.log(`        write ${r.code} at ${(r.t - t0).toFixed(1)} s via ${r.api} (${phase(r.t) || "-"}): ${r.error.slice(0, 240)}`);
+        const groups = new Map<string, { n: number; first: number; last: number; error: string }>();
+        for (const r of failed) {
+            const key = `${r.code} via ${r.api} (${phase(r.t) || "-"})`;
+            const g = groups.get(key) ?? { n: 0, first: r.t, last: r.t, error: r.error };
+            groups.set(key, { ...g, n: g.n + 1, last: r.t });
+        }
+        for (const [k, g] of groups) console.log(`        ${g.n} write(s) ${k} ${(g.first - t0).toFixed(1)}-${(g.last - t0).toFixed(1)} s: ${g.error.trim().slice(0, 200)}`);
+        const describe = (r: ApiRecord) => `${(r.t - t0).toFixed(1)} s (${phase(r.t) || "-"}) via ${r.api}, node ${r.node} of ${ownerOf.get(r.node ?? "") ?? "?"}: ${r.code || "no answer"} after ${r.ms} ms: ${r.error.slice(0, 160)}`;
         const after = s.owners();
         const answers = probe.answers();
         const dhcp = sample.map((o) => {
@@ -225,7 +249,8 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         assert.deepEqual(maxIn(0, at("run 1: ironic-dbsync")), ["1.113"], "Ironic 38's API");
         assert.deepEqual(maxIn(at("run 1: three"), at("run 1 done")), ["1.113"], "39 pinned to 38.0 serves 38's API versions only");
         assert.deepEqual(maxIn(at("run 2 done"), Infinity), ["1.115"], "39 unpinned");
-        assert.deepEqual(failed.filter((r) => !excused(r)), [], "writes through live APIs, to live conductors, across releases");
+        const unexcused = failed.filter((r) => !excused(r));
+        assert.ok(unexcused.length === 0, `writes through live APIs, to live conductors, across releases; ${unexcused.length} failed:\n${unexcused.map(describe).join("\n")}`);
         assert.ok(patches.filter((r) => r.code === 200).length >= patches.length * 0.7, "most writes succeed");
         // Nodes: all there, all still active, none lost by the upgrade; the migrations ran to the end.
         assert.equal(after.length, NODES);
