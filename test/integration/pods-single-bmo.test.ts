@@ -13,7 +13,7 @@ import * as path from "path";
 
 import { bmoLogProblems } from "../helpers/bmo";
 import { OperatorPod, provisioningHooks, provisioningPrerequisites, startOperator } from "../helpers/bmo-pod";
-import { assertEspLoader, assertImageWritten, BmhWatch, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiWholeDiskImage } from "../helpers/bmh";
+import { assertEspLoader, assertImageWritten, BIOS_DISK_BOOT_MARKER, biosWholeDiskImage, BmhWatch, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiWholeDiskImage } from "../helpers/bmh";
 import { credentialLeaks } from "../helpers/credential-leaks";
 import { HaPodLab, LabNode } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk } from "../helpers/ipa";
@@ -21,7 +21,7 @@ import { until } from "../helpers/ironic-lab";
 import { tail } from "../helpers/pod-runner";
 import { renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
-import { requireOrSkip, run } from "../helpers/sys";
+import { requireOrSkip } from "../helpers/sys";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 
 describe("pods as declared: dev stack (single), baremetal-operator provisions hosts through its Ironic (pod runner)", function () {
@@ -66,15 +66,11 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
         const hosts = new RedfishHosts({ lab: lab.net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8004, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [bios, uefi], memoryMiB: 2048 });
         stopAfter.push(() => hosts.stop());
         // The images, served over HTTP from the admin namespace: for the BIOS host a GPT whose one
-        // partition holds bytes no disk starts with; for the UEFI host one with an EFI system
-        // partition and a boot loader that prints a marker (test/helpers/bmh.ts).
+        // partition holds bytes no disk starts with, and a boot sector that prints a marker; for the
+        // UEFI host one with an EFI system partition and a boot loader that prints one (test/helpers/bmh.ts).
         const imageDir = path.join(lab.work, "images");
         fs.mkdirSync(imageDir, { recursive: true });
-        const pattern = Buffer.alloc(8 * 1024 * 1024);
-        for (let i = 0; i < pattern.length; i += 32) createHash("sha256").update(`dev block ${i}`).digest().copy(pattern, i);
-        fs.writeFileSync(path.join(imageDir, "bios.raw"), pattern);
-        run("sfdisk", ["--quiet", path.join(imageDir, "bios.raw")], { input: "label: gpt\nstart=2048, type=L\n" });
-        const images = { [bios.uuid]: fs.readFileSync(path.join(imageDir, "bios.raw")), [uefi.uuid]: uefiWholeDiskImage(path.join(imageDir, "uefi.raw")) };
+        const images = { [bios.uuid]: biosWholeDiskImage(path.join(imageDir, "bios.raw"), "dev "), [uefi.uuid]: uefiWholeDiskImage(path.join(imageDir, "uefi.raw")) };
         const server = new ImageServer({ ns: lab.adminNs, ip: lab.o.adminIp, port: 8084, dir: imageDir, work: lab.work });
         stopAfter.push(() => server.stop());
         const bmh = (h: RedfishHost, file: string, bootMode: string) => ({
@@ -117,6 +113,7 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
             assert.match(JSON.stringify(node.properties?.capabilities ?? ""), new RegExp(`boot_mode:${h.firmware === "bios" ? "bios" : "uefi"}`), JSON.stringify(node.properties));
         }
         assertImageWritten(hosts.disk(bios), images[bios.uuid]);
+        await until(() => hosts.output(bios).includes(BIOS_DISK_BOOT_MARKER), 180000, `${bios.name} boots the image's boot sector from its disk`, 1000).catch((e) => assert.fail(`${e.message}:\n${tail(hosts.output(bios), 3000)}`));
         // The UEFI host: the image's EFI system partition and boot loader on its disk, byte for byte,
         // and the firmware boots it (\EFI\BOOT\BOOTX64.EFI prints the marker).
         assertEspLoader(hosts.disk(uefi), lab.work, "the ESP on the UEFI host's disk holds the image's boot loader");

@@ -21,7 +21,7 @@ import { SLOT_TIMINGS } from "../../core/plan/timings";
 import { credentialLeaks } from "../helpers/credential-leaks";
 import { bmoBuilt, bmoLogProblems, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { startOperator } from "../helpers/bmo-pod";
-import { assertEspLoader, assertImageWritten, BmhWatch, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
+import { assertEspLoader, assertImageWritten, BIOS_DISK_BOOT_MARKER, biosWholeDiskImage, BmhWatch, ImageServer, readAt, UEFI_DISK_BOOT_MARKER, uefiImagePrerequisites, uefiWholeDiskImage } from "../helpers/bmh";
 import { CLUSTER_IP, DHCP_CONTAINERS, HaPodLab, LabPod } from "../helpers/ha-pod-lab";
 import { AGENT_DISK_MIB, IpaRamdisk, ipaRamdisk, NO_ROOT_DEVICE } from "../helpers/ipa";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
@@ -576,17 +576,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000b0b1", name: "bmo-host-1", mac: "52:54:00:00:06:01", firmware: "bios", diskMiB: AGENT_DISK_MIB };
         const hosts = new RedfishHosts({ lab: net, ns: lab.adminNs, ip: lab.o.adminIp, port: 8002, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [host], memoryMiB: 2048 });
         stopAfter.push(() => hosts.stop());
-        // The image: a whole-disk image of 8 MiB (a GPT with one partition: the agent refuses an image
-        // with no partition table) whose partition holds bytes no disk starts with, served over HTTP
-        // from the admin namespace; its download is held until the owner is gone.
+        // The image: a BIOS whole-disk image of 8 MiB (test/helpers/bmh.ts: a GPT whose partition
+        // holds bytes no disk starts with, a boot sector that prints a marker and halts), served over
+        // HTTP from the admin namespace; its download is held until the owner is gone.
         const imageDir = path.join(lab.work, "images");
         fs.mkdirSync(imageDir, { recursive: true });
         const imageFile = path.join(imageDir, "host.raw");
-        const pattern = Buffer.alloc(8 * 1024 * 1024);
-        for (let i = 0; i < pattern.length; i += 32) createHash("sha256").update(`block ${i}`).digest().copy(pattern, i);
-        fs.writeFileSync(imageFile, pattern);
-        run("sfdisk", ["--quiet", imageFile], { input: "label: gpt\nstart=2048, type=L\n" });
-        const image = fs.readFileSync(imageFile);
+        const image = biosWholeDiskImage(imageFile);
         const checksum = createHash("sha256").update(image).digest("hex");
         const images = new ImageServer({ ns: lab.adminNs, ip: lab.o.adminIp, port: 8080, dir: imageDir, work: lab.work });
         stopAfter.push(() => images.stop());
@@ -662,6 +658,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
                 assert.ok(watch.at("deprovisioning", deploying) !== undefined, `BMO retried through deprovisioning: ${watch.format(deploying)}`);
                 assert.equal(conductorName(nodeVia().conductor), owner.node.ip, "the new owner kept the node");
                 assertImageWritten(hosts.disk(host), image);
+                await until(() => hosts.output(host).includes(BIOS_DISK_BOOT_MARKER), 180000, `${host.name} boots the image's boot sector from its disk`, 1000).catch((e) => assert.fail(`${e.message}:\n${tail(hosts.output(host), 3000)}`));
                 // Every DHCP and HTTP request of the host after the loss reached the new owner, from its slice.
                 const after = ownerOnly(host.mac, owner, marks, httpMarks);
                 const layout = dhcpSlotsOf(s.plan)!;
