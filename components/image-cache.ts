@@ -11,6 +11,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import {
+    cacheUrl,
+    deployedCache,
     IMAGE_CACHE_ANNOTATIONS,
     imageCacheClient,
     imageCacheClientData,
@@ -43,8 +45,7 @@ export class ImageCache extends pulumi.ComponentResource {
     constructor(name: string, args: ImageCacheArgs, opts?: pulumi.ComponentResourceOptions) {
         super("metal3:images:ImageCache", name, {}, opts);
         const { plan, namespace, pki } = args;
-        const ic = plan.imageCache;
-        const c = plan.config.imageCache;
+        const ic = deployedCache(plan);
         const meta = (n: string) => ({ name: n, namespace, labels: ic.labels });
 
         const scripts = new k8s.core.v1.ConfigMap(`${name}-scripts`, { metadata: meta(ic.names.scriptsConfigMap), data: imageCacheScriptsData() }, { parent: this });
@@ -52,13 +53,13 @@ export class ImageCache extends pulumi.ComponentResource {
         // Downloaded versions outlive the pod and, unless asked otherwise, the stack.
         this.pvc = new k8s.core.v1.PersistentVolumeClaim(`${name}-data`, inNamespace(imageCachePvc(plan), namespace), {
             parent: this,
-            retainOnDelete: c.retainOnDelete,
-            protect: c.protect,
+            retainOnDelete: ic.storage.retainOnDelete,
+            protect: ic.storage.protect,
         });
         this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(imageCacheService(plan), namespace), { parent: this });
         const dep = imageCacheDeployment(plan, tls ? { [IMAGE_CACHE_ANNOTATIONS.tlsCert]: tls.certPem.apply(sha256) } : {});
         this.deployment = new k8s.apps.v1.Deployment(`${name}-deployment`, inNamespace(dep, namespace), { parent: this, dependsOn: [scripts, ...(tls ? [tls.secret] : []), this.pvc] });
-        this.url = pulumi.output(ic.url!);
+        this.url = pulumi.output(ic.url);
         this.caCertPem = pki?.caCertPem;
         this.registerOutputs({ url: this.url, caCertPem: this.caCertPem, deployment: this.deployment.metadata.name });
     }
@@ -93,18 +94,18 @@ function cacheRoot(parent: pulumi.ComponentResource, name: string, plan: IronicP
  */
 export function imageCacheForStack(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined): StackImageCache {
     const ic = plan.imageCache;
-    const c = plan.config.imageCache;
+    const url = cacheUrl(ic);
     const mounted: pulumi.Resource[] = [];
     const issuer = cacheRoot(parent, name, plan, pki);
     if (imageCacheClient(plan)) {
         mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: { name: ic.names.clientConfigMap, namespace, labels: plan.labels }, data: imageCacheClientData() }, { parent }));
     }
     // Deploy: the stack CA (or the cache's own root) signs the cache's server certificate (ImageCache issues it).
-    const caPem = ic.mode === "deploy" ? issuer?.caCertPem : c.caPem !== undefined ? pulumi.output(c.caPem) : undefined;
+    const caPem = ic.mode === "deploy" ? issuer?.caCertPem : ic.ca?.pem !== undefined ? pulumi.output(ic.ca.pem) : undefined;
     if (ic.ca && !ic.ca.userOwned && caPem) {
         mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: { name: ic.ca.secretName, namespace, labels: plan.labels }, stringData: { "ca.crt": caPem } }, { parent }));
     }
-    return { mounted, ...(ic.url ? { url: pulumi.output(ic.url) } : {}), ...(caPem ? { caCertPem: caPem } : {}), ...(issuer ? { pki: issuer } : {}), ...(issuer && issuer !== pki ? { ownRootPem: issuer.caCertPem } : {}) };
+    return { mounted, ...(url ? { url: pulumi.output(url) } : {}), ...(caPem ? { caCertPem: caPem } : {}), ...(issuer ? { pki: issuer } : {}), ...(issuer && issuer !== pki ? { ownRootPem: issuer.caCertPem } : {}) };
 }
 
 /** Mode deploy: the cache of this stack (after the Ironic workload, which waits for it only through its client's retries). */

@@ -15,7 +15,7 @@ export function dhcpLines(plan: IronicPlan): string[] {
     lines.push("DHCP per conductor:");
     const slice = (r: SizedRange | undefined) => rangeText(r) ?? "no DHCP (virtual media only)";
     const t = plan.topology;
-    const relayed = extraDhcpRanges(plan.config);
+    const relayed = extraDhcpRanges(plan);
     if (t.kind === "single") {
         // With keepalived the VIP follows the pod; without, the pod runs only where the address is.
         const where = t.keepalivedVirtualIps ? "(single, any node: VIP)" : "(single, node holding IP)";
@@ -23,7 +23,7 @@ export function dhcpLines(plan: IronicPlan): string[] {
         for (const x of relayed) lines.push(`  relayed subnet (${x.tag}): ${x.start}-${x.end}, router ${x.gateway}`);
         return lines;
     }
-    const selector = Object.entries({ ...plan.config.placement.nodeSelector, ...plan.config.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
+    const selector = Object.entries({ ...plan.placement.nodeSelector, ...plan.placement.conductorNodeSelector }).sort(([a], [b]) => a.localeCompare(b));
     const where = selector.length > 0 ? `with ${selector.map(([k, v]) => (v === "" ? k : `${k}=${v}`)).join(", ")}` : "(no node selector)";
     lines.push(`  every node ${where} runs a conductor; below, the nodes conductors[] lists (${t.conductors.length}); the others find their address at start`);
     lines.push(`  ${"node".padEnd(26)} ${"IP".padEnd(15)} ${"slot".padEnd(11)} slice`);
@@ -37,7 +37,7 @@ export function dhcpLines(plan: IronicPlan): string[] {
         const free = [...Array(slots.slots).keys()].filter((s) => !used.has(s));
         const from = { config: "provisioning.dhcp.slots", previous: "kept from the previous run", default: "default: 4, or listed conductors + 1" }[slots.slotsFrom];
         lines.push(`  ${slots.slots} slots (${from}) of ${slots.sliceSize} addresses in ${slots.rangeStart}-${slots.rangeEnd}; free slots: ${free.length > 0 ? free.join(", ") : "none"}${slots.resliced ? "; RE-SLICED: every slice allocated afresh" : ""}`);
-        const v6 = plan.config.provisioning.ipv6?.dhcp;
+        const v6 = plan.provisioning.ipv6?.dhcp;
         if (v6) {
             const size = sliceBounds(v6.rangeStart, v6.rangeEnd, slots.slots, 0).size;
             lines.push(`  dual-stack: the IPv6 range ${v6.rangeStart}-${v6.rangeEnd} is cut into the same ${slots.slots} slots of ${size} addresses; slot k's holder serves slot k of both`);

@@ -176,8 +176,8 @@ async function main(): Promise<number> {
     if (args.writeOutputs) fs.writeFileSync(path.resolve(args.writeOutputs), JSON.stringify(await outputsJson(rendered.outputs), null, 2) + "\n");
 
     const lines: string[] = [];
-    lines.push(`stack ${stack}: topology ${plan.config.topology}, namespace ${plan.namespace}`);
-    if (!plan.config.createNamespace) lines.push(`note: ${namespaceNotCreatedNote(plan)}`);
+    lines.push(`stack ${stack}: topology ${plan.topology.kind}, namespace ${plan.namespace}`);
+    if (!plan.createNamespace) lines.push(`note: ${namespaceNotCreatedNote(plan)}`);
     lines.push(previousLine(args.previous, previous));
     for (const n of [pinNote(plan, previous)].filter(Boolean)) lines.push(`note: ${n}`);
     for (const n of previousNotes) lines.push(`note: --previous ${path.basename(args.previous!)}: ${n}`);
@@ -196,10 +196,10 @@ async function main(): Promise<number> {
     lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
     const ready = readinessPlan(plan);
     const waitsFor = ready && (ready.expected.length > 0 ? `conductors ${ready.expected.join(", ")}` : "a conductor");
-    lines.push(ready ? `readiness: after the workload, waits up to ${plan.config.readiness.timeoutSeconds} s (mode ${plan.config.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");
+    lines.push(ready ? `readiness: after the workload, waits up to ${plan.readiness.timeoutSeconds} s (mode ${plan.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");
     lines.push(...dhcpLines(plan));
-    const b = plan.config.bmo;
-    if (b.enabled) lines.push(`baremetal-operator: ${b.version} (${plan.config.images.baremetalOperator}), its release's config/ from ${b.goproxy} (the module zip, verified: ${b.checksum}; cached in ${bmoCacheDir()})`);
+    const b = plan.bmo;
+    if (b.enabled) lines.push(`baremetal-operator: ${b.version} (${plan.images.baremetalOperator}), its release's config/ from ${b.goproxy} (the module zip, verified: ${b.checksum}; cached in ${bmoCacheDir()})`);
     lines.push(...pinningLines(stack, rendered.objects));
     lines.push(`secrets: ${rendered.redactedSecrets} Secret value(s) redacted`);
     lines.push(...encryptedLines(stackFile, skipped));

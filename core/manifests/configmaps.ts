@@ -4,7 +4,7 @@
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE } from "../contract";
 import { renderConductorWrapper } from "../plan/conductor";
-import { dhcpSlotsOf, listedConductorsByNode, nodeTemplates, slotDnsmasqConfs } from "../plan/conductors";
+import { dhcpSlotsOf, listedConductorsByNode, slotDnsmasqConfs } from "../plan/conductors";
 import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
@@ -49,7 +49,8 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
  * pod, as they must.
  */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
-    const templates = nodeTemplates(plan.config);
+    if (plan.topology.kind !== "multi") throw new Error("scriptsConfigMapData: topology multi only (a bug of metal3-ironic)");
+    const templates = plan.topology.nodeTemplates;
     const data: Record<string, string> = {
         [SCRIPT_FILES.wrapper]: renderConductorWrapper(),
         [SCRIPT_FILES.certMinter]: readAsset(SCRIPT_FILES.certMinter),

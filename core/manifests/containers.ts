@@ -9,6 +9,7 @@ import { cidrParts } from "../plan/conductors";
 import { sortedEnv } from "../plan/env";
 import { PRUNER_TIMINGS } from "../plan/timings";
 import type { IronicPlan } from "../plan/types";
+import { cacheUrl } from "./image-cache";
 import { containerResources, restrictedSecurityContext, untraced } from "./meta";
 import type { Container } from "./meta";
 import { SLOT_PATHS } from "../slot-agent";
@@ -82,7 +83,7 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
         ],
         volumeMounts,
         // Ready once it serves the IPA kernel the cache client put into /shared/html/images (mode "none" puts none there).
-        readinessProbe: { httpGet: { path: plan.imageCache.url ? "/images/ironic-python-agent.kernel" : "/", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        readinessProbe: { httpGet: { path: cacheUrl(plan.imageCache) ? "/images/ironic-python-agent.kernel" : "/", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
         livenessProbe: { tcpSocket: { port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: containerResources(plan, "httpd"),
     };

@@ -6,7 +6,7 @@
  * container, an image cache) takes all three from here: `downloadTrustVolumes` for the pod and
  * `withDownloadTrust` for the container, whose /tmp must be writable (an emptyDir).
  */
-import type { StackConfig } from "../config";
+import type { TrustPlan } from "../plan/trust";
 import { IPA_DOWNLOADER } from "../contract";
 import { EXTRA_CA } from "../plan/downloads";
 import type { Container } from "./meta";
@@ -16,15 +16,15 @@ import type { Volume, VolumeMount } from "./volumes";
 const VOLUME = "extra-ca";
 
 /** The pod volume of the extra bundle (none without trust.extraCaBundle). */
-export function downloadTrustVolumes(config: StackConfig): Volume[] {
-    const b = config.trust.extraCaBundle;
+export function downloadTrustVolumes(trust: TrustPlan): Volume[] {
+    const b = trust.extraCaBundle;
     if (!b) return [];
     const items = [{ key: b.key, path: EXTRA_CA.file }];
     return [b.kind === "secret" ? fromSecret(VOLUME, b.name, { items: [[b.key, EXTRA_CA.file]] }) : { name: VOLUME, configMap: { name: b.name, items } }];
 }
 
-export function downloadTrustMounts(config: StackConfig): VolumeMount[] {
-    return config.trust.extraCaBundle ? [readOnlyMount(VOLUME, EXTRA_CA.mountDir)] : [];
+export function downloadTrustMounts(trust: TrustPlan): VolumeMount[] {
+    return trust.extraCaBundle ? [readOnlyMount(VOLUME, EXTRA_CA.mountDir)] : [];
 }
 
 /**
@@ -46,13 +46,13 @@ export const COMBINE_CA_SCRIPT = [
  * The container with the extra bundle: mounted, combined at start, then `argv` (default: its own
  * command + args, else the downloader image's entrypoint). Unchanged without trust.extraCaBundle.
  */
-export function withDownloadTrust(container: Container, config: StackConfig): Container {
-    if (!config.trust.extraCaBundle) return container;
+export function withDownloadTrust(container: Container, trust: TrustPlan): Container {
+    if (!trust.extraCaBundle) return container;
     const argv = container.command ? [...(container.command as string[]), ...((container.args as string[] | undefined) ?? [])] : [IPA_DOWNLOADER.entrypoint];
     const { args: _args, ...rest } = container;
     return {
         ...rest,
         command: ["/bin/sh", "-c", COMBINE_CA_SCRIPT, "combine-ca-bundle", ...argv],
-        volumeMounts: [...((container.volumeMounts as VolumeMount[] | undefined) ?? []), ...downloadTrustMounts(config)],
+        volumeMounts: [...((container.volumeMounts as VolumeMount[] | undefined) ?? []), ...downloadTrustMounts(trust)],
     };
 }

@@ -12,6 +12,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import { unpinnedReason } from "../config/pinning";
 import { COMMANDS, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
 import { sortedEnv } from "../plan/env";
+import type { ImageCachePlan } from "../plan/image-cache";
 import type { IronicPlan } from "../plan/types";
 import { readAsset } from "../render/assets";
 import { downloadTrustVolumes, withDownloadTrust } from "./downloads";
@@ -32,6 +33,20 @@ export function imageCacheScriptsData(): Record<string, string> {
     return { [SCRIPT_FILES.ipaCacheSync]: readAsset(SCRIPT_FILES.ipaCacheSync), [SCRIPT_FILES.ipaCacheServer]: readAsset(SCRIPT_FILES.ipaCacheServer) };
 }
 
+type DeployedCache = Extract<ImageCachePlan, { mode: "deploy" }>;
+
+/** The deploy variant of `plan.imageCache`: what only a deployed cache has (called only then; another mode is a bug of the program). */
+export function deployedCache(plan: IronicPlan): DeployedCache {
+    const ic = plan.imageCache;
+    if (ic.mode !== "deploy") throw new Error(`the IPA cache is not deployed (imageCache.mode ${ic.mode}): a bug of metal3-ironic`);
+    return ic;
+}
+
+/** The cache's base URL the conductors fetch from: this stack's or another's; none with mode "none". */
+export function cacheUrl(ic: ImageCachePlan): string | undefined {
+    return ic.mode === "none" ? undefined : ic.url;
+}
+
 /** The Ironic pods' client script ConfigMap data. */
 export function imageCacheClientData(): Record<string, string> {
     return { [SCRIPT_FILES.ipaCacheClient]: readAsset(SCRIPT_FILES.ipaCacheClient) };
@@ -39,18 +54,18 @@ export function imageCacheClientData(): Record<string, string> {
 
 /** The volume claim of the cache: downloaded versions outlive the pod. */
 export function imageCachePvc(plan: IronicPlan): k8s.types.input.core.v1.PersistentVolumeClaim {
-    const c = plan.config.imageCache;
+    const { names, labels, storage } = deployedCache(plan);
     return {
         apiVersion: "v1",
         kind: "PersistentVolumeClaim",
-        metadata: { name: plan.imageCache.names.pvc, namespace: plan.namespace, labels: plan.imageCache.labels },
-        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: c.storageSize } }, ...(c.storageClass ? { storageClassName: c.storageClass } : {}) },
+        metadata: { name: names.pvc, namespace: plan.namespace, labels },
+        spec: { accessModes: ["ReadWriteOnce"], resources: { requests: { storage: storage.size } }, ...(storage.class ? { storageClassName: storage.class } : {}) },
     };
 }
 
 export function imageCacheService(plan: IronicPlan): k8s.types.input.core.v1.Service {
-    const ic = plan.imageCache;
-    const port = plan.config.imageCache.port;
+    const ic = deployedCache(plan);
+    const port = ic.port;
     return {
         apiVersion: "v1",
         kind: "Service",
@@ -73,7 +88,7 @@ export function downloaderPullPolicy(image: string): { imagePullPolicy?: "Always
 }
 
 function downloaderContainers(plan: IronicPlan): Container[] {
-    return plan.imageCache.versions.map((v) => withDownloadTrust({
+    return deployedCache(plan).versions.map((v) => withDownloadTrust({
         name: `ipa-downloader-${archLabel(v.architecture)}`,
         image: plan.images.ipaDownloader,
         ...downloaderPullPolicy(plan.images.ipaDownloader),
@@ -82,11 +97,11 @@ function downloaderContainers(plan: IronicPlan): Container[] {
         securityContext: restrictedSecurityContext(),
         volumeMounts: [mount("data", IPA_CACHE_PATHS.data), readOnlyMount("scripts", IPA_CACHE_PATHS.scripts), mount("tmp", PATHS.tmp)],
         resources: containerResources(plan, "ipaDownloader"),
-    }, plan.config));
+    }, plan.trust));
 }
 
 function serverContainer(plan: IronicPlan): Container {
-    const port = plan.config.imageCache.port;
+    const port = deployedCache(plan).port;
     const probe = (path: string) => ({ httpGet: { path, port, scheme: "HTTPS" } });
     return {
         name: "server",
@@ -126,7 +141,7 @@ export function imageCacheDeployment(plan: IronicPlan, annotations: Record<strin
             selector: { matchLabels: ic.selector },
             template: {
                 metadata: { labels: ic.labels, annotations: sortedRecord({ [IMAGE_CACHE_ANNOTATIONS.scripts]: contentHash(imageCacheScriptsData()), ...annotations }) },
-                spec: { ...podBase(plan, IRONIC_UID, IRONIC_GID), initContainers: downloaderContainers(plan), containers: [serverContainer(plan)], volumes: [...volumes, ...downloadTrustVolumes(plan.config)] },
+                spec: { ...podBase(plan, IRONIC_UID, IRONIC_GID), initContainers: downloaderContainers(plan), containers: [serverContainer(plan)], volumes: [...volumes, ...downloadTrustVolumes(plan.trust)] },
             },
         },
     };
@@ -143,7 +158,8 @@ export interface ImageCacheClient {
 /** Absent with mode "none" and no CA: then the Ironic pods get nothing (the user's URLs go to Ironic and BMO as they are). */
 export function imageCacheClient(plan: IronicPlan): ImageCacheClient | undefined {
     const ic = plan.imageCache;
-    if (!ic.url && !ic.ca) return undefined;
+    const url = cacheUrl(ic);
+    if (!url && !ic.ca) return undefined;
     const volumes: Volume[] = [fromConfigMap("ipa-cache-client", ic.names.clientConfigMap, { defaultMode: 0o555 }), fromEmptyDir("ipa-cache-trust")];
     const mounts: VolumeMount[] = [readOnlyMount("ipa-cache-client", IPA_CACHE_PATHS.scripts), mount("ipa-cache-trust", IPA_CACHE_PATHS.trustDir)];
     const env: Record<string, string> = {};
@@ -153,10 +169,10 @@ export function imageCacheClient(plan: IronicPlan): ImageCacheClient | undefined
         env[IPA_CACHE_ENV.caFile] = `${IPA_CACHE_PATHS.caDir}/${IPA_CACHE_PATHS.caKey}`;
         env[IPA_CACHE_ENV.trustFile] = IPA_CACHE_PATHS.trustFile;
     }
-    if (ic.url) {
+    if (url) {
         mounts.push(sharedPart(PATHS.sharedImages));
         Object.assign(env, {
-            [IPA_CACHE_ENV.url]: ic.url,
+            [IPA_CACHE_ENV.url]: url,
             [IPA_CACHE_ENV.arches]: ic.architectures.join(" "),
             [IPA_CACHE_ENV.defaultArch]: ic.defaultArchitecture!,
             [IPA_CACHE_ENV.imagesDir]: PATHS.sharedImages,

@@ -24,7 +24,7 @@ export { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } fr
 export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS } from "./mariadb";
 export { mariadbNetworkPolicy } from "./networkpolicy";
 export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData, scriptsConfigMapName } from "./configmaps";
-export { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageCacheDeployment, imageCachePvc, imageCacheScriptsData, imageCacheService } from "./image-cache";
+export { cacheUrl, deployedCache, IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData, imageCacheDeployment, imageCachePvc, imageCacheScriptsData, imageCacheService } from "./image-cache";
 export { namespaceManifest, namespaceNotCreatedNote, POD_SECURITY_LABELS } from "./namespace";
 export { exporterContainer, metricsService, serviceMonitor } from "./metrics";
 export type { ServiceMonitor } from "./metrics";

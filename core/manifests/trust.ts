@@ -9,7 +9,7 @@
 import type { CaSource } from "../config/types";
 import { COMMANDS, IRONIC_TRUST } from "../contract";
 import { sortedEnv } from "../plan/env";
-import { TRUST_ENV, TRUST_PATHS, trustBundles, trustBundlesSpec } from "../plan/trust";
+import { TRUST_ENV, TRUST_PATHS, trustBundlesSpec } from "../plan/trust";
 import type { IronicPlan } from "../plan/types";
 import type { Container } from "./meta";
 import { containerResources, restrictedSecurityContext } from "./meta";
@@ -76,9 +76,8 @@ export interface IronicTrust {
 }
 
 export function ironicTrust(plan: IronicPlan): IronicTrust | undefined {
-    const bundles = trustBundles(plan.config);
+    const { bundles, bmcCa, trustedCa } = plan.trust;
     if (bundles.length === 0) return undefined;
-    const { bmcCa, trustedCa } = plan.config.trust;
     const volumes: Volume[] = [fromEmptyDir(BUNDLES_VOLUME)];
     const caMounts: VolumeMount[] = [];
     if (bmcCa) {

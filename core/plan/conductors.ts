@@ -35,7 +35,7 @@ export function planTopology(config: StackConfig, previousSlots?: DhcpSlotsState
             };
         case "multi": {
             const slots = provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previousSlots, provisioning.ipv6?.dhcp) : undefined;
-            return { kind: "multi", conductors: planListed(config, slots), ...(slots ? { dhcpSlots: slots } : {}) };
+            return { kind: "multi", conductors: planListed(config, slots), ...(slots ? { dhcpSlots: slots } : {}), nodeTemplates: nodeTemplates(config) };
         }
     }
 }
@@ -85,7 +85,7 @@ export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
     if (!sp || !dhcp) return {};
     const { prefixLength } = cidrParts(plan.config.provisioning.cidr);
     const out: Record<string, string> = {};
-    const extra = extraDhcpRanges(plan.config);
+    const extra = extraDhcpRanges(plan);
     for (let k = 0; k < sp.slots; k++) {
         const b = sliceBounds(sp.rangeStart, sp.rangeEnd, sp.slots, k);
         // The same slot k of every relayed subnet's range: a conductor's share is one slot everywhere.
@@ -106,9 +106,9 @@ export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
 /** The tag of relayed subnet i's range in every dnsmasq file (dhcp-range set:, dhcp-option tag:). */
 export const relayedRangeTag = (i: number) => `relayed-${i}`;
 
-/** The relayed subnets' whole ranges, each with its tag, router and DNS server (config order). */
-export function extraDhcpRanges(config: StackConfig): ExtraDhcpRange[] {
-    return (config.provisioning.dhcp?.extraRanges ?? []).map((r, i) => ({
+/** The relayed subnets' whole ranges, each with its tag, router and DNS server (config order). Takes the config or the plan. */
+export function extraDhcpRanges({ provisioning }: Pick<StackConfig, "provisioning">): ExtraDhcpRange[] {
+    return (provisioning.dhcp?.extraRanges ?? []).map((r, i) => ({
         tag: relayedRangeTag(i),
         start: r.rangeStart,
         end: r.rangeEnd,

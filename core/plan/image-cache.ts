@@ -12,7 +12,7 @@
 import { createHash } from "crypto";
 
 import type { StackConfig } from "../config";
-import type { ImageCacheMode, PerArch } from "../config/image-cache";
+import type { PerArch } from "../config/image-cache";
 import { BMO_DEPLOY_ENV, DEPLOY_IMAGE_OPTIONS, ENV, IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
 import { urlOf } from "../ip";
 import { IPA_CACHE_ENV, IPA_CACHE_PATHS } from "../scripts";
@@ -28,26 +28,43 @@ export interface IpaVersion {
     env: EnvMap;
 }
 
-export interface ImageCachePlan {
-    mode: ImageCacheMode;
+/** What every mode has: names, the URLs Ironic and BMO get, Ironic's settings for them. */
+interface ImageCacheCommon {
     names: { workload: string; service: string; pvc: string; scriptsConfigMap: string; tlsSecret: string; caSecret: string; clientConfigMap: string };
     labels: Record<string, string>;
     selector: Record<string, string>;
     serviceDnsNames: string[];
-    /** deploy/external: the cache's base URL (what the conductors fetch from). */
-    url?: string;
     architectures: IpaArchitecture[];
     /** The architecture of the plain DEPLOY_KERNEL_URL / deploy_kernel: x86_64 when cached, else the first. */
     defaultArchitecture?: IpaArchitecture;
     kernelUrls: PerArch;
     ramdiskUrls: PerArch;
-    /** deploy: one per architecture. */
-    versions: IpaVersion[];
-    /** Where the Ironic pods read the cache's CA (key ca.crt); absent: Ironic's default trust. */
-    ca?: { secretName: string; userOwned: boolean };
+    /** Where the Ironic pods read the cache's CA (key ca.crt); absent: Ironic's default trust. `pem`: imageCache.caPem, the Secret's content the stack writes. */
+    ca?: { secretName: string; userOwned: boolean; pem?: string };
     oslo: OsloSetting[];
     bmoEnv: Record<string, string>;
 }
+
+/** The cache's volume claim (imageCache.storageSize, storageClass) and what is kept when the stack goes (retainOnDelete, protect). */
+export interface ImageCacheStorage {
+    size: string;
+    class?: string;
+    retainOnDelete: boolean;
+    protect: boolean;
+}
+
+/**
+ * Where the conductors get IPA, by imageCache.mode: "deploy", this stack's cache (its URL, port,
+ * storage and one version per architecture); "external", another stack's cache at `url`; "none",
+ * the user's kernel and ramdisk URLs.
+ */
+export type ImageCachePlan = ImageCacheCommon &
+    (
+        | { mode: "deploy"; url: string; port: number; storage: ImageCacheStorage; versions: IpaVersion[] }
+        | { mode: "external"; url: string }
+        | { mode: "none" }
+    );
+
 
 const sha256 = (s: string) => createHash("sha256").update(s).digest("hex");
 
@@ -112,23 +129,30 @@ export function planImageCache(config: StackConfig, downloaderEnv: EnvMap): Imag
         caSecret: c.caSecret ?? `${cacheName}-ca`,
         clientConfigMap: `${cacheName}-client`,
     };
-    return {
-        mode: c.mode,
+    const common: ImageCacheCommon = {
         names,
         labels: { "app.kubernetes.io/name": "ipa-cache", "app.kubernetes.io/instance": config.name, "app.kubernetes.io/part-of": "metal3", "app.kubernetes.io/managed-by": "metal3-ironic" },
         selector: { "app.kubernetes.io/name": "ipa-cache", "app.kubernetes.io/instance": config.name },
         serviceDnsNames: u.serviceDnsNames,
-        ...(u.url ? { url: u.url } : {}),
         architectures: u.architectures,
         ...(u.defaultArchitecture ? { defaultArchitecture: u.defaultArchitecture } : {}),
         kernelUrls: u.kernelUrls,
         ramdiskUrls: u.ramdiskUrls,
-        versions: c.mode === "deploy" ? versions(config, downloaderEnv) : [],
         // With tls.mode "cert-manager" the cache's own Secret carries the issuer's CA (ca.crt).
-        ...(u.hasCa ? { ca: { secretName: c.mode === "deploy" && config.tls.mode === "cert-manager" ? names.tlsSecret : names.caSecret, userOwned: c.caSecret !== undefined } } : {}),
+        ...(u.hasCa ? { ca: { secretName: c.mode === "deploy" && config.tls.mode === "cert-manager" ? names.tlsSecret : names.caSecret, userOwned: c.caSecret !== undefined, ...(c.caPem !== undefined ? { pem: c.caPem } : {}) } } : {}),
         oslo: imageCacheOsloSettings(config),
         bmoEnv: bmoDeployEnv(u.architectures, u.defaultArchitecture, u.kernelUrls, u.ramdiskUrls),
     };
+    switch (c.mode) {
+        case "deploy": {
+            const storage: ImageCacheStorage = { size: c.storageSize, ...(c.storageClass ? { class: c.storageClass } : {}), retainOnDelete: c.retainOnDelete, protect: c.protect };
+            return { ...common, mode: "deploy", url: u.url!, port: c.port, storage, versions: versions(config, downloaderEnv) };
+        }
+        case "external":
+            return { ...common, mode: "external", url: u.url! };
+        case "none":
+            return { ...common, mode: "none" };
+    }
 }
 
 /** Ironic: the default and per-architecture deploy images, and the CA bundle that verifies their URLs. */

@@ -11,6 +11,7 @@ import { dnsmasqStartScript, planTopology } from "./conductors";
 import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
 import { planImageCache } from "./image-cache";
+import { planTrust } from "./trust";
 import type { PreviousState } from "./previous";
 import type { IronicPlan } from "./types";
 
@@ -57,6 +58,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         createNamespace: config.createNamespace,
         kubernetes: config.kubernetes,
         bmo: config.bmo,
+        readiness: config.readiness,
         apiUsername: config.ironic.apiUsername,
         conductorCa: conductorCaPlan(config),
         database,
@@ -67,6 +69,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         osloSettings: osloSettings(config),
         ipaDownloaderEnv: ipaDownloaderEnv(config),
         imageCache: planImageCache(config, ipaDownloaderEnv(config)),
+        trust: planTrust(config),
         dnsmasqStartScript: dnsmasqStartScript(config),
     };
 }

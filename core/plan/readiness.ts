@@ -42,24 +42,24 @@ export interface ReadinessPlan {
 
 /** The check for this plan, or undefined with `readiness.enabled: false`. */
 export function readinessPlan(plan: IronicPlan): ReadinessPlan | undefined {
-    const c = plan.config;
-    if (!c.readiness.enabled) return undefined;
+    const { readiness } = plan;
+    if (!readiness.enabled) return undefined;
     // Multi: the conductors whose address the config names (the others' is known only in their pods).
     const expected = listedConductors(plan).flatMap((cd) => (cd.ip ? [cd.ip] : [])).sort();
     const url = new URL(plan.urls.apiInCluster);
     const env: ReadinessPlainEnv = {
-        [READINESS_ENV.mode]: c.readiness.mode,
+        [READINESS_ENV.mode]: readiness.mode,
         [READINESS_ENV.apiUrl]: plan.urls.apiInCluster,
         [READINESS_ENV.tlsName]: url.hostname,
         [READINESS_ENV.conductors]: expected.join(","),
-        [READINESS_ENV.timeout]: String(c.readiness.timeoutSeconds),
+        [READINESS_ENV.timeout]: String(readiness.timeoutSeconds),
         [READINESS_ENV.interval]: String(READINESS_INTERVAL),
-        [READINESS_ENV.kubeContext]: c.kubernetes.context ?? "",
+        [READINESS_ENV.kubeContext]: plan.kubernetes.context ?? "",
         [READINESS_ENV.namespace]: plan.namespace,
         [READINESS_ENV.service]: plan.names.service,
-        [READINESS_ENV.servicePort]: String(c.ports.api),
+        [READINESS_ENV.servicePort]: String(plan.ports.api),
     };
-    return { expected, env, script: readAsset(SCRIPT_FILES.readiness), triggers: [c.images.ironic, expected.join(",")] };
+    return { expected, env, script: readAsset(SCRIPT_FILES.readiness), triggers: [plan.images.ironic, expected.join(",")] };
 }
 
 /** `conductorsAlive` from the script's stdout: one hostname per line. */

@@ -56,6 +56,19 @@ export function trustBundles(config: StackConfig): TrustBundle[] {
     return out;
 }
 
+/** Ironic's trust and the IPA downloads' (trust.*): the user's CAs and the bundles the pods build. */
+export interface TrustPlan {
+    bundles: TrustBundle[];
+    bmcCa?: CaSource;
+    trustedCa?: CaSource;
+    /** The IPA downloads' extra bundle (core/manifests/downloads.ts). */
+    extraCaBundle?: CaSource;
+}
+
+export function planTrust(config: StackConfig): TrustPlan {
+    return { bundles: trustBundles(config), ...config.trust };
+}
+
 /** `CA_BUNDLES`: a line per bundle. */
 export function trustBundlesSpec(bundles: TrustBundle[]): string {
     return bundles.map((b) => [b.output, ...b.inputs].join(" ")).join("\n");

@@ -3,6 +3,7 @@ import type { StackConfig } from "../config";
 import type { DhcpRange, DnsmasqOptions } from "../render/dnsmasq";
 import type { DatabasePlan } from "./database";
 import type { ImageCachePlan } from "./image-cache";
+import type { TrustPlan } from "./trust";
 import type { SlotSource } from "./slices";
 import type { DhcpSlotPlan } from "./slots";
 
@@ -65,6 +66,8 @@ export type TopologyPlan =
           conductors: ListedConductor[];
           /** With DHCP: the slot layout, the preferred slots and the problems that refuse them. */
           dhcpSlots?: DhcpSlotPlan;
+          /** The per-node files every pod renders at start from its node's address (conductors.ts nodeTemplates). */
+          nodeTemplates: { env: string; dnsmasqConf?: string };
       };
 
 /**
@@ -169,6 +172,8 @@ export interface IronicPlan {
     kubernetes: StackConfig["kubernetes"];
     /** baremetal-operator, deployed and wired with bmo.enabled (bmo.*). */
     bmo: StackConfig["bmo"];
+    /** The live check after the workload (readiness.*): on or off, how it reaches the API, how long it waits. */
+    readiness: StackConfig["readiness"];
     /** The API user (ironic.apiUsername): the credentials Secret and BMO's. */
     apiUsername: string;
     /** Multi only: the conductor CA and the trust of JSON-RPC. */
@@ -185,5 +190,7 @@ export interface IronicPlan {
     ipaDownloaderEnv: EnvMap;
     /** Where the conductors get IPA: the cache of this stack, another stack's, or the user's URLs. */
     imageCache: ImageCachePlan;
+    /** The user's CAs (trust.*) and the bundles built from them. */
+    trust: TrustPlan;
     dnsmasqStartScript: string;
 }

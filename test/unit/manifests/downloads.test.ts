@@ -4,13 +4,13 @@ import { spawnSync } from "child_process";
 
 import { COMBINE_CA_SCRIPT, downloadTrustVolumes, withDownloadTrust } from "../../../core/manifests/downloads";
 import { podBase } from "../../../core/manifests/meta";
-import { configOf, devRaw, planOf, withKeys } from "../plan/support";
+import { devRaw, planOf, withKeys } from "../plan/support";
 
 describe("manifests/downloads: the extra CA bundle in a pod", function () {
-    const secretCa = configOf(withKeys(devRaw, { trust: { extraCaBundle: { secret: "corp-ca" } } }));
+    const secretCa = planOf(withKeys(devRaw, { trust: { extraCaBundle: { secret: "corp-ca" } } })).trust;
 
     it("nothing without trust.extraCaBundle: no volume, the container unchanged", function () {
-        const c = configOf(devRaw);
+        const c = planOf(devRaw).trust;
         const container = { name: "x", image: "i", volumeMounts: [] };
         assert.deepEqual(downloadTrustVolumes(c), []);
         assert.equal(withDownloadTrust(container, c), container);

@@ -23,7 +23,7 @@ describe("manifests/index", function () {
             schemaJobHint: mariadb, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS: mariadb, mariadbNetworkPolicy: networkpolicy,
             bmoConfigMapData: configmaps, dnsmasqConfigHash: configmaps, dnsmasqConfigMapData: configmaps,
             nodeDataConfigMapData: configmaps, scriptsConfigHash: configmaps, scriptsConfigMapData: configmaps, scriptsConfigMapName: configmaps,
-            IMAGE_CACHE_ANNOTATIONS: imageCache, imageCacheClient: imageCache, imageCacheClientData: imageCache, imageCacheDeployment: imageCache,
+            cacheUrl: imageCache, deployedCache: imageCache, IMAGE_CACHE_ANNOTATIONS: imageCache, imageCacheClient: imageCache, imageCacheClientData: imageCache, imageCacheDeployment: imageCache,
             imageCachePvc: imageCache, imageCacheScriptsData: imageCache, imageCacheService: imageCache,
             namespaceManifest: namespace, namespaceNotCreatedNote: namespace, POD_SECURITY_LABELS: namespace,
             exporterContainer: metrics, metricsService: metrics, serviceMonitor: metrics,

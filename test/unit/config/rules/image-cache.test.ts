@@ -7,6 +7,7 @@ import { validateConfig } from "../../../../core/config";
 import { buildPlan, userSecretIssues } from "../../../../core/plan";
 import { devRaw, hasIssue, issues, ruleTable } from "../support";
 import { planOf } from "../../../helpers/plan";
+import { deployedCache } from "../../../../core/manifests/image-cache";
 
 const cache = (imageCache: Record<string, unknown>) => ({ ...devRaw, imageCache });
 const PEM = "-----BEGIN CERTIFICATE-----\nMIIBAA==\n-----END CERTIFICATE-----\n";
@@ -47,7 +48,7 @@ describe("config rule: imageCache", function () {
             { name: "none with allowHttp", raw: cache({ mode: "none", kernelUrl: { x86_64: "http://i/k" }, ramdiskUrl: { x86_64: "http://i/r" }, allowHttp: true }), key: "imageCache.allowHttp", message: 'only used with imageCache.mode "deploy"', reported: true },
         ]);
         it("the plan hands the expected sha256 to the entry's sync script (IPA_CACHE_SHA256) and makes it part of the version key; unset, the key is what it was", function () {
-            const planFor = (entry: Record<string, unknown>) => planOf(cache({ ipa: [{ architecture: "x86_64", ...entry }] })).imageCache.versions[0];
+            const planFor = (entry: Record<string, unknown>) => deployedCache(planOf(cache({ ipa: [{ architecture: "x86_64", ...entry }] }))).versions[0];
             const pinned = planFor({ sha256: SHA });
             const plain = planFor({});
             assert.equal(pinned.env.IPA_CACHE_SHA256, SHA);
