@@ -30,7 +30,7 @@ export function apiCertificate(config: StackConfig, serviceDnsNames: string[]): 
  */
 export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string, ipv6?: string): { dnsNames: string[]; ipAddresses: string[] } {
     // The node's conductors[].external hosts (the wrapper adds them from its entry).
-    const ext = planExternal(plan.config, plan.config.conductors.find((c) => c.name === node)?.external)?.sans;
+    const ext = plan.topology.kind === "multi" ? plan.topology.conductors.find((c) => c.node === node)?.external?.sans : undefined;
     return {
         dnsNames: uniq([node, ...plan.certificate.dnsNames, ...(ext?.dnsNames ?? [])]),
         ipAddresses: uniq([ip, ...(ipv6 ? [ipv6] : []), ...plan.certificate.ipAddresses, ...(ext?.ipAddresses ?? [])]),

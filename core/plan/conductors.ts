@@ -81,9 +81,9 @@ const RANGE_FROM_SLOT = `in ${slotConfKey("<k>")} of the DHCP slot k this pod ho
  */
 export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
     const sp = dhcpSlotsOf(plan);
-    const dhcp = plan.config.provisioning.dhcp;
+    const dhcp = plan.provisioning.dhcp;
     if (!sp || !dhcp) return {};
-    const { prefixLength } = cidrParts(plan.config.provisioning.cidr);
+    const { prefixLength } = cidrParts(plan.provisioning.cidr);
     const out: Record<string, string> = {};
     const extra = extraDhcpRanges(plan);
     for (let k = 0; k < sp.slots; k++) {
@@ -92,7 +92,7 @@ export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
         const extraSlices = extra.map((x) => ({ ...x, ...sliceBounds(x.start, x.end, sp.slots, k) }));
         const extraText = extraSlices.map((x) => `, ${x.size} in ${x.tag}`).join("");
         // Dual-stack: slot k of the IPv6 range too.
-        const v6 = ipv6Range(plan.config, { slots: sp.slots, k });
+        const v6 = ipv6Range(plan, { slots: sp.slots, k });
         out[slotConfKey(k)] = renderDnsmasqSlotConf(
             { start: b.start, end: b.end, prefixLength, leaseTime: dhcp.leaseTime },
             `DHCP slot ${k} of ${sp.slots} of ${plan.namespace}/${plan.name}: ${b.size} addresses${extraText}${v6 ? `, ${v6.start}-${v6.end} (IPv6)` : ""}`,
@@ -124,7 +124,8 @@ function singleConductor(config: StackConfig): SingleConductor {
     const dhcp = provisioning.dhcp;
     // Validation requires provisioning.ip with topology single.
     const ip = provisioning.ip!;
-    const conductor: SingleConductor = { ip, ...(provisioning.interface ? { interface: provisioning.interface } : {}) };
+    const external = planExternal(config, config.external);
+    const conductor: SingleConductor = { ip, ...(provisioning.interface ? { interface: provisioning.interface } : {}), ...(external ? { external } : {}) };
     if (!dhcp) return conductor;
     const range: SizedRange = {
         start: dhcp.rangeStart,
@@ -231,6 +232,6 @@ function planListed(config: StackConfig, slices: DhcpSlotPlan | undefined): List
         const resolved = known
             ? { env: nodeEnv(config, c.ip!, iface, c.ipv6), ...(dnsmasqOptions && slot ? { dnsmasq: { range: slot.range, dnsmasqOptions, dnsmasqConf: renderDnsmasqConf(dnsmasqOptions) } } : {}) }
             : undefined;
-        return { node: c.name, ...(c.ip ? { ip: c.ip } : {}), ...(c.ipv6 ? { ipv6: c.ipv6 } : {}), interface: iface, entry, ...(resolved ? { resolved } : {}), ...(slot ? { slot } : {}) };
+        return { node: c.name, ...(c.ip ? { ip: c.ip } : {}), ...(c.ipv6 ? { ipv6: c.ipv6 } : {}), interface: iface, entry, ...(resolved ? { resolved } : {}), ...(slot ? { slot } : {}), ...(ext ? { external: ext } : {}) };
     });
 }

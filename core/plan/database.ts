@@ -65,7 +65,7 @@ interface DeployedDatabase {
 /** What is deployed or used, by kind (database.*): components and manifests read this, never database.* of the config. */
 export type DatabaseKindPlan =
     | ({ kind: "mariadb" } & DeployedDatabase)
-    | ({ kind: "mariadb-operator"; replicas: number; operator: { install: boolean; namespace: string } } & DeployedDatabase)
+    | ({ kind: "mariadb-operator"; replicas: number; operator: { install: boolean; namespace: string }; /** database.allowKindChange: from a deployed mariadb (a new, empty database). */ allowKindChange: boolean } & DeployedDatabase)
     | { kind: "external"; credentialsSecret: string; caSecret?: string }
     | { kind: "sqlite" };
 
@@ -97,6 +97,8 @@ interface DatabaseCommonPlan {
         user: string;
         grant: string;
     };
+    /** database.allowDowngrade: an Ironic image older than the deployed one is allowed (core/plan/previous.ts). */
+    allowDowngrade: boolean;
     /** Schema jobs; absent for SQLite (the image creates its schema at start). `migrate` is absent while the conductors are pinned to an older release (core/plan/upgrade.ts). */
     jobs?: { upgrade: string; migrate?: string };
 }
@@ -113,7 +115,7 @@ export function databaseOf<K extends DatabaseKindPlan["kind"]>(db: DatabasePlan,
 function kindPlan(db: StackConfig["database"]): DatabaseKindPlan {
     const deployed: DeployedDatabase = { storageSize: db.storageSize, ...(db.storageClass ? { storageClass: db.storageClass } : {}), retainOnDelete: db.retainOnDelete, protect: db.protect, networkPolicy: db.networkPolicy };
     if (db.kind === "mariadb") return { kind: "mariadb", ...deployed };
-    if (db.kind === "mariadb-operator") return { kind: "mariadb-operator", replicas: db.replicas, operator: db.operator, ...deployed };
+    if (db.kind === "mariadb-operator") return { kind: "mariadb-operator", replicas: db.replicas, operator: db.operator, allowKindChange: db.allowKindChange, ...deployed };
     // Validation requires the credentials Secret of an external database (core/config/database.ts).
     if (db.kind === "external") return { kind: "external", credentialsSecret: db.credentialsSecret!, ...(db.caSecret ? { caSecret: db.caSecret } : {}) };
     return { kind: "sqlite" };
@@ -146,6 +148,7 @@ export function databasePlan(config: StackConfig): DatabasePlan {
         hostForIronic,
         database: db.name,
         serviceDnsNames,
+        allowDowngrade: db.allowDowngrade,
         names: {
             statefulSet: svc,
             service: svc,

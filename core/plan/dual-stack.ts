@@ -20,11 +20,11 @@ export function ipv6Env(config: StackConfig, ip: string | undefined): EnvMap {
     return config.provisioning.ipv6 && ip !== undefined ? { [osloEnvName(...MY_IPV6)]: ip } : {};
 }
 
-/** The whole DHCPv6 range (single), or slot `k` of `slots` of it (multi). */
-export function ipv6Range(config: StackConfig, slice?: { slots: number; k: number }): SizedRange | undefined {
-    const v6 = config.provisioning.ipv6;
+/** The whole DHCPv6 range (single), or slot `k` of `slots` of it (multi). Takes the config or the plan. */
+export function ipv6Range({ provisioning }: Pick<StackConfig, "provisioning">, slice?: { slots: number; k: number }): SizedRange | undefined {
+    const v6 = provisioning.ipv6;
     const d = v6?.dhcp;
-    if (!v6 || !d || !config.provisioning.dhcp) return undefined;
+    if (!v6 || !d || !provisioning.dhcp) return undefined;
     const { prefixLength } = cidrParts(v6.cidr);
     if (!slice) return { start: d.rangeStart, end: d.rangeEnd, prefixLength, leaseTime: d.leaseTime, size: sizeNumber(rangeSize(d.rangeStart, d.rangeEnd)) };
     const b = sliceBounds(d.rangeStart, d.rangeEnd, slice.slots, slice.k);

@@ -11,15 +11,9 @@ import * as ipaddr from "ipaddr.js";
 
 import type { ExternalConfig, StackConfig } from "../config";
 import { ENV } from "../contract";
-import type { EnvMap } from "./types";
+import type { EnvMap, ExternalPlan } from "./types";
 
-export interface ExternalPlan {
-    ip?: string;
-    httpUrl?: string;
-    callbackUrl?: string;
-    /** The hosts of the URLs (and the ip): SANs of the certificate BMCs and IPA verify. */
-    sans: { dnsNames: string[]; ipAddresses: string[] };
-}
+export type { ExternalPlan };
 
 /** `host` of a URL as written, brackets removed. */
 export function urlHost(url: string): string {

@@ -11,7 +11,9 @@ import { dnsmasqStartScript, planTopology } from "./conductors";
 import { databasePlan } from "./database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
 import { planImageCache } from "./image-cache";
+import { userOwned } from "./secrets";
 import { planTrust } from "./trust";
+import { upgradeSubject } from "./upgrade";
 import type { PreviousState } from "./previous";
 import type { IronicPlan } from "./types";
 
@@ -27,7 +29,6 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
     // Multi: each conductor is reached on its own node's IP, which no shared value can name.
     const host = topology.kind === "multi" ? "<conductor IP>" : topology.conductor.ip;
     return {
-        config,
         name,
         namespace,
         labels: {
@@ -70,6 +71,8 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         ipaDownloaderEnv: ipaDownloaderEnv(config),
         imageCache: planImageCache(config, ipaDownloaderEnv(config)),
         trust: planTrust(config),
+        userOwned: userOwned(config),
+        upgrade: upgradeSubject(config),
         dnsmasqStartScript: dnsmasqStartScript(config),
     };
 }

@@ -82,9 +82,9 @@ export function parsePreviousState(outputs: Record<string, unknown>): PreviousSt
 
 /** The `state` output of this run: what the next run will read back. Key order is fixed (quiet diffs). */
 export function persistedState(plan: IronicPlan, stack?: string): PersistedState {
-    const c = plan.config;
-    const database = c.database.kind === "mariadb" ? { kind: c.database.kind, storageClass: c.database.storageClass ?? "" } : { kind: c.database.kind };
-    const state: PersistedState = { topology: c.topology, database };
+    const db = plan.database;
+    const database = db.kind === "mariadb" ? { kind: db.kind, storageClass: db.storageClass ?? "" } : { kind: db.kind };
+    const state: PersistedState = { topology: plan.topology.kind, database };
     const slots = dhcpSlotsOf(plan);
     if (slots) {
         const nodes: Record<string, number> = {};
@@ -103,9 +103,8 @@ type PreviousCheck = (plan: IronicPlan, previous: PreviousState) => ConfigIssue[
 /** A shared database cannot go back to an older Ironic schema. */
 const noSchemaDowngrade: PreviousCheck = (plan, previous) => {
     if (!plan.database.jobs) return [];
-    const c = plan.config;
     const before = previous.ironicImage ? { image: previous.ironicImage, version: previous.ironicVersion } : undefined;
-    const error = downgradeError(before, { image: c.images.ironic, version: c.images.ironicVersion }, c.database.allowDowngrade);
+    const error = downgradeError(before, { image: plan.images.ironic, version: plan.images.ironicVersion }, plan.database.allowDowngrade);
     return error ? [{ key: "images.ironic", message: error.replace(/^images\.ironic: /, "") }] : [];
 };
 
@@ -115,10 +114,10 @@ const noSchemaDowngrade: PreviousCheck = (plan, previous) => {
  * the claim kept, the new one collides with it. Migrating is a dump and restore (docs/operations.md).
  */
 const noStorageClassChange: PreviousCheck = (plan, previous) => {
-    const c = plan.config;
+    const db = plan.database;
     const before = previous.database;
-    if (c.database.kind !== "mariadb" || before?.kind !== "mariadb" || before.storageClass === undefined) return [];
-    const now = c.database.storageClass ?? "";
+    if (db.kind !== "mariadb" || before?.kind !== "mariadb" || before.storageClass === undefined) return [];
+    const now = db.storageClass ?? "";
     if (now === before.storageClass) return [];
     const name = (s: string) => (s === "" ? "the cluster default class" : `storage class "${s}"`);
     const keep = before.storageClass === "" ? "remove database.storageClass" : `set it back to "${before.storageClass}"`;
@@ -139,8 +138,8 @@ const noStorageClassChange: PreviousCheck = (plan, previous) => {
  * user states it (database.allowKindChange), having dumped the data to restore (docs/database.md).
  */
 const noSilentKindChange: PreviousCheck = (plan, previous) => {
-    const c = plan.config;
-    if (previous.database?.kind !== "mariadb" || c.database.kind !== "mariadb-operator" || c.database.allowKindChange) return [];
+    const db = plan.database;
+    if (previous.database?.kind !== "mariadb" || db.kind !== "mariadb-operator" || db.allowKindChange) return [];
     return [
         {
             key: "database.kind",
@@ -159,7 +158,7 @@ const noSilentKindChange: PreviousCheck = (plan, previous) => {
 const dhcpSlots: PreviousCheck = (plan) => dhcpSlotsOf(plan)?.issues ?? [];
 
 /** Multi moving to a newer Ironic release: the conductors pinned to the old one meanwhile (core/plan/upgrade.ts). */
-const pinnedWhileMixed: PreviousCheck = (plan, previous) => rollingUpgradeIssues(plan.config, previous);
+const pinnedWhileMixed: PreviousCheck = (plan, previous) => rollingUpgradeIssues(plan.upgrade, previous);
 
 const CHECKS: PreviousCheck[] = [noSchemaDowngrade, noStorageClassChange, noSilentKindChange, dhcpSlots, pinnedWhileMixed];
 

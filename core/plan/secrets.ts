@@ -3,20 +3,23 @@
  * never written, replaced or deleted; a configured name that the program itself writes is refused
  * before anything is registered.
  */
-import type { ConfigIssue } from "../config";
-import type { IronicPlan } from "./types";
+import type { ConfigIssue, StackConfig } from "../config";
+import type { IronicPlan, UserSecret, UserOwned } from "./types";
+
+export type { UserSecret, UserOwned };
 
 /** The CA bundles of trust.*, in the order their issues are reported. */
 const TRUST_KEYS = ["extraCaBundle", "bmcCa", "trustedCa"] as const;
 
-/** A Secret the user owns: this program reads or mounts it, and never writes, replaces or deletes it. */
-export interface UserSecret {
-    key: string;
-    name: string;
+/** What the user owns, by config key (buildPlan: plan.userOwned). */
+export function userOwned(c: StackConfig): UserOwned {
+    return { secrets: secretsOf(c), configMaps: configMapsOf(c) };
 }
 
-export function userSecrets(plan: IronicPlan): UserSecret[] {
-    const c = plan.config;
+export const userSecrets = (plan: IronicPlan): UserSecret[] => plan.userOwned.secrets;
+export const userConfigMaps = (plan: IronicPlan): UserSecret[] => plan.userOwned.configMaps;
+
+function secretsOf(c: StackConfig): UserSecret[] {
     const out: UserSecret[] = [];
     if (c.tls.mode === "existing" && c.tls.existingSecret) out.push({ key: "tls.existingSecret", name: c.tls.existingSecret });
     if (c.tls.mode === "existing" && c.tls.conductorCaSecret) out.push({ key: "tls.conductorCaSecret", name: c.tls.conductorCaSecret });
@@ -34,9 +37,9 @@ export function userSecrets(plan: IronicPlan): UserSecret[] {
 }
 
 /** ConfigMaps the user owns (read or mounted, never written): the CA bundles' of trust.*. */
-export function userConfigMaps(plan: IronicPlan): UserSecret[] {
+function configMapsOf(c: StackConfig): UserSecret[] {
     return TRUST_KEYS.flatMap((k) => {
-        const ca = plan.config.trust[k];
+        const ca = c.trust[k];
         return ca?.kind === "configMap" ? [{ key: `trust.${k}.configMap`, name: ca.name }] : [];
     });
 }

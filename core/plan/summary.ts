@@ -14,11 +14,11 @@ export const rangeText = (r: SizedRange | undefined): string | null => (r ? `${r
 
 export function topologySummary(plan: IronicPlan): TopologySummary {
     const t = plan.topology;
-    const v6 = plan.config.provisioning.ipv6;
+    const v6 = plan.provisioning.ipv6;
     const dual = (ip: string | undefined, iface: string, range: SizedRange | undefined) => (v6 ? { ipv6: ip ?? `found at start on ${iface}`, dhcpRange6: rangeText(range) } : {});
     const conductors: TopologySummary["conductors"] =
         t.kind === "single"
-            ? [{ node: "(any node)", ip: t.conductor.ip, dhcpRange: rangeText(t.conductor.dhcp?.range), ...dual(v6?.ip, "", ipv6Range(plan.config)) }]
+            ? [{ node: "(any node)", ip: t.conductor.ip, dhcpRange: rangeText(t.conductor.dhcp?.range), ...dual(v6?.ip, "", ipv6Range(plan)) }]
             : t.conductors.map((c) => ({
                   node: c.node,
                   ip: c.ip ?? `found at start on ${c.interface}`,

@@ -4,8 +4,31 @@ import type { DhcpRange, DnsmasqOptions } from "../render/dnsmasq";
 import type { DatabasePlan } from "./database";
 import type { ImageCachePlan } from "./image-cache";
 import type { TrustPlan } from "./trust";
+import type { UpgradeSubject } from "./upgrade";
 import type { SlotSource } from "./slices";
 import type { DhcpSlotPlan } from "./slots";
+
+/** A Secret (or ConfigMap) the user owns: this program reads or mounts it, and never writes, replaces or deletes it. */
+export interface UserSecret {
+    /** The config key that names it. */
+    key: string;
+    name: string;
+}
+
+/** The Secrets and ConfigMaps the config names that the user owns. */
+export interface UserOwned {
+    secrets: UserSecret[];
+    configMaps: UserSecret[];
+}
+
+/** BMCs on another network (external, conductors[].external): the URLs they and IPA get, and their hosts. */
+export interface ExternalPlan {
+    ip?: string;
+    httpUrl?: string;
+    callbackUrl?: string;
+    /** The hosts of the URLs (and the ip): SANs of the certificate BMCs and IPA verify. */
+    sans: { dnsNames: string[]; ipAddresses: string[] };
+}
 
 /** Environment variables by name. */
 export type EnvMap = Record<string, string>;
@@ -29,6 +52,8 @@ export interface SingleConductor {
     interface?: string;
     /** Absent without DHCP (virtual media only): the whole range. */
     dhcp?: ServedDhcp;
+    /** BMCs on another network (external): its URLs and their hosts. */
+    external?: ExternalPlan;
 }
 
 /**
@@ -50,6 +75,8 @@ export interface ListedConductor {
     resolved?: { env: EnvMap; dnsmasq?: ServedDhcp };
     /** With DHCP: the node's preferred slot, where the preference came from, its slice. */
     slot?: { index: number; source: SlotSource; range: SizedRange; /** Dual-stack with DHCPv6: the same slot of the IPv6 range. */ range6?: SizedRange };
+    /** BMCs on another network (conductors[].external): its URLs, and the hosts its certificate names besides its own. */
+    external?: ExternalPlan;
 }
 
 /** The topology, as a discriminated union: what only one of them has lives only there. */
@@ -108,7 +135,6 @@ export type TlsPlan = { validity: CertValidity } & (
 );
 
 export interface IronicPlan {
-    config: StackConfig;
     name: string;
     namespace: string;
     labels: Record<string, string>;
@@ -192,5 +218,9 @@ export interface IronicPlan {
     imageCache: ImageCachePlan;
     /** The user's CAs (trust.*) and the bundles built from them. */
     trust: TrustPlan;
+    /** What the rolling upgrade looks at (core/plan/upgrade.ts): topology, Ironic image, pin, conductors listed. */
+    upgrade: UpgradeSubject;
+    /** What the config names that the user owns: read or mounted, never written (core/plan/secrets.ts). */
+    userOwned: UserOwned;
     dnsmasqStartScript: string;
 }

@@ -30,11 +30,27 @@ export interface RollingUpgrade {
     to: string;
 }
 
+/** What the rolling upgrade looks at, decided in buildPlan (plan.upgrade): the topology, the Ironic image, the pin, the conductors listed. */
+export interface UpgradeSubject {
+    multi: boolean;
+    ironic: { image: string; version?: string };
+    /** The release the conductors are pinned to (ironic.config's PIN_KEY). */
+    pin?: string;
+    /** How many conductors conductors[] lists. */
+    conductors: number;
+}
+
+export function upgradeSubject(config: StackConfig): UpgradeSubject {
+    const pin = pinnedRelease(config);
+    const { ironic, ironicVersion } = config.images;
+    return { multi: config.topology === "multi", ironic: { image: ironic, ...(ironicVersion !== undefined ? { version: ironicVersion } : {}) }, ...(pin !== undefined ? { pin } : {}), conductors: config.conductors.length };
+}
+
 /** Multi, and this run moves the conductors to a newer release than the previous run deployed (both known). */
-export function rollingUpgrade(config: StackConfig, previous: Deployed): RollingUpgrade | undefined {
-    if (config.topology !== "multi" || !previous.ironicImage) return undefined;
+export function rollingUpgrade(s: UpgradeSubject, previous: Deployed): RollingUpgrade | undefined {
+    if (!s.multi || !previous.ironicImage) return undefined;
     const before = effectiveIronicVersion({ image: previous.ironicImage, version: previous.ironicVersion });
-    const now = effectiveIronicVersion({ image: config.images.ironic, version: config.images.ironicVersion });
+    const now = effectiveIronicVersion(s.ironic);
     if (!before || !now || compareVersions(now.slice(0, 2), before.slice(0, 2)) <= 0) return undefined;
     return { from: releaseName(before), to: releaseName(now) };
 }
@@ -46,11 +62,11 @@ export function pinnedRelease(config: StackConfig): string | undefined {
 }
 
 /** A rolling upgrade without the pin to the release it leaves (or with another): refused. */
-export function rollingUpgradeIssues(config: StackConfig, previous: Deployed): ConfigIssue[] {
-    const up = rollingUpgrade(config, previous);
-    const pin = pinnedRelease(config);
+export function rollingUpgradeIssues(s: UpgradeSubject, previous: Deployed): ConfigIssue[] {
+    const up = rollingUpgrade(s, previous);
+    const pin = s.pin;
     if (!up || pin === up.from) return [];
-    const n = config.conductors.length;
+    const n = s.conductors;
     const has = pin === undefined ? "it is not set" : `it is ${JSON.stringify(pin)}`;
     return [
         {
@@ -65,11 +81,11 @@ export function rollingUpgradeIssues(config: StackConfig, previous: Deployed): C
 }
 
 /** One line for the plan's summary while the conductors are pinned. */
-export function pinNote(plan: { config: StackConfig }, previous: Deployed): string | undefined {
-    const config = plan.config;
-    const pin = pinnedRelease(config);
-    if (pin === undefined || config.topology !== "multi") return undefined;
-    const up = rollingUpgrade(config, previous);
+export function pinNote(plan: { upgrade: UpgradeSubject }, previous: Deployed): string | undefined {
+    const s = plan.upgrade;
+    const pin = s.pin;
+    if (pin === undefined || !s.multi) return undefined;
+    const up = rollingUpgrade(s, previous);
     return up
         ? `rolling upgrade ${up.from} → ${up.to}: conductors pinned to ${pin}; online data migrations wait for the next run without ${PIN_KEY}`
         : `conductors pinned to Ironic ${pin} (${PIN_KEY}): API versions newer than that release are refused (406) and online data migrations wait; remove the pin once every conductor runs the new release`;

@@ -32,8 +32,8 @@ export interface DnsmasqNode {
  */
 export async function startConductorDnsmasqs(plan: IronicPlan, lab: NetnsLab, sw: string, bridge: string, work: string, opts: { base: string; ipv6: boolean; ports: number[] }): Promise<DnsmasqNode[]> {
     const nodes: DnsmasqNode[] = [];
-    const prefix = plan.config.provisioning.cidr.split("/")[1];
-    const prefix6 = plan.config.provisioning.ipv6?.cidr.split("/")[1];
+    const prefix = plan.provisioning.cidr.split("/")[1];
+    const prefix6 = plan.provisioning.ipv6?.cidr.split("/")[1];
     listedConductors(plan).forEach((c, i) => {
         const ns = lab.addNamespace(`${opts.base}${i}`);
         if (opts.ipv6) lab.enableIpv6(ns);

@@ -143,8 +143,8 @@ export class HaPodLab<N extends LabNode> {
         this.images = prepareImages(this.work);
         this.cache = new ImageCacheLab({ rendered: o.rendered, cluster: o.cluster, images: this.images, work: this.work, ipa: o.ipa });
         const t = o.tag;
-        const ipv6 = o.plan.config.provisioning.cidr.includes(":");
-        this.prefix = o.plan.config.provisioning.cidr.split("/")[1];
+        const ipv6 = o.plan.provisioning.cidr.includes(":");
+        this.prefix = o.plan.provisioning.cidr.split("/")[1];
         this.sw = this.net.addNamespace(`${t}sw`);
         this.br = this.net.addBridge(this.sw, `${t}br`);
         this.clusterBr = o.clusterNetwork ? this.net.addBridge(this.sw, `${t}cb`) : this.br;
@@ -259,7 +259,7 @@ export class HaPodLab<N extends LabNode> {
     /** An Ironic API request from the admin namespace, with the API credentials, verifying `caFile`. */
     api(nodeIp: string, p: string, extra: string[] = []): { code: number; body: string } {
         const creds = this.cluster.secrets[this.plan.names.credentialsSecret];
-        const r = run("ip", ["netns", "exec", this.adminNs, "curl", "-s", "--max-time", "30", "--cacert", this.caFile, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${urlHost(nodeIp)}:${this.plan.config.ports.api}${p}`], { allowFail: true, timeout: 40000 });
+        const r = run("ip", ["netns", "exec", this.adminNs, "curl", "-s", "--max-time", "30", "--cacert", this.caFile, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82", "-w", "\n%{http_code}", ...extra, `https://${urlHost(nodeIp)}:${this.plan.ports.api}${p}`], { allowFail: true, timeout: 40000 });
         const lines = r.stdout.split("\n");
         return { code: Number(lines.pop()), body: lines.join("\n") };
     }

@@ -23,6 +23,7 @@ import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../hel
 import { nodeDataConfigMapData } from "../../core/manifests/configmaps";
 import { readStackConfig } from "../../tools/render";
 import { configOf, haRaw, planOf } from "../unit/plan/support";
+import { multiOf } from "../helpers/plan";
 
 const templates = nodeTemplates(configOf(haRaw));
 const dualRaw = readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.dualstack.yaml"));
@@ -126,7 +127,7 @@ describe("conductor start wrapper (bash)", function () {
 
     it("dual-stack (test/fixtures/Pulumi.dualstack.yaml): my_ipv6 and the IPv6 boot URLs from the entry's conductors[].ipv6; dnsmasq reads the node's file with its slot's; the certificate is verified for both addresses", function () {
         const plan = planOf(dualRaw);
-        const t = nodeTemplates(plan.config);
+        const t = multiOf(plan).nodeTemplates;
         fs.writeFileSync(path.join(dir, "scripts", "node.env.template"), t.env);
         fs.writeFileSync(path.join(dir, "scripts", "node.dnsmasq.conf.template"), t.dnsmasqConf!);
         fs.writeFileSync(path.join(dir, "data", "cp-1.env"), nodeDataConfigMapData(plan)["cp-1.env"]);

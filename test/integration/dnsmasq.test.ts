@@ -102,7 +102,7 @@ describe("dnsmasq serves real DHCP leases (network namespaces)", function () {
         const sw = lab.addNamespace("sw");
         const br = lab.addBridge(sw, "br");
         const srv = lab.addNamespace("srv");
-        const prefix = plan.config.provisioning.cidr.split("/")[1];
+        const prefix = plan.provisioning.cidr.split("/")[1];
         lab.plug(srv, "srv", sw, br, { cidr: `${conductor.ip}/${prefix}`, rename: opts.interface });
         hostNs = lab.addNamespace("bmh");
         hostIf = lab.plug(hostNs, "bmh", sw, br, { mac: "52:54:00:00:00:01" });
@@ -130,7 +130,7 @@ describe("dnsmasq serves real DHCP leases (network namespaces)", function () {
         assert.ok(n >= ipToNumber(conductor.range!.start) && n <= ipToNumber(conductor.range!.end), `${lease.ip} outside ${conductor.range!.start}-${conductor.range!.end}`);
         assert.equal(lease.serverid, conductor.ip);
         assert.equal(lease.subnet, "255.255.255.0");
-        assert.equal(lease.router, plan.config.provisioning.dhcp!.gateway);
+        assert.equal(lease.router, plan.provisioning.dhcp!.gateway);
         assert.equal(lease.lease, "3600", "lease time of the dev stack is 1h");
     }
 
@@ -156,6 +156,6 @@ describe("dnsmasq serves real DHCP leases (network namespaces)", function () {
     it("an iPXE client (option 175) is sent to boot.ipxe on the provisioning IP's httpd", function () {
         const lease = dhcpClient(hostNs, hostIf, work, ["0xaf:01"]);
         assertLeaseInRange(lease);
-        assert.equal(bootFile(lease), `http://${conductor.ip}:${plan.config.ports.http}/boot.ipxe`);
+        assert.equal(bootFile(lease), `http://${conductor.ip}:${plan.ports.http}/boot.ipxe`);
     });
 });

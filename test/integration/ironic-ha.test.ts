@@ -28,7 +28,7 @@ import { conductorName, IronicLab, LabConductor, LabTls, peerSans, printLogTails
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { SCRIPT_FILES } from "../../core/scripts";
-import { planOf } from "../helpers/plan";
+import { configOf } from "../helpers/plan";
 
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
@@ -93,7 +93,8 @@ function pickJoiningHosts(oldHosts: string[], uuids: string[], port: number): st
 describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, pruning", function () {
     this.timeout(900000);
     const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
-    const plan = planOf(haRaw);
+    const config = configOf(haRaw);
+    const plan = buildPlan(config);
     const net = new NetnsLab();
     let work = "";
     let lab: IronicLab;
@@ -230,7 +231,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         // The provisioning network: one bridge, one namespace per conductor, one for the host.
         provisioningNet.sw = net.addNamespace("sw");
         provisioningNet.br = net.addBridge(provisioningNet.sw, "br");
-        provisioningNet.prefix = plan.config.provisioning.cidr.split("/")[1];
+        provisioningNet.prefix = plan.provisioning.cidr.split("/")[1];
         const { sw, br } = provisioningNet;
         members.forEach((m, i) => startDnsmasq(m, i));
         clientNs = net.addNamespace("bm");
@@ -255,7 +256,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         fs.mkdirSync(path.dirname(files.caFile), { recursive: true });
         fs.copyFileSync(ca.certFile, files.caFile);
         for (const k of ["OS_DNSMASQ__DHCP_HOSTSDIR", "OS_DNSMASQ__DHCP_OPTSDIR"]) fs.mkdirSync(env[k], { recursive: true });
-        const ini = { pxe: { tftp_server: c.ip! }, deploy: { http_url: `http://${c.ip}:${plan.config.ports.http}` } };
+        const ini = { pxe: { tftp_server: c.ip! }, deploy: { http_url: `http://${c.ip}:${plan.ports.http}` } };
         return { dir, env, ini, tls: files };
     }
 
@@ -381,7 +382,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         if (p.lease.serverid !== o.ip) return `lease from ${p.lease.serverid}`;
         const n = ipToNumber(p.lease.ip);
         if (n < ipToNumber(o.slot!.range.start) || n > ipToNumber(o.slot!.range.end)) return `${p.lease.ip} outside ${o.slot!.range.start}-${o.slot!.range.end}`;
-        if (p.lease.bootfile !== `http://${o.ip}:${plan.config.ports.http}/boot.ipxe`) return `bootfile ${p.lease.bootfile}`;
+        if (p.lease.bootfile !== `http://${o.ip}:${plan.ports.http}/boot.ipxe`) return `bootfile ${p.lease.bootfile}`;
         if (p.lease.siaddr !== o.ip || p.lease.tftp !== o.ip) return `next-server ${p.lease.siaddr}, TFTP server (option 66) ${p.lease.tftp}`;
         return undefined;
     }
@@ -577,7 +578,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             { node: "cp-4", ip: "172.22.0.6", host: picked[1] },
             { node: "cp-5", ip: "172.22.0.7", host: picked[2] },
         ];
-        const gateway = plan.config.provisioning.dhcp!.gateway;
+        const gateway = plan.provisioning.dhcp!.gateway;
         for (const n of replacements) {
             const x = ipToNumber(n.ip);
             assert.ok(x < ipToNumber(sp.rangeStart) || x > ipToNumber(sp.rangeEnd), `${n.ip} is outside the DHCP range`);
@@ -635,7 +636,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 const free = [...Array(sp.slots).keys()].filter((k) => !held.has(k));
                 assert.equal(free.length, 1, `slots held: ${[...held].join(", ")} of ${sp.slots}`);
                 const next = buildPlan(
-                    { ...plan.config, conductors: [...stay.map((m) => ({ name: m.plan.node, ip: m.plan.ip! })), { name: node, ip }] },
+                    { ...config, conductors: [...stay.map((m) => ({ name: m.plan.node, ip: m.plan.ip! })), { name: node, ip }] },
                     { dhcpSlots: { rangeStart: sp.rangeStart, rangeEnd: sp.rangeEnd, slots: sp.slots, nodes: Object.fromEntries(stay.map((m) => [m.plan.node, m.plan.slot!.index])) } },
                 );
                 assert.deepEqual(dhcpSlotsOf(next)!.issues, []);

@@ -25,7 +25,7 @@ describe("dual-stack multi-conductor DHCP: the owner alone leases one host IPv4 
     this.timeout(240000);
     const lab = new NetnsLab();
     const plan = planOf(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.dualstack.yaml")));
-    const httpPort = plan.config.ports.http;
+    const httpPort = plan.ports.http;
     let work = "";
     let nodes: DnsmasqNode[] = [];
     let knownNs = "";

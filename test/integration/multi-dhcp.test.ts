@@ -44,7 +44,7 @@ describe("multi-conductor DHCP: only the owner answers (real dnsmasq, 3 nodes)",
     this.timeout(180000);
     const lab = new NetnsLab();
     const plan = planOf(readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml")));
-    const httpPort = plan.config.ports.http;
+    const httpPort = plan.ports.http;
     let work = "";
     const nodes: Node[] = [];
     let knownNs = "";

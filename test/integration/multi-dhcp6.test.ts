@@ -26,7 +26,7 @@ describe("multi-conductor DHCPv6: only the owner answers, from its own slice (re
     this.timeout(240000);
     const lab = new NetnsLab();
     const plan = planOf(readStackConfig(path.join(__dirname, "..", "fixtures", "Pulumi.v6.yaml")));
-    const httpPort = plan.config.ports.http;
+    const httpPort = plan.ports.http;
     let work = "";
     const nodes: Node[] = [];
     let knownNs = "";

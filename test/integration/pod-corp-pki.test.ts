@@ -86,7 +86,7 @@ interface Variant {
 
 /** The user's API Secret: its certificate names the Service and every conductor. */
 const userApiSecret = (pki: CorporatePki, plan: IronicPlan) => ({
-    [plan.config.tls.existingSecret!]: pki.issue("ironic.metal3.svc", { sans: [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...listedConductors(plan).map((c) => `IP:${c.ip}`)] }),
+    [plan.names.tlsSecret]: pki.issue("ironic.metal3.svc", { sans: [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...listedConductors(plan).map((c) => `IP:${c.ip}`)] }),
 });
 
 const VARIANTS: Variant[] = [
@@ -110,7 +110,7 @@ const VARIANTS: Variant[] = [
         // And a CA of the user's PKI for the conductors.
         secrets: (pki, plan) => ({
             ...userApiSecret(pki, plan),
-            [plan.config.tls.conductorCaSecret!]: (({ "ca.crt": _, ...ca }) => ca)(pki.issue("conductor CA", { isCA: true })),
+            [plan.names.conductorCaSecret]: (({ "ca.crt": _, ...ca }) => ca)(pki.issue("conductor CA", { isCA: true })),
         }),
         api: "my-tls",
         vmedia: "my-tls",
@@ -167,11 +167,11 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         const user = v.mode === "existing" ? v.secrets(pki, plan, undefined) : {};
         const b64 = (s: string) => Buffer.from(s, "utf8").toString("base64");
         const existing = (type: string, id: string) =>
-            type === "kubernetes:core/v1:Secret" && id === `metal3/${plan.config.tls.existingSecret}`
-                ? { apiVersion: "v1", kind: "Secret", metadata: { name: plan.config.tls.existingSecret, namespace: "metal3" }, type: "kubernetes.io/tls", data: Object.fromEntries(Object.entries(user[v.api]).map(([k, val]) => [k, b64(val)])) }
+            v.mode === "existing" && type === "kubernetes:core/v1:Secret" && id === `metal3/${plan.names.tlsSecret}`
+                ? { apiVersion: "v1", kind: "Secret", metadata: { name: plan.names.tlsSecret, namespace: "metal3" }, type: "kubernetes.io/tls", data: Object.fromEntries(Object.entries(user[v.api]).map(([k, val]) => [k, b64(val)])) }
                 : undefined;
         rendered = await renderOffline(raw, v.stack, { hook: (type, name, inputs) => realProviderState(type, name, inputs), existing });
-        assert.deepEqual(rendered.reads.map((x) => x.id), v.mode === "existing" ? [`metal3/${plan.config.tls.existingSecret}`] : [], "only the user's API Secret is read");
+        assert.deepEqual(rendered.reads.map((x) => x.id), v.mode === "existing" ? [`metal3/${plan.names.tlsSecret}`] : [], "only the user's API Secret is read");
         cluster = clusterData(rendered);
         const provided = v.mode === "existing" ? user : v.secrets(pki, plan, rendered);
         for (const [name, data] of Object.entries(provided)) {
@@ -221,7 +221,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
 
     it(`httpd serves the ${v.mode === "existing" ? "user's" : "issued"} API and virtual-media certificates on every conductor, verified against the corporate root for the node's address`, function () {
         for (const { node: { ip } } of nodes) {
-            for (const [port, secret] of [[plan.config.ports.api, v.api], [plan.config.ports.vmediaTls, v.vmedia]] as const) {
+            for (const [port, secret] of [[plan.ports.api, v.api], [plan.ports.vmediaTls, v.vmedia]] as const) {
                 const chain = served(ip, port);
                 assert.equal(chain[0].trim(), firstPem(cluster.secrets[secret]["tls.crt"]), `${ip}:${port} serves the certificate of Secret ${secret}`);
             }
@@ -234,7 +234,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         const rootFile = path.join(lab.work, "conductor-root.crt");
         if (v.rpcTrust === "conductor root") fs.writeFileSync(rootFile, cluster.secrets[v.conductorCa]["tls.crt"]);
         for (const { node: { node, ip } } of nodes) {
-            const chain = served(ip, plan.config.ports.jsonRpc, node, v.rpcTrust === "conductor root" ? { caFile: rootFile } : {});
+            const chain = served(ip, plan.ports.jsonRpc, node, v.rpcTrust === "conductor root" ? { caFile: rootFile } : {});
             assert.equal(chain.length, v.rpcTrust === "conductor root" ? 2 : 3, `${node}: its certificate, the conductor CA${v.rpcTrust === "conductor root" ? " (a root)" : ", the issuing CA"}`);
             assert.equal(chain[1].trim(), conductorCa);
             const text = run("openssl", ["x509", "-noout", "-subject", "-issuer", "-ext", "subjectAltName"], { input: chain[0] + "\n" }).stdout;
@@ -243,7 +243,7 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
             const ips = [...text.matchAll(/IP Address:([0-9.]+)/g)].map((m) => m[1]);
             assert.deepEqual(ips, [ip], `${node} names its own address, no other conductor's`);
             // What baremetal-operator and IPA trust (the corporate root) does not accept the stack's root.
-            if (v.rpcTrust === "conductor root") served(ip, plan.config.ports.jsonRpc, node, { expect: "refused" });
+            if (v.rpcTrust === "conductor root") served(ip, plan.ports.jsonRpc, node, { expect: "refused" });
         }
     });
 

@@ -84,7 +84,7 @@ describe("pods as declared: IPv6 single stack with keepalived, two nodes (pod ru
         plan = planOf(raw);
         const { rendered, cluster } = await renderWithRealSecrets(raw, "v6-vip");
         const dep = rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === plan.names.deployment)!;
-        const images = { [plan.config.images.keepalived]: debianKeepalivedImage(work) };
+        const images = { [plan.images.keepalived]: debianKeepalivedImage(work) };
         const sw = net.addNamespace("sw");
         const prov = net.addBridge(sw, "br");
         const oob = net.addBridge(sw, "oob");
@@ -93,7 +93,7 @@ describe("pods as declared: IPv6 single stack with keepalived, two nodes (pod ru
         nodes = ["a", "b"].map((n, i) => {
             const ns = net.addNamespace(`k6${n}`);
             const ip = `fd00:1:2:3::${2 + i}`;
-            net.plug(ns, `${n}1`, sw, prov, { cidr: `${ip}/64`, rename: plan.config.provisioning.interface });
+            net.plug(ns, `${n}1`, sw, prov, { cidr: `${ip}/64`, rename: plan.provisioning.interface });
             net.plug(ns, `${n}2`, sw, oob, { cidr: `fd00:20::${2 + i}/64`, rename: "eth2" });
             const pod = new PodRunner({ name: `ironic-${n}`, namespace: plan.namespace, spec: dep.spec.template.spec, cluster: cluster as ClusterData, images, work: path.join(work, n), netns: ns, nodeName: `cp-${i}`, hostIP: ip, podIP: ip });
             return { name: `cp-${i}`, ns, ip, pod };
@@ -208,12 +208,12 @@ describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic 
         plan = planOf(raw);
         const rendered = await renderWithRealSecrets(raw, "v6-vip");
         cluster = rendered.cluster;
-        const images = { ...prepareImages(work), [plan.config.images.keepalived]: debianKeepalivedImage(work) };
+        const images = { ...prepareImages(work), [plan.images.keepalived]: debianKeepalivedImage(work) };
         const sw = net.addNamespace("sw");
         const prov = net.addBridge(sw, "br");
         const oob = net.addBridge(sw, "oob");
         nodeNs = net.addNamespace("k6n");
-        net.plug(nodeNs, "n1", sw, prov, { cidr: "fd00:1:2:3::2/64", rename: plan.config.provisioning.interface });
+        net.plug(nodeNs, "n1", sw, prov, { cidr: "fd00:1:2:3::2/64", rename: plan.provisioning.interface });
         net.plug(nodeNs, "n2", sw, oob, { cidr: "fd00:20::2/64", rename: "eth2" });
         // A BMC on the out-of-band network, which external.ip (the extra VIP) serves.
         bmcNs = net.addNamespace("k6b");
@@ -242,7 +242,7 @@ describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic 
         assert.match(holds(nodeNs, "eth1", VIP) ?? "", /inet6 fd00:1:2:3::5\/64 scope global nodad/);
         const ca = path.join(work, "ca.crt");
         fs.writeFileSync(ca, cluster.secrets[plan.names.caSecret]["tls.crt"]);
-        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-g", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://[${VIP}]:${plan.config.ports.api}/v1`], { allowFail: true }).stdout;
+        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-g", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://[${VIP}]:${plan.ports.api}/v1`], { allowFail: true }).stdout;
         assert.equal(code, "200", "GET /v1 on the VIP");
     });
 

@@ -41,10 +41,10 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
         process.env.METAL3_IRONIC_CACHE = path.join(lab.work, "cache");
         // The dev example as a user enables BMO in it; its release from the toolchain's Go module cache.
         s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev", (raw) => ({ ...raw, bmo: { enabled: true, goproxy: toolchainGoProxy() } }));
-        assert.equal(s.plan.config.database.kind, "sqlite", "the dev example keeps Ironic's database in its pod");
+        assert.equal(s.plan.database.kind, "sqlite", "the dev example keeps Ironic's database in its pod");
         ipa = await ipaRamdisk(240000);
         requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
-        const prov = s.plan.config.provisioning;
+        const prov = s.plan.provisioning;
         await lab.setUp({ tag: "d", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: [{ node: "cp-0", ip: prov.ip, interface: prov.interface! }], adminIp: "172.22.0.253", dbIp: "172.22.0.250", kubeApi: { bridgeIp: "172.22.0.249" }, ipa: ipa as IpaRamdisk });
         // The Ironic pod (every container of the Deployment), then BMO's, its API Service resolving to it.
         const { pod, ns } = lab.pods[0];
@@ -120,7 +120,7 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
         await until(() => hosts.output(uefi).includes(UEFI_DISK_BOOT_MARKER), 180000, `${uefi.name} boots its disk's boot loader`, 1000).catch((e) => assert.fail(`${e.message}:\n${tail(hosts.output(uefi), 3000)}`));
         assert.match(conductor.pod.logs("ironic"), new RegExp(`Local boot successfully configured for node ${lab.nodeState(`${ns}~${uefi.name}`).uuid}`), "Ironic configured the UEFI host's local boot");
         // One conductor served both: its dnsmasq acknowledged each MAC from the range, its httpd served the agent's boot.
-        const range = s.plan.config.provisioning.dhcp!;
+        const range = s.plan.provisioning.dhcp!;
         for (const h of [bios, uefi]) {
             const acks = [...conductor.pod.logs("dnsmasq").matchAll(new RegExp(`DHCPACK\\(\\S+\\) (\\S+) ${h.mac}`, "g"))].map((m) => m[1]);
             assert.ok(acks.length > 0, `dnsmasq acknowledged ${h.mac}`);
@@ -150,6 +150,6 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
         // Deleted: BMO deletes its nodes.
         for (const h of [bios, uefi]) kube.kubectl(["delete", "baremetalhost", h.name, "-n", ns, "--wait=false"]);
         await Promise.all(watches.map((w) => w.until("(deleted)", 300000)));
-        for (const h of [bios, uefi]) assert.equal(lab.api(s.plan.config.provisioning.ip, `/v1/nodes/${ns}~${h.name}`).code, 404, `BMO deleted ${h.name}'s node`);
+        for (const h of [bios, uefi]) assert.equal(lab.api(s.plan.provisioning.ip, `/v1/nodes/${ns}~${h.name}`).code, 404, `BMO deleted ${h.name}'s node`);
     });
 });

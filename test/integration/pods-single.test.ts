@@ -50,13 +50,13 @@ describe("pods as declared: dev stack (pod runner)", function () {
         sw = net.addNamespace("sw");
         br = net.addBridge(sw, "br");
         nodeNs = net.addNamespace("n0");
-        const prefix = s.plan.config.provisioning.cidr.split("/")[1];
-        net.plug(nodeNs, "n0", sw, br, { cidr: `${s.plan.config.provisioning.ip}/${prefix}`, rename: s.plan.config.provisioning.interface });
+        const prefix = s.plan.provisioning.cidr.split("/")[1];
+        net.plug(nodeNs, "n0", sw, br, { cidr: `${s.plan.provisioning.ip}/${prefix}`, rename: s.plan.provisioning.interface });
         clientNs = net.addNamespace("bm");
         clientIf = net.plug(clientNs, "bm", sw, br, { mac: "52:54:00:00:02:01" });
         const dep = s.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === s.plan.names.deployment)!;
         cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
-        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: s.plan.config.provisioning.ip, podIP: s.plan.config.provisioning.ip, hosts: cache.hosts });
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: s.plan.provisioning.ip, podIP: s.plan.provisioning.ip, hosts: cache.hosts });
     });
 
     afterEach(function () {
@@ -86,7 +86,7 @@ describe("pods as declared: dev stack (pod runner)", function () {
         assert.equal(dep.spec.template.spec.initContainers[0].name, "provisioning-ip", "the check runs before anything else");
         // Another node on the provisioning network, with an address of its own but not provisioning.ip.
         const otherNs = net.addNamespace("n1");
-        net.plug(otherNs, "n1", sw, br, { cidr: "172.22.0.240/24", rename: s.plan.config.provisioning.interface });
+        net.plug(otherNs, "n1", sw, br, { cidr: "172.22.0.240/24", rename: s.plan.provisioning.interface });
         const other = new PodRunner({ name: "ironic-elsewhere", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: otherNs, nodeName: "cp-1", hostIP: "172.22.0.240", podIP: "172.22.0.240" });
         extra.push(other);
         const t0 = Date.now();
@@ -118,7 +118,7 @@ describe("pods as declared: dev stack (pod runner)", function () {
 
     it("a host behind a DHCP relay gets an address of its rack's range (provisioning.dhcp.extraRanges), the rack's router, and this conductor as its boot server", async function () {
         // Needs the dnsmasq container of the test before (started from its ConfigMap as declared).
-        const ip = s.plan.config.provisioning.ip;
+        const ip = s.plan.provisioning.ip;
         relay = new DhcpRelay(net, { switchNs: sw, provBridge: br, provCidr: "172.22.0.254/24", rackCidr: "172.23.0.1/24", servers: [ip], work });
         // The node's route to the rack (its default route, on a real site).
         DhcpRelay.routeVia(nodeNs, DEV_RACK.subnet, "172.22.0.254");
@@ -148,7 +148,7 @@ describe("pods as declared: dev stack (pod runner)", function () {
             const r = pod.exec(name, ["/bin/bash", "-c", "id -u; test -r /certs/vmedia/tls.crt && test -r /certs/vmedia/tls.key && openssl x509 -noout -ext subjectAltName -in /certs/vmedia/tls.crt"]);
             assert.equal(r.status, 0, `${name}: /certs/vmedia/tls.{crt,key} readable: ${r.stderr}`);
             assert.match(r.stdout, /^997\n/);
-            assert.match(r.stdout, new RegExp(`IP Address:${s.plan.config.provisioning.ip.replace(/\./g, "\\.")}`), "the certificate covers the provisioning IP BMCs dial");
+            assert.match(r.stdout, new RegExp(`IP Address:${s.plan.provisioning.ip.replace(/\./g, "\\.")}`), "the certificate covers the provisioning IP BMCs dial");
         }
     });
 
@@ -190,12 +190,12 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         // keepalived.passwordSecret: the user's Secret with the VRRP password.
         s.cluster.secrets["ironic-vrrp"] = { password: VRRP_PASSWORD };
         // keepalived is Debian's real keepalived behind the image's script (stand-in), as the pod declares it.
-        const images = { ...prepareImages(work), [s.plan.config.images.keepalived]: debianKeepalivedImage(work) };
+        const images = { ...prepareImages(work), [s.plan.images.keepalived]: debianKeepalivedImage(work) };
         const sw = net.addNamespace("sw");
         const br = net.addBridge(sw, "br");
         nodeNs = net.addNamespace("v0");
         // The node's own address; the provisioning IP is the VIP keepalived must bring up.
-        net.plug(nodeNs, "v0", sw, br, { cidr: "172.22.0.2/24", rename: s.plan.config.provisioning.interface });
+        net.plug(nodeNs, "v0", sw, br, { cidr: "172.22.0.2/24", rename: s.plan.provisioning.interface });
         // The out-of-band network (eth2, 10.20.0.0/24) and a BMC on it: keepalived.extraVips puts
         // 10.20.0.5 there, which external.ip hands to BMCs.
         const oob = net.addBridge(sw, "oob");
@@ -227,12 +227,12 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         await pod.runInitContainers();
         pod.startContainers();
         for (const c of pod.spec.containers) await pod.waitReady(c.name, 180000);
-        const addrs = run("ip", ["-n", nodeNs, "-o", "-4", "addr", "show", "dev", s.plan.config.provisioning.interface!]).stdout;
-        assert.match(addrs, new RegExp(`inet ${s.plan.config.provisioning.ip.replace(/\./g, "\\.")}/24`), "the VIP with the network's prefix");
+        const addrs = run("ip", ["-n", nodeNs, "-o", "-4", "addr", "show", "dev", s.plan.provisioning.interface!]).stdout;
+        assert.match(addrs, new RegExp(`inet ${s.plan.provisioning.ip.replace(/\./g, "\\.")}/24`), "the VIP with the network's prefix");
         // The API answers on the VIP over TLS, verified with the stack CA, through httpd.
         const ca = path.join(work, "ca.crt");
         fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
-        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://${s.plan.config.provisioning.ip}:${s.plan.config.ports.api}/v1`], { allowFail: true }).stdout;
+        const code = run("ip", ["netns", "exec", nodeNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "--cacert", ca, `https://${s.plan.provisioning.ip}:${s.plan.ports.api}/v1`], { allowFail: true }).stdout;
         assert.equal(code, "200", "GET /v1 on the VIP (public, no credentials needed)");
     });
 

@@ -212,7 +212,7 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
                 for (const ip of v.ips) assert.ok(inSlice(ip, v.owner.node), `${ip} in ${v.owner.node.node}'s slice ${v.owner.node.slot!.range.start}-${v.owner.node.slot!.range.end}`);
                 // The boot file URLs the owner handed out: its own global options (Ironic's "59" lines are DHCPv4 ones).
                 assert.match(log, new RegExp(`option: 59 bootfile-url  tftp://\\[${esc(v.owner.node.ip!)}\\]/${esc(IPXE_FILES.efiX86_64)}`));
-                assert.match(log, new RegExp(`option: 59 bootfile-url  http://\\[${esc(v.owner.node.ip!)}\\]:${plan.config.ports.http}/boot\\.ipxe`));
+                assert.match(log, new RegExp(`option: 59 bootfile-url  http://\\[${esc(v.owner.node.ip!)}\\]:${plan.ports.http}/boot\\.ipxe`));
                 assert.ok(v.ips.some((ip) => new RegExp(`sent \\S+/${esc(IPXE_FILES.efiX86_64)} to ${esc(ip)}\\b`).test(log)), `${v.owner.node.node}'s TFTP sent ${IPXE_FILES.efiX86_64} to the VM (${v.ips.join(", ")})`);
                 const requests = httpFrom(v.owner, v.ips);
                 for (const want of ["GET /boot.ipxe", `GET /pxelinux.cfg/${v.mac.replace(/:/g, "-")}`, kernel]) {

@@ -24,6 +24,7 @@ import { until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
 import { tail } from "../helpers/pod-runner";
 import { dhcpListener, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
+import { singleOf } from "../helpers/plan";
 import { RedfishHost, RedfishHosts } from "../helpers/redfish-hosts";
 import { debianKeepalivedImage, ESP_TEMPLATE } from "../helpers/standins";
 import { Daemon, requireOrSkip, run, which } from "../helpers/sys";
@@ -52,7 +53,7 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
         lab.makeWork("pods-vmedia");
         process.env.METAL3_IRONIC_CACHE = path.join(lab.work, "cache");
         s = await renderStack(path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml"), "vmedia", (raw) => ({ ...raw, bmo: { enabled: true, goproxy: toolchainGoProxy() } }));
-        const prov = s.plan.config.provisioning;
+        const prov = s.plan.provisioning;
         assert.equal(prov.dhcp, undefined, "the vmedia example serves no DHCP");
         // The user's objects the example names (trust.bmcCa, trust.trustedCa, keepalived.passwordSecret), created before the deploy as the docs say.
         const pem = (name: string) => fs.readFileSync(path.join(makeCa(path.join(lab.work, name)), "ca.crt"), "utf8");
@@ -63,20 +64,20 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
         requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
         await lab.setUp({ tag: "m", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: [{ node: "cp-0", ip: NODE_IP, interface: prov.interface! }], adminIp: "172.22.0.253", dbIp: "172.22.0.250", kubeApi: { bridgeIp: "172.22.0.249" }, ipa: ipa as IpaRamdisk });
         // keepalived is Debian's real keepalived behind the image's script, as the pod declares it.
-        lab.images[s.plan.config.images.keepalived] = debianKeepalivedImage(lab.work);
+        lab.images[s.plan.images.keepalived] = debianKeepalivedImage(lab.work);
         // The out-of-band network (eth2 of the node) with the BMC on it.
         const oob = lab.net.addBridge(lab.sw, "mob");
         lab.net.plug(lab.pods[0].ns, "mo0", lab.sw, oob, { cidr: `${NODE_OOB_IP}/24`, rename: "eth2" });
         bmcNs = lab.net.addNamespace("mbmc");
         lab.net.plug(bmcNs, "mbm", lab.sw, oob, { cidr: `${BMC_IP}/24` });
         const { pod, ns } = lab.pods[0];
-        assert.ok(fs.existsSync(path.join(lab.images[s.plan.config.images.ironic].layer, ESP_TEMPLATE)), `the image's ESP (${ESP_TEMPLATE})`);
+        assert.ok(fs.existsSync(path.join(lab.images[s.plan.images.ironic].layer, ESP_TEMPLATE)), `the image's ESP (${ESP_TEMPLATE})`);
         await lab.cache.serve(ns);
         await pod.runInitContainers();
         pod.startContainers();
         for (const c of pod.spec.containers) await pod.waitReady(c.name, 240000);
         const addrs = run("ip", ["-n", ns, "-o", "-4", "addr", "show"]).stdout;
-        for (const vip of [prov.ip, s.plan.config.external!.ip!]) assert.match(addrs, new RegExp(`inet ${vip.replace(/\./g, "\\.")}/24`), `keepalived holds ${vip}`);
+        for (const vip of [prov.ip, singleOf(s.plan).conductor.external!.ip!]) assert.match(addrs, new RegExp(`inet ${vip.replace(/\./g, "\\.")}/24`), `keepalived holds ${vip}`);
         operator = await startOperator(lab, { ip: BMO_IP, apiIp: prov.ip });
     });
 
@@ -85,7 +86,7 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
         const kube = lab.kube!;
         const ns = s.plan.namespace;
         const conductor = lab.pods[0];
-        const external = s.plan.config.external!.ip!;
+        const external = singleOf(s.plan).conductor.external!.ip!;
         const host: RedfishHost = { uuid: "7b1b4c9e-1d7a-4c1e-9a52-00000000c0c1", name: "vm-uefi", mac: "52:54:00:00:08:01", firmware: "uefi", diskMiB: AGENT_DISK_MIB };
         const hosts = new RedfishHosts({ lab: lab.net, ns: bmcNs, ip: BMC_IP, port: 8005, switchNs: lab.sw, bridge: lab.br, work: lab.work, hosts: [host], memoryMiB: 2048, virtualMedia: { caFile: lab.caFile } });
         stopAfter.push(() => hosts.stop());
@@ -102,7 +103,7 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
         // route to the out-of-band network, where Ironic's callback URL is (through the node).
         const networkData = {
             links: [{ id: "prov0", type: "phy", ethernet_mac_address: host.mac }],
-            networks: [{ id: "prov", network_id: "provisioning", type: "ipv4", link: "prov0", ip_address: HOST_IP, netmask: "255.255.255.0", routes: [{ network: "10.20.0.0", netmask: "255.255.255.0", gateway: s.plan.config.provisioning.ip }] }],
+            networks: [{ id: "prov", network_id: "provisioning", type: "ipv4", link: "prov0", ip_address: HOST_IP, netmask: "255.255.255.0", routes: [{ network: "10.20.0.0", netmask: "255.255.255.0", gateway: s.plan.provisioning.ip }] }],
             services: [],
         };
         const objects = [
@@ -135,7 +136,7 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
         const hw = watch.bmh.status.hardware;
         assert.ok(hw?.nics?.some((n: any) => n.mac === host.mac && n.ip === HOST_IP), `the agent's inventory: the NIC with the address from the network data: ${JSON.stringify(hw?.nics)}`);
         // The API at the provisioning IP (the VIP, in the certificate; the node's own address is not).
-        const node = JSON.parse(lab.api(s.plan.config.provisioning.ip, `/v1/nodes/${ns}~${host.name}`).body);
+        const node = JSON.parse(lab.api(s.plan.provisioning.ip, `/v1/nodes/${ns}~${host.name}`).body);
         assert.equal(node.boot_interface, "redfish-virtual-media", JSON.stringify(node));
         // The image on the disk: its ESP holds the image's boot loader, and the firmware boots it.
         assertEspLoader(hosts.disk(host), lab.work, "the ESP on the host's disk holds the image's boot loader");
@@ -170,11 +171,11 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
             const grub = fs.readFileSync(cfg, "utf8");
             assert.match(grub, /boot_method=vmedia/);
             // (The kernel command line holds the agent's token: never in a message.)
-            assert.match(grub, new RegExp(`ipa-api-url=https://${external.replace(/\./g, "\\.")}:${s.plan.config.ports.api}`), grub.replace(/ipa-agent-token=\S+/g, "ipa-agent-token=(redacted)"));
+            assert.match(grub, new RegExp(`ipa-api-url=https://${external.replace(/\./g, "\\.")}:${s.plan.ports.api}`), grub.replace(/ipa-agent-token=\S+/g, "ipa-agent-token=(redacted)"));
         }
         // Ironic's InsertMedia requests (sushy logs them), each answered 204 by the BMC once its download checked out.
         const inserted = [...conductor.pod.logs("ironic").matchAll(/VirtualMedia\.InsertMedia; headers: .*?body: \{'Image': '([^']+)'/g)].map((m) => m[1]);
-        assert.ok(inserted.length >= 2 && inserted.every((u) => u.startsWith(`https://${external}:${s.plan.config.ports.vmediaTls}/redfish/boot-`)), `Ironic inserted ISOs from the TLS virtual-media port: ${JSON.stringify(inserted)}`);
+        assert.ok(inserted.length >= 2 && inserted.every((u) => u.startsWith(`https://${external}:${s.plan.ports.vmediaTls}/redfish/boot-`)), `Ironic inserted ISOs from the TLS virtual-media port: ${JSON.stringify(inserted)}`);
         const sushyLog = fs.readFileSync(path.join(lab.work, "sushy-8005.log"), "utf8");
         assert.ok([...sushyLog.matchAll(/POST \/redfish\/v1\/Systems\/\S+\/VirtualMedia\/Cd\/Actions\/VirtualMedia\.InsertMedia HTTP\/1\.1\S*" 204/g)].length >= 2, tail(sushyLog, 2000));
         const httpd = conductor.pod.logs("httpd");
@@ -202,12 +203,12 @@ describe("pods as declared: vmedia stack (single, no DHCP), baremetal-operator p
         await watch.until("(deleted)", 300000);
         // The BMC itself verifies what it downloads: an insert from the node's own out-of-band
         // address (served by the same httpd, not in the certificate) is refused for the certificate.
-        const wrong = `https://${NODE_OOB_IP}:${s.plan.config.ports.vmediaTls}/redfish/boot-not-in-the-certificate.iso`;
+        const wrong = `https://${NODE_OOB_IP}:${s.plan.ports.vmediaTls}/redfish/boot-not-in-the-certificate.iso`;
         const insert = run("ip", ["netns", "exec", bmcNs, "curl", "-s", "-o", "/dev/null", "-w", "%{http_code}", "-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ Image: wrong }), `http://${BMC_IP}:8005/redfish/v1/Systems/${host.uuid}/VirtualMedia/Cd/Actions/VirtualMedia.InsertMedia`], { allowFail: true }).stdout;
         assert.notEqual(insert, "204", "the BMC refused the insert");
         const refusal = fs.readFileSync(path.join(lab.work, "sushy-8005.log"), "utf8").split("\n").filter((l) => l.includes(wrong));
         assert.ok(refusal.some((l) => /CERTIFICATE_VERIFY_FAILED/.test(l)), `the BMC's refusal names the certificate, not the missing file:\n${refusal.join("\n")}`);
         assert.deepEqual(hosts.problems, [], "the VM followed every power-on of the BMC");
-        assert.equal(lab.api(s.plan.config.provisioning.ip, `/v1/nodes/${ns}~${host.name}`).code, 404, `BMO deleted ${host.name}'s node`);
+        assert.equal(lab.api(s.plan.provisioning.ip, `/v1/nodes/${ns}~${host.name}`).code, 404, `BMO deleted ${host.name}'s node`);
     });
 });

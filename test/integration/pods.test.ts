@@ -236,7 +236,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // the ironic container's view (its uid, its /shared), as the provider would.
         const marks = pods.map(({ pod }) => pod.logs("dnsmasq").length);
         pods.forEach(({ node, pod }, i) => {
-            const opts = [`tag:${tagOf(i)},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tagOf(i)},tag:ipxe,67,http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tagOf(i)},66,${node.ip}`, ""].join("\n");
+            const opts = [`tag:${tagOf(i)},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tagOf(i)},tag:ipxe,67,http://${node.ip}:${s.plan.ports.http}/boot.ipxe`, `tag:${tagOf(i)},66,${node.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-node-${i}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
             const r = pod.exec("ironic", ["/bin/bash", "-c", script, "write", opts, macOf(i), tagOf(i)]);
             assert.equal(r.status, 0, r.stderr);
@@ -249,7 +249,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const lease = dhcpClient(clientNs, clientIf, lab.work, ["0xaf:01"]);
             assert.equal(lease.serverid, node.ip, `${macOf(i)} answered by its owner ${node.node}`);
             assert.ok(inRange(lease.ip, node), `${lease.ip} in ${node.node}'s slice`);
-            assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`);
+            assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.ports.http}/boot.ipxe`);
             for (let j = 0; j < pods.length; j++) {
                 if (j === i) continue;
                 const offers = pods[j].pod.logs("dnsmasq").split("\n").filter((l) => l.includes("DHCPOFFER") && l.includes(macOf(i)));
@@ -262,7 +262,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
 
     it("a relayed rack (provisioning.dhcp.extraRanges): the relay forwards to every conductor, and each known host is answered by its owner only, from the owner's slot of the rack's range", async function () {
         // The host files of the test before stay: conductor i owns macOf(i).
-        const rack = s.plan.config.provisioning.dhcp!.extraRanges[0];
+        const rack = s.plan.provisioning.dhcp!.extraRanges[0];
         assert.ok(rack, "Pulumi.ha.yaml has a relayed rack");
         const layout = dhcpSlotsOf(s.plan)!;
         const RELAY_IP = "172.22.0.248";
@@ -284,7 +284,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             assert.equal(lease.serverid, node.ip, `${macOf(i)} answered by its owner ${node.node}`);
             assert.ok(ipToNumber(lease.ip) >= ipToNumber(slice.start) && ipToNumber(lease.ip) <= ipToNumber(slice.end), `${lease.ip} in ${node.node}'s slot ${node.slot} of the rack's range (${slice.start}-${slice.end})`);
             assert.equal(lease.router, rack.gateway, "the rack's router");
-            assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.config.ports.http}/boot.ipxe`, "iPXE is sent to its owner's httpd");
+            assert.equal(lease.bootfile, `http://${node.ip}:${s.plan.ports.http}/boot.ipxe`, "iPXE is sent to its owner's httpd");
             pods.forEach((_, j) => {
                 const made = offersTo(j, macOf(i)).length - before[j];
                 if (j === i) assert.ok(made >= 1, `${node.node} offered ${macOf(i)} an address through the relay`);
@@ -413,7 +413,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             for (const c of pod.spec.containers.map((x: any) => x.name).filter((n: string) => n !== "conductor-certs")) assert.notEqual(pod.exec(c, ["test", "-e", key]).status, 0, `${node.node}: ${c} has no ${key}`);
             const minted = pod.exec("conductor-certs", ["cat", `${CONDUCTOR_PATHS.minted}/tls.crt`]).stdout;
             assert.equal(pod.exec("httpd", ["cat", `${PATHS.certsIronic}/tls.crt`]).stdout, minted, `${node.node}: httpd serves the minted pair`);
-            for (const port of [s.plan.config.ports.api, s.plan.config.ports.vmediaTls]) {
+            for (const port of [s.plan.ports.api, s.plan.ports.vmediaTls]) {
                 // The whole chain as served, checked the way IPA, BMO and the JSON-RPC peers check it: stack CA, this IP.
                 const chain = lab.served(node.ip, port, node.node);
                 assert.equal(chain.length, 2, `${node.node}:${port} serves its certificate and the conductor CA`);
@@ -470,13 +470,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const url = publishVirtualMedia(pod, marker);
             // A node with conductors[].external (cp-0) hands out its out-of-band address: the node
             // holds it too here (a second NIC's address), and the admin namespace reaches it on the link.
-            const external = s.plan.config.conductors.find((c) => c.name === node.node)?.external?.ip;
+            const external = listedConductors(s.plan).find((c) => c.node === node.node)?.external?.ip;
             const host = external ?? node.ip;
             if (external) {
                 run("ip", ["-n", ns, "addr", "add", `${external}/32`, "dev", node.interface]);
                 net.routeOnLink(lab.adminNs, `${external}/32`, lab.adminIf);
             }
-            assert.match(url, new RegExp(`^https://${host.replace(/\./g, "\\.")}:${s.plan.config.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
+            assert.match(url, new RegExp(`^https://${host.replace(/\./g, "\\.")}:${s.plan.ports.vmediaTls}/redfish/boot-[0-9a-f-]+\\.iso$`));
             const got = run("ip", ["netns", "exec", lab.adminNs, "curl", "-s", "--cacert", lab.caFile, url], { allowFail: true });
             assert.equal(got.stdout, marker, `${url}: ${got.stderr}`);
         }
@@ -989,7 +989,7 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         const everyone = [...live];
         /** The entries Ironic's provider writes for a host this conductor owns. */
         const write = async (c: { name: string; ip: string; pod: PodRunner }, mac: string, tag: string) => {
-            const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.config.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
+            const opts = [`tag:${tag},tag:!ipxe,67,snponly-x86_64.efi`, `tag:${tag},tag:ipxe,67,http://${c.ip}:${s.plan.ports.http}/boot.ipxe`, `tag:${tag},66,${c.ip}`, ""].join("\n");
             const script = `printf '%s' "$1" > ${DHCP_PROVIDER_PATHS.optsDir}/ironic-${tag}.conf && printf '%s,set:%s,set:ironic\\n' "$2" "$3" > ${DHCP_PROVIDER_PATHS.hostsDir}/ironic-$2.conf`;
             const since = c.pod.logs("dnsmasq").length;
             const w = c.pod.exec("dnsmasq", ["/bin/bash", "-c", script, "write", opts, mac, tag]);

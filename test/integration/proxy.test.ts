@@ -149,7 +149,7 @@ describe("IPA download through a real proxy (tinyproxy), downloader run as decla
         // The image cache's pod downloads IPA (the Ironic pods only read from it).
         const spec = rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === CACHE)!.spec.template.spec;
         // Only the downloader runs here (the other containers are other tests' business).
-        const pod = new PodRunner({ name: `ipa-${label}`, namespace: plan.namespace, spec: { ...spec, initContainers: spec.initContainers.filter((c: any) => c.name === DOWNLOADER) }, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: plan.config.provisioning.ip, podIP: plan.config.provisioning.ip, hosts: opts.hosts });
+        const pod = new PodRunner({ name: `ipa-${label}`, namespace: plan.namespace, spec: { ...spec, initContainers: spec.initContainers.filter((c: any) => c.name === DOWNLOADER) }, cluster, images, work, netns: ns, nodeName: "cp-0", hostIP: plan.provisioning.ip, podIP: plan.provisioning.ip, hosts: opts.hosts });
         pods.push(pod);
         try {
             await pod.runInitContainers(60000);

@@ -129,7 +129,7 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         const rotated = (i: number) => [...sample.slice(2 * i), ...sample.slice(0, 2 * i)].map((o) => o.uuid).join(",");
         const polls = apis.map((api, i) => new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), "--api", api, "--auth", auth, "--ca", s.lab.caFile, "--nodes", rotated(i)], pollLogs[i]));
         const probe = new OwnerProbe(s.lab.net, s.lab.sw, s.lab.br, sample.map((o) => o.mac), s.lab.work, "up");
-        const old = s.s.plan.config.images.ironic;
+        const old = s.s.plan.images.ironic;
         const rolls: Record<string, { stopS: number; readyS: number }> = {};
         let migrateLog = "";
         try {
@@ -284,11 +284,11 @@ describe("upgrade Ironic 38 → 39 of the dev example with a kept database (sing
         assert.deepEqual(s.owners().map((o) => o.state), Array(5).fill("active"));
         const p = s.pods[0];
         const pollLog = path.join(s.lab.work, "api-poll.jsonl");
-        const poll = new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), "--api", `https://${p.node.ip}:${s.s.plan.config.ports.api}`, "--auth", path.join(s.lab.work, "api-auth"), "--ca", s.lab.caFile], pollLog);
+        const poll = new Daemon("ip", ["netns", "exec", s.lab.adminNs, "python3", path.join(__dirname, "..", "scale", "api_poll.py"), "--api", `https://${p.node.ip}:${s.s.plan.ports.api}`, "--auth", path.join(s.lab.work, "api-auth"), "--ca", s.lab.caFile], pollLog);
         // A host new to Ironic: single's dnsmasq answers any host in its range (inspection).
         const probe = new OwnerProbe(s.lab.net, s.lab.sw, s.lab.br, ["52:54:00:00:0f:01"], s.lab.work, "vp");
         const times: Record<string, number> = {};
-        const old = s.s.plan.config.images.ironic;
+        const old = s.s.plan.images.ironic;
         try {
             await new Promise((r) => setTimeout(r, 8000));
             const next = await s.render((raw: any) => ({ ...raw, images: { ...raw.images, ironic: NEXT_IRONIC.image } }), { ironicImage: old });

@@ -142,7 +142,7 @@ export class ScaleLab {
         lab.makeWork("upgrade-single");
         this.example = { file: "Pulumi.dev.yaml", stack: "dev", base: (raw) => ({ ...raw, bmo: { enabled: false }, database: { kind: "mariadb" } }) };
         this.s = await this.render();
-        const prov = this.s.plan.config.provisioning;
+        const prov = this.s.plan.provisioning;
         await lab.setUp({ tag, plan: this.s.plan, rendered: this.s.rendered, cluster: this.s.cluster, nodes: [{ node: "cp-0", ip: prov.ip!, interface: prov.interface! }], adminIp: "172.22.0.253", dbIp: "172.22.0.250" });
         const { pod, ns } = this.pods[0];
         await lab.cache.serve(ns);
@@ -168,7 +168,7 @@ export class ScaleLab {
 
     /** ironic_scale.py in the admin namespace against the live conductors' APIs; its JSON lines. */
     drive(phase: string, args: string[], timeoutMs: number, live = this.pods): any[] {
-        const apis = live.flatMap(({ node }) => ["--api", `https://${node.ip}:${this.s.plan.config.ports.api}`]);
+        const apis = live.flatMap(({ node }) => ["--api", `https://${node.ip}:${this.s.plan.ports.api}`]);
         const r = spawnSync("ip", ["netns", "exec", this.lab.adminNs, "python3", path.join(__dirname, "ironic_scale.py"), phase, ...apis, "--auth", this.authFile, "--ca", this.lab.caFile, ...args], { encoding: "utf8", timeout: timeoutMs, maxBuffer: 1 << 28 });
         if (r.status !== 0) throw new Error(`ironic_scale.py ${phase} exited ${r.status ?? r.signal}: ${(r.stderr ?? "").slice(-2000)}`);
         return r.stdout.split("\n").filter(Boolean).map((l) => JSON.parse(l));
@@ -176,7 +176,7 @@ export class ScaleLab {
 
     /** The deploy images every conductor fetches (its own httpd serves the downloader's files; cp-0's URL for all, as one URL in a BareMetalHost). */
     images(): string[] {
-        const base = `http://${this.pods[0].node.ip}:${this.s.plan.config.ports.http}/images`;
+        const base = `http://${this.pods[0].node.ip}:${this.s.plan.ports.http}/images`;
         return ["--kernel", `${base}/ironic-python-agent.kernel`, "--ramdisk", `${base}/ironic-python-agent.initramfs`];
     }
 

@@ -35,7 +35,7 @@ describe("manifests/ironic", function () {
                 const multi = plan.topology.kind === "multi";
                 assert.deepEqual(mounting("conductor-ca"), multi ? ["conductor-certs"] : [], name);
                 assert.deepEqual(mounting("minted-certs", false), multi ? ["conductor-certs"] : [], name);
-                const readers = multi ? (plan.config.tls.mode === "generate" ? ["ironic", "httpd"] : ["ironic"]) : [];
+                const readers = multi ? (plan.tls.source === "stack" ? ["ironic", "httpd"] : ["ironic"]) : [];
                 assert.deepEqual(mounting("minted-certs", true), readers, name);
                 const minter = spec.containers.find((c: any) => c.name === "conductor-certs");
                 if (minter) assert.ok(minter.env.some((e: any) => e.name === "CONDUCTOR_CA_DIR") && !all.some((c: any) => c !== minter && (c.env ?? []).some((e: any) => e.name === "CONDUCTOR_CA_DIR")), `${name}: the CA dir is the minter's only`);
@@ -47,7 +47,7 @@ describe("manifests/ironic", function () {
                 const spec = plain(ironicPodSpec(plan));
                 const all = [...(spec.initContainers ?? []), ...spec.containers];
                 const slots = spec.containers.some((c: any) => c.name === "dhcp-slot-agent");
-                assert.equal(slots, plan.topology.kind === "multi" && !!plan.config.provisioning.dhcp, `${name}: an agent exactly where slots are`);
+                assert.equal(slots, plan.topology.kind === "multi" && !!plan.provisioning.dhcp, `${name}: an agent exactly where slots are`);
                 const tokenVolumes = (spec.volumes ?? []).filter((v: any) => (v.projected?.sources ?? []).some((s: any) => s.serviceAccountToken)).map((v: any) => v.name);
                 const mounting = all.filter((c: any) => (c.volumeMounts ?? []).some((x: any) => tokenVolumes.includes(x.name) || x.mountPath.startsWith("/var/run/secrets/kubernetes.io"))).map((c: any) => c.name);
                 assert.deepEqual(mounting, slots ? ["dhcp-slot-agent"] : [], name);

@@ -25,7 +25,7 @@ describe("manifests/mariadb", function () {
             assert.deepEqual(spec.selector, { matchLabels: mariadbSelector(ha) });
             const t = template(sts);
             assert.deepEqual(t.spec.securityContext, { runAsUser: 999, runAsGroup: 999, fsGroup: 999, runAsNonRoot: true, seccompProfile: { type: "RuntimeDefault" } });
-            assert.deepEqual(t.spec.tolerations, ha.config.placement.tolerations);
+            assert.deepEqual(t.spec.tolerations, ha.placement.tolerations);
         });
 
         it("the container: root password from a file, root only on the local socket, auto-upgrade, healthcheck probes, restricted", function () {

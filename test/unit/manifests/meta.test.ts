@@ -67,11 +67,11 @@ describe("manifests/meta", function () {
             assert.deepEqual(podBase(dev, 1, 1).nodeSelector, { "node-role.kubernetes.io/control-plane": "" });
             const merged = podBase(dev, 1, 1, { "a.example/first": "x" }).nodeSelector as Record<string, string>;
             assert.deepEqual(Object.keys(merged), ["a.example/first", "node-role.kubernetes.io/control-plane"]);
-            assert.deepEqual(podBase(dev, 1, 1).tolerations, dev.config.placement.tolerations);
+            assert.deepEqual(podBase(dev, 1, 1).tolerations, dev.placement.tolerations);
         });
 
         it("an empty node selector is left out (undefined), not rendered as {}", function () {
-            assert.deepEqual(ha.config.placement.nodeSelector, {});
+            assert.deepEqual(ha.placement.nodeSelector, {});
             assert.equal(podBase(ha, 1, 1).nodeSelector, undefined);
             assert.deepEqual(podBase(ha, 1, 1, { k: "v" }).nodeSelector, { k: "v" });
         });

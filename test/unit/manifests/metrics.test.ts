@@ -50,7 +50,7 @@ describe("metrics: Ironic's settings and the pods", function () {
             const plan = planOf(raw);
             const spec = ironicPodSpec(plan) as any;
             const c = spec.containers.find((x: any) => x.name === "ironic-prometheus-exporter");
-            assert.ok(c, `${plan.config.topology}: no exporter container`);
+            assert.ok(c, `${plan.topology.kind}: no exporter container`);
             assert.deepEqual(c, exporterContainer(plan) as any);
             assert.equal(c.command.at(-1).endsWith("exec /bin/runironic-exporter"), true);
             assert.deepEqual(c.env, [

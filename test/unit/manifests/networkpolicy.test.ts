@@ -5,6 +5,7 @@ import { validateConfig } from "../../../core/config";
 
 import { dbJob, mariadbSelector, mariadbStatefulSet } from "../../../core/manifests/mariadb";
 import { mariadbNetworkPolicy } from "../../../core/manifests/networkpolicy";
+import { databaseOf } from "../../../core/plan/database";
 import { conductorDaemonSet, ironicDeployment } from "../../../core/manifests/ironic";
 import { haRaw, planOf, withKeys } from "../plan/support";
 import { ha, plain, tlsExisting } from "./support";
@@ -45,10 +46,10 @@ describe("manifests/networkpolicy", function () {
     it("admits the host-network Ironic pods only from the named host sources (none by default: the policy is off then)", function () {
         const blocks = (p: typeof ha) => (plain(mariadbNetworkPolicy(p)).spec.ingress[0].from as any[]).filter((x) => x.ipBlock).map((x) => x.ipBlock.cidr);
         assert.deepEqual(blocks(ha), [], "no guessed address");
-        assert.equal(ha.config.database.networkPolicy.enabled, false);
+        assert.equal(databaseOf(ha.database, "mariadb", "mariadb-operator").networkPolicy.enabled, false);
         const custom = planOf(withKeys(haRaw, { database: { kind: "mariadb", networkPolicy: { hostSources: ["10.0.0.0/24", "10.244.0.0/16"] } } }));
         assert.deepEqual(blocks(custom), ["10.0.0.0/24", "10.244.0.0/16"]);
-        assert.equal(custom.config.database.networkPolicy.enabled, true);
+        assert.equal(databaseOf(custom.database, "mariadb", "mariadb-operator").networkPolicy.enabled, true);
     });
 
     it("enabled without host sources is refused, naming the key and how to find the addresses", function () {

@@ -43,13 +43,13 @@ describe("plan: downgrade guard", function () {
 
 describe("plan: the database by kind (databaseOf)", function () {
     const keys = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined).map(([k]) => k).sort();
-    const common = ["database", "hostForIronic", "jobs", "names", "serviceDnsNames"];
+    const common = ["allowDowngrade", "database", "hostForIronic", "jobs", "names", "serviceDnsNames"];
     const deployed = ["networkPolicy", "protect", "retainOnDelete", "storageSize"];
     it("each kind carries what it is deployed or reached with, and nothing of another kind", function () {
         assert.deepEqual(keys(planOf(haRaw).database), [...common, ...deployed, "kind"].sort());
-        assert.deepEqual(keys(planOf(devRaw).database), ["database", "kind", "names", "serviceDnsNames"], "sqlite: no host, no schema Jobs, nothing deployed");
+        assert.deepEqual(keys(planOf(devRaw).database), ["allowDowngrade", "database", "kind", "names", "serviceDnsNames"], "sqlite: no host, no schema Jobs, nothing deployed");
         const galera = planOf(withKeys(haRaw, { database: { kind: "mariadb-operator", storageClass: "local", replicas: 5 } })).database;
-        assert.deepEqual(keys(galera), [...common, ...deployed, "kind", "operator", "replicas", "storageClass"].sort());
+        assert.deepEqual(keys(galera), [...common, ...deployed, "allowKindChange", "kind", "operator", "replicas", "storageClass"].sort());
         assert.deepEqual([databaseOf(galera, "mariadb-operator").replicas, databaseOf(galera, "mariadb-operator").storageClass], [5, "local"]);
         const external = planOf(withKeys(devRaw, { database: { kind: "external", host: "db.example", credentialsSecret: "db-creds", caSecret: "db-ca" } })).database;
         assert.deepEqual(keys(external), [...common, "caSecret", "credentialsSecret", "kind"].sort());

@@ -23,8 +23,8 @@ describe("plan/downloads: proxy variables of the IPA downloader", function () {
         assert.equal(env.http_proxy, PROXY.httpProxy);
         assert.equal(env.HTTPS_PROXY, PROXY.httpsProxy);
         assert.equal(env.https_proxy, PROXY.httpsProxy);
-        const p = plan.config.provisioning;
-        const want = ["localhost", "127.0.0.1", ".svc", `.${plan.config.clusterDomain}`, p.cidr, p.ip, ".corp.example", "10.96.0.0/12"].join(",");
+        const p = plan.provisioning;
+        const want = ["localhost", "127.0.0.1", ".svc", `.${plan.clusterDomain}`, p.cidr, p.ip, ".corp.example", "10.96.0.0/12"].join(",");
         assert.equal(env.NO_PROXY, want, "defaults first, the user's after, each once");
         assert.equal(env.no_proxy, want);
         assert.equal(env.SHARED_DIR, "/shared", "the downloader's own variables stay");

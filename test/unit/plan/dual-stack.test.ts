@@ -9,7 +9,8 @@ import * as path from "path";
 import { ipToBigInt } from "../../../core/ip";
 import { buildPlan, listedConductors } from "../../../core/plan";
 import { apiCertificate, nodeCertificateSans } from "../../../core/plan/certificates";
-import { fillNodeTemplate, nodeTemplates, planTopology, slotDnsmasqConfs } from "../../../core/plan/conductors";
+import { fillNodeTemplate, planTopology, slotDnsmasqConfs } from "../../../core/plan/conductors";
+import { multiOf } from "../../helpers/plan";
 import { defaultNoProxy } from "../../../core/plan/downloads";
 import { ironicEnv } from "../../../core/plan/env";
 import { topologySummary } from "../../../core/plan/summary";
@@ -88,7 +89,7 @@ describe("plan: dual-stack, multi (the dual-stack example stack)", function () {
         assert.match(conf, /^dhcp-option=tag:ipxe6,option6:bootfile-url,http:\/\/\[fd00:1:2:3::3\]:6180\/boot\.ipxe$/m);
         assert.match(conf, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.3:6180\/boot\.ipxe$/m);
         assert.equal(lines(conf, /^dhcp-ignore=tag:!known$/).length, 1, "known hosts only, once for both families");
-        const t = nodeTemplates(plan.config);
+        const t = multiOf(plan).nodeTemplates;
         assert.equal(fillNodeTemplate(t.dnsmasqConf!, "172.22.0.3", "eth1", "fd00:1:2:3::3"), conf);
         assert.deepEqual(nodeCertificateSans(plan, "cp-1", "172.22.0.3", "fd00:1:2:3::3").ipAddresses.slice(0, 2), ["172.22.0.3", "fd00:1:2:3::3"], "its certificate names both of its addresses");
     });

@@ -127,7 +127,7 @@ describe("keepalived: extra VIPs, VRRP router id and password", function () {
 
     it("with a router id or password the container starts through keepalived-start.sh, then the image's command; the password only as a file of the user's Secret", function () {
         const plan = planOf(vmediaRaw);
-        assert.deepEqual(plan.config.keepalived, { extraVips: [{ ip: "10.20.0.5", interface: "eth2", prefix: 24 }], virtualRouterId: 51, passwordSecret: { name: "ironic-vrrp", key: "password" } });
+        assert.deepEqual(plan.keepalived, { extraVips: [{ ip: "10.20.0.5", interface: "eth2", prefix: 24 }], virtualRouterId: 51, passwordSecret: { name: "ironic-vrrp", key: "password" } });
         const { ironicPodSpec } = require("../../../core/manifests/ironic");
         const spec = ironicPodSpec(plan);
         const k = spec.containers.find((c: any) => c.name === "keepalived");

@@ -31,10 +31,10 @@ describe("plan/previous: the stack's own outputs, read back by its next run", fu
     it("reads back exactly what it wrote", function () {
         for (const raw of [haRaw, devRaw, withKeys(devRaw, { database: { kind: "mariadb", storageClass: "fast-ssd" } })]) {
             const plan = planOf(raw);
-            const outputs = JSON.parse(JSON.stringify({ [PREVIOUS_OUTPUTS.ironicImage]: plan.config.images.ironic, [PREVIOUS_OUTPUTS.state]: persistedState(plan) }));
+            const outputs = JSON.parse(JSON.stringify({ [PREVIOUS_OUTPUTS.ironicImage]: plan.images.ironic, [PREVIOUS_OUTPUTS.state]: persistedState(plan) }));
             const previous = parsePreviousState(outputs);
             const state = persistedState(plan);
-            assert.deepEqual(previous, { ironicImage: plan.config.images.ironic, ...state });
+            assert.deepEqual(previous, { ironicImage: plan.images.ironic, ...state });
         }
     });
 

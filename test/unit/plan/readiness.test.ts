@@ -33,7 +33,7 @@ describe("readiness plan (core/plan/readiness.ts)", function () {
             READINESS_SERVICE_PORT: "6385",
         });
         assert.ok(plan.certificate.dnsNames.includes(r.env.READINESS_TLS_NAME), "the name checked is one the API certificate carries");
-        assert.deepEqual(r.triggers, [plan.config.images.ironic, "172.22.0.2,172.22.0.3,172.22.0.4"]);
+        assert.deepEqual(r.triggers, [plan.images.ironic, "172.22.0.2,172.22.0.3,172.22.0.4"]);
         assert.equal(r.script, fs.readFileSync(path.join(ROOT, "assets", "ironic-readiness.py"), "utf8"));
         assert.equal(READINESS_COMMAND, "python3 -", "the script comes on stdin: no path of this checkout in the state");
     });

@@ -2,7 +2,7 @@
 import { strict as assert } from "assert";
 
 import { admitPlan } from "../../../core/plan/admit";
-import { PIN_KEY, pinNote, pinnedRelease, rollingUpgrade } from "../../../core/plan/upgrade";
+import { PIN_KEY, pinNote, pinnedRelease, rollingUpgrade, upgradeSubject } from "../../../core/plan/upgrade";
 import { renderOffline } from "../../../tools/render";
 import { configOf, devRaw, haRaw, planOf, withKeys } from "./support";
 
@@ -10,15 +10,16 @@ const V38 = "quay.io/metal3-io/ironic:v38.0.0";
 const V39 = "quay.io/metal3-io/ironic:v39.0.0";
 const ha39 = withKeys(haRaw, { images: { ironic: V39 } });
 const ha39Pinned = withKeys(ha39, { ironic: { config: { [PIN_KEY]: "38.0" } } });
+const subjectOf = (raw: Parameters<typeof configOf>[0]) => upgradeSubject(configOf(raw));
 
 describe("plan/upgrade: a rolling upgrade of the conductors is pinned to the release it leaves", function () {
     it("is a rolling upgrade only for multi moving to a newer release than the previous run deployed", function () {
-        assert.deepEqual(rollingUpgrade(configOf(ha39), { ironicImage: V38 }), { from: "38.0", to: "39.0" });
-        assert.equal(rollingUpgrade(configOf(ha39), {}), undefined, "a first run: nothing mixes");
-        assert.equal(rollingUpgrade(configOf(withKeys(ha39, { images: { ironic: "quay.io/metal3-io/ironic:v39.0.1" } })), { ironicImage: V39 }), undefined, "a patch release: same release mapping");
-        assert.equal(rollingUpgrade(configOf(ha39), { ironicImage: "quay.io/metal3-io/ironic:latest" }), undefined, "the deployed release is unknown");
-        assert.deepEqual(rollingUpgrade(configOf(ha39), { ironicImage: "quay.io/metal3-io/ironic@sha256:" + "a".repeat(64), ironicVersion: "38.0" }), { from: "38.0", to: "39.0" }, "a digest with its stated version");
-        assert.equal(rollingUpgrade(configOf(withKeys(devRaw, { images: { ironic: V39 }, database: { kind: "mariadb" } })), { ironicImage: V38 }), undefined, "single: one pod, the old one stops first");
+        assert.deepEqual(rollingUpgrade(subjectOf(ha39), { ironicImage: V38 }), { from: "38.0", to: "39.0" });
+        assert.equal(rollingUpgrade(subjectOf(ha39), {}), undefined, "a first run: nothing mixes");
+        assert.equal(rollingUpgrade(subjectOf(withKeys(ha39, { images: { ironic: "quay.io/metal3-io/ironic:v39.0.1" } })), { ironicImage: V39 }), undefined, "a patch release: same release mapping");
+        assert.equal(rollingUpgrade(subjectOf(ha39), { ironicImage: "quay.io/metal3-io/ironic:latest" }), undefined, "the deployed release is unknown");
+        assert.deepEqual(rollingUpgrade(subjectOf(ha39), { ironicImage: "quay.io/metal3-io/ironic@sha256:" + "a".repeat(64), ironicVersion: "38.0" }), { from: "38.0", to: "39.0" }, "a digest with its stated version");
+        assert.equal(rollingUpgrade(subjectOf(withKeys(devRaw, { images: { ironic: V39 }, database: { kind: "mariadb" } })), { ironicImage: V38 }), undefined, "single: one pod, the old one stops first");
     });
 
     it("refuses the run that mixes releases without the pin to the old one, naming the key, the value and the next step", function () {
