@@ -251,7 +251,13 @@ describe("rolling upgrade Ironic 38 → 39 of the ha example's three conductors,
         assert.deepEqual(maxIn(at("run 2 done"), Infinity), ["1.115"], "39 unpinned");
         const unexcused = failed.filter((r) => !excused(r));
         assert.ok(unexcused.length === 0, `writes through live APIs, to live conductors, across releases; ${unexcused.length} failed:\n${unexcused.map(describe).join("\n")}`);
-        assert.ok(patches.filter((r) => r.code === 200).length >= patches.length * 0.7, "most writes succeed");
+        // Through the APIs of pods not being replaced, writes succeed, whatever the machine's speed
+        // (the share of all writes that succeed is not a bound: one API of three is down for as long
+        // as its pod takes to come back, 15-45 s per pod here, so that share falls from 80 % to 62 %
+        // on a loaded machine with no write lost).
+        const throughLive = patches.filter((r) => !replacing(r).some((ip) => r.api.includes(`//${ip}:`)));
+        const liveOk = throughLive.filter((r) => r.code === 200).length;
+        assert.ok(throughLive.length > 0 && liveOk >= throughLive.length * 0.9, `writes through the live APIs: ${liveOk} of ${throughLive.length} succeeded (bound 90 %)`);
         // Nodes: all there, all still active, none lost by the upgrade; the migrations ran to the end.
         assert.equal(after.length, NODES);
         assert.ok(after.every((o) => o.state === "active"));
