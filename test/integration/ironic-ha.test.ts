@@ -206,6 +206,14 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         for (const m of members) lab.startConductor(m.conductor);
         await lab.untilRunning(async () => (await lab.aliveConductors()).length === 3, START, "API and 3 conductors alive", 500);
         stamp(`API and conductors alive: ${(await lab.aliveConductors()).join(", ")}`);
+        // A conductor registers its hardware types after it is alive, and the API hashes nodes with
+        // a ring it caches for hash_ring_reset_interval: enrolled before all three registered
+        // fake-hardware, or while an older ring is in use, every node maps to two of them (seen: one
+        // conductor owning none of 15). Wait for the registrations, then for any older ring to expire.
+        let fakeHosts: string[] = [];
+        await until(async () => (fakeHosts = (await lab.api("GET", "/v1/drivers")).drivers.find((d: any) => d.name === "fake-hardware")?.hosts ?? []).length === 3, START, "fake-hardware registered by all 3 conductors", 500);
+        await new Promise((r) => setTimeout(r, (Number(made.osEnv.OS_DEFAULT__HASH_RING_RESET_INTERVAL) + 1) * 1000));
+        stamp(`fake-hardware on ${fakeHosts.map(conductorName).sort().join(", ")}; hash_ring_reset_interval (${made.osEnv.OS_DEFAULT__HASH_RING_RESET_INTERVAL} s) passed since`);
 
         // Nodes with pxe-enabled ports, deployed with ipxe boot + ramdisk deploy (writes DHCP files).
         const img = (f: string) => `file://${path.join(work, "images", f)}`;
