@@ -67,6 +67,10 @@ export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
         // Active/active conductors: JSON-RPC between them, one port for all (peers dial their own port).
         env[ENV.exposeJsonRpc] = "true";
         env[ENV.jsonRpcPort] = String(config.ports.jsonRpc);
+        // JSON-RPC listens on the conductor's provisioning address only (the image's [json_rpc]host_ip
+        // = IRONIC_IP), the address its peers dial ([DEFAULT]host), not on every NIC of the node. The
+        // API sits on the unix socket behind httpd either way; httpd keeps its own value (commonEnv).
+        env[ENV.listenAllInterfaces] = "false";
     }
     // metrics.enabled: the image's template turns on the notification driver the exporter reads.
     if (config.metrics.enabled) env[EXPORTER.env.sendSensorData] = "true";

@@ -132,6 +132,10 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         const env = Object.fromEntries(ironic.env.filter((e: any) => e.value !== undefined).map((e: any) => [e.name, e.value]));
         assert.equal(env.IRONIC_EXPOSE_JSON_RPC, "true");
         assert.equal(env.IRONIC_JSON_RPC_PORT, "6189");
+        // JSON-RPC on the node's provisioning address only; httpd (API proxy, boot files) unchanged.
+        assert.equal(env.LISTEN_ALL_INTERFACES, "false");
+        const httpd = pod.containers.find((c: any) => c.name === "httpd");
+        assert.equal(httpd.env.find((e: any) => e.name === "LISTEN_ALL_INTERFACES")?.value, "true");
         assert.equal(env.OS_DHCP__DHCP_PROVIDER, "dnsmasq");
         assert.equal(env.OS_DNSMASQ__DHCP_HOSTSDIR, "/shared/dnsmasq/hostsdir.d");
         assert.equal(env.OS_DNSMASQ__DHCP_OPTSDIR, "/shared/dnsmasq/optsdir.d");

@@ -146,6 +146,14 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
             await until(() => /Ironic API reachable/.test(pod.logs("dhcp-pruner")), 60000, `${node.node}'s pruner reaching the API:\n${tail(pod.logs("dhcp-pruner"))}`, 1000);
             assert.match(pod.logs("dhcp-pruner"), new RegExp(`dhcp-pruner\\[${esc(node.ip!)}\\]: watching ${esc(DHCP_PROVIDER_PATHS.hostsDir)}`));
         }
+        // A node with two NICs: JSON-RPC listens on its IPv6 provisioning address only, not on eth0
+        // (the cluster network) nor loopback; the peers reach it there (the boot test's calls).
+        const port = plan.ports.jsonRpc;
+        pods.forEach(({ node, ns }, i) => {
+            assert.deepEqual(lab.tcpListeners(ns, port), [`[${node.ip}]:${port}`], `${node.node}'s JSON-RPC listeners`);
+            lab.assertRefused(ns, nodeClusterIp(i), port, `${node.node}'s JSON-RPC on eth0`);
+            lab.assertRefused(ns, "::1", port, `${node.node}'s JSON-RPC on loopback`);
+        });
     });
 
     it("real UEFI firmware boots over IPv6 through the conductor that owns it: OVMF's PXEv6 leases from the owner's slice (DHCPv6), fetches iPXE over TFTP from the owner, iPXE its boot script, PXE config and deploy kernel from the owner's httpd; the other conductors answer nothing", async function () {

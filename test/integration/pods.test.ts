@@ -455,6 +455,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
             const r = api(known[1].ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);
             assert.equal(r.code, 202, `${n.name} (conductor ${n.conductor}): ${r.body}`);
         }
+        // Those calls reached each peer at its provisioning address, the only one its JSON-RPC listens
+        // on (LISTEN_ALL_INTERFACES=false in the ironic container): not the wildcard, not loopback.
+        const port = lab.plan.ports.jsonRpc;
+        for (const { node, ns } of pods) {
+            assert.deepEqual(lab.tcpListeners(ns, port), [`${node.ip}:${port}`], `${node.node}'s JSON-RPC listeners`);
+            lab.assertRefused(ns, "127.0.0.1", port, `${node.node}'s JSON-RPC on loopback`);
+        }
     });
 
     it("every node's pruner reaches the API through the Service name, verifying the stack CA", async function () {

@@ -91,7 +91,7 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
         });
     });
 
-    it("multi with DHCP and MariaDB: JSON-RPC, the failover timings, the dnsmasq DHCP provider and the image's iPXE files", function () {
+    it("multi with DHCP and MariaDB: JSON-RPC on the conductor's provisioning address only, the failover timings, the dnsmasq DHCP provider and the image's iPXE files", function () {
         assert.deepEqual(ironicEnvOf(haRaw), {
             IRONIC_AUTOMATED_CLEAN: "true",
             IRONIC_USE_MARIADB: "true",
@@ -100,6 +100,8 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
             IRONIC_SKIP_DBSYNC: "true",
             IRONIC_EXPOSE_JSON_RPC: "true",
             IRONIC_JSON_RPC_PORT: "6189",
+            // [json_rpc]host_ip = IRONIC_IP in the image's template; httpd keeps SHARED_ENV's "true".
+            LISTEN_ALL_INTERFACES: "false",
             ...FAILOVER_ENV,
             ...DHCP_PROVIDER_ENV,
             ...CACHE_ENV,
@@ -115,6 +117,7 @@ describe("plan/env: ironicEnv and the OS_* settings", function () {
         for (const [k, v] of Object.entries(FAILOVER_ENV)) assert.equal(env[k], v, k);
         for (const k of Object.keys(DHCP_PROVIDER_ENV)) assert.equal(env[k], undefined, k);
         assert.equal(env.IRONIC_EXPOSE_JSON_RPC, "true");
+        assert.equal(env.LISTEN_ALL_INTERFACES, "false");
     });
 
     it("osloSettings: the program's settings first (failover, then DHCP provider, then the deploy images), then the user's, sorted; booleans as True/False", function () {
