@@ -12,7 +12,8 @@
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { MARIADB_OPERATOR, databaseOf } from "../core/plan/database";
+import { MARIADB_OPERATOR } from "../core/mariadb";
+import { databaseOf } from "../core/plan/database";
 import { inNamespace } from "../core/manifests";
 import { OPERATOR_IRONIC_USER, operatorMariadb, operatorNetworkPolicy, operatorSqlObjects } from "../core/manifests/mariadb-operator";
 import { IronicPlan } from "../core/plan";

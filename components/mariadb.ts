@@ -9,7 +9,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
-import { MARIADB, databaseOf } from "../core/plan/database";
+import { MARIADB } from "../core/mariadb";
+import { databaseOf } from "../core/plan/database";
 import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../core/render/mariadb";
 import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki, serverTlsSecret } from "./pki";

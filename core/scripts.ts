@@ -42,6 +42,26 @@ export const KUBERNETES_ENV = { serviceHost: "KUBERNETES_SERVICE_HOST", serviceP
 /** Where Kubernetes mounts a pod's API token and CA (the slot agent's default). */
 export const SERVICE_ACCOUNT_DIR = "/var/run/secrets/kubernetes.io/serviceaccount";
 
+/** Our own paths in the Ironic pods: the emptyDir the CA bundles (trust.bmcCa, trust.trustedCa) are written into. */
+export const TRUST_PATHS = {
+    bundlesDir: "/certs/metal3-ironic-trust",
+    bmcBundle: "/certs/metal3-ironic-trust/bmc-ca-bundle.crt",
+    trustedBundle: "/certs/metal3-ironic-trust/trusted-ca-bundle.crt",
+} as const;
+
+/** The CA bundle builder's environment: one `<output> <input>...` per line. */
+export const TRUST_ENV = { bundles: "CA_BUNDLES", interval: "CA_BUNDLES_INTERVAL" } as const;
+
+/**
+ * Where a downloader (trust.extraCaBundle) finds the extra bundle (mounted read-only) and the combined one its start
+ * command writes (system bundle + extra) into its writable /tmp.
+ */
+export const EXTRA_CA = {
+    mountDir: "/certs/extra-ca",
+    file: "ca-bundle.crt",
+    combined: `${PATHS.tmp}/metal3-ironic-ca-bundle.crt`,
+} as const;
+
 /** Paths in the IPA cache's pod and, for the client, in the Ironic pods. */
 export const IPA_CACHE_PATHS = {
     data: "/cache",

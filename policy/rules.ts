@@ -8,7 +8,7 @@ import type { ReportViolation, ResourceValidationArgs } from "@pulumi/policy";
 
 import { DNSMASQ_CAPABILITIES, ENV, EXPORTER, HTTPD_TLS_ENV, KEEPALIVED_CAPABILITIES, NODE_STATE_DIR, PATHS, osloEnvName } from "../core/contract";
 import { DHCP_FILES_VOLUME, SHARED_VOLUME } from "../core/manifests/volumes";
-import { MARIADB } from "../core/plan/database";
+import { MARIADB } from "../core/mariadb";
 import { unpinnedReason } from "../core/config/pinning";
 
 /** What a rule reads of the arguments (ResourceValidationArgs has more; tests build this much). */

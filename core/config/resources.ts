@@ -47,7 +47,7 @@ export type ResolvedResources = Record<ResourceRole, { requests: Amounts; limits
  * leave headroom for peaks (Ironic's conductor and API are one Python process, ~1 GiB is the usual
  * limit in metal3 deployments; the IPA downloader unpacks a ramdisk of several hundred MiB). No CPU
  * limit by default: CFS throttling delays Ironic's 2 s heartbeat and DHCP/TFTP answers, and a
- * throttled conductor is dropped from the hash ring (core/plan/timings.ts).
+ * throttled conductor is dropped from the hash ring (core/timings.ts).
  */
 export const DEFAULT_RESOURCES: ResolvedResources = {
     ironic: { requests: { cpu: "250m", memory: "512Mi" }, limits: { memory: "1Gi" } },

@@ -3,9 +3,8 @@
  * that a change of the data rolls the pods that read it.
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE } from "../contract";
-import { renderConductorWrapper } from "../plan/conductor";
 import { dhcpSlotsOf, listedConductorsByNode, slotDnsmasqConfs } from "../plan/conductors";
-import { SLOT_PREFERENCES_KEY, nodeKeys } from "../plan/names";
+import { SLOT_PREFERENCES_KEY, nodeKeys } from "../names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
 import { readAsset } from "../render/assets";
@@ -52,7 +51,7 @@ export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
     if (plan.topology.kind !== "multi") throw new Error("scriptsConfigMapData: topology multi only (a bug of metal3-ironic)");
     const templates = plan.topology.nodeTemplates;
     const data: Record<string, string> = {
-        [SCRIPT_FILES.wrapper]: renderConductorWrapper(),
+        [SCRIPT_FILES.wrapper]: readAsset(SCRIPT_FILES.wrapper),
         [SCRIPT_FILES.certMinter]: readAsset(SCRIPT_FILES.certMinter),
         [SCRIPT_FILES.addressFinder]: readAsset(SCRIPT_FILES.addressFinder),
         [CONDUCTOR_PATHS.nodeEnvTemplate]: templates.env,

@@ -5,12 +5,11 @@
  */
 import { COMMANDS, DHCP_PROVIDER_PATHS, DNSMASQ_CAPABILITIES, ENV, KEEPALIVED_CAPABILITIES, KEEPALIVED_IMAGE, KEEPALIVED_START, PATHS, PRUNER_ENV, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
 import { readAsset } from "../render/assets";
-import { cidrParts } from "../plan/conductors";
-import { sortedEnv } from "../plan/env";
-import { PRUNER_TIMINGS } from "../plan/timings";
+import { cidrParts } from "../ip";
+import { PRUNER_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";
 import { cacheUrl } from "./image-cache";
-import { containerResources, restrictedSecurityContext, untraced } from "./meta";
+import { containerResources, restrictedSecurityContext, sortedEnv, untraced } from "./meta";
 import type { Container } from "./meta";
 import { SLOT_PATHS } from "../slot-agent";
 import { slotFenceCommand, slotFenceEnv, usesSlotAgents } from "./slots";

@@ -8,7 +8,7 @@
  */
 import type { TrustPlan } from "../plan/trust";
 import { IPA_DOWNLOADER } from "../contract";
-import { EXTRA_CA } from "../plan/downloads";
+import { EXTRA_CA } from "../scripts";
 import type { Container } from "./meta";
 import { fromSecret, readOnlyMount } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";

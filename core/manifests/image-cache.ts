@@ -11,12 +11,11 @@ import type * as pulumi from "@pulumi/pulumi";
 
 import { unpinnedReason } from "../config/pinning";
 import { COMMANDS, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
-import { sortedEnv } from "../plan/env";
 import type { ImageCachePlan } from "../plan/image-cache";
 import type { IronicPlan } from "../plan/types";
 import { readAsset } from "../render/assets";
 import { downloadTrustVolumes, withDownloadTrust } from "./downloads";
-import { contentHash, containerResources, podBase, restrictedSecurityContext, sortedRecord } from "./meta";
+import { containerResources, contentHash, podBase, restrictedSecurityContext, sortedEnv, sortedRecord } from "./meta";
 import type { Container } from "./meta";
 import { fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount, sharedPart } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";

@@ -10,7 +10,8 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 
-import { MARIADB, MARIADB_OPERATOR, databaseOf } from "../plan/database";
+import { MARIADB, MARIADB_OPERATOR } from "../mariadb";
+import { databaseOf } from "../plan/database";
 import type { IronicPlan } from "../plan/types";
 import { renderMariadbConf } from "../render/mariadb";
 import { containerResources, sortedRecord } from "./meta";

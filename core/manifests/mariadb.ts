@@ -6,11 +6,12 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 
 import { COMMANDS, ENV, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
-import { MARIADB, databaseOf } from "../plan/database";
-import { databaseEnv, sortedEnv } from "../plan/env";
-import { SCHEMA_JOB_TIMINGS } from "../plan/timings";
+import { MARIADB } from "../mariadb";
+import { databaseOf } from "../plan/database";
+import { databaseEnv } from "../plan/env";
+import { SCHEMA_JOB_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";
-import { containerResources, podBase, restrictedSecurityContext, sortedRecord, untraced } from "./meta";
+import { containerResources, podBase, restrictedSecurityContext, sortedEnv, sortedRecord, untraced } from "./meta";
 import { databaseVolumes, fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
 
 /** Labels of the MariaDB pod (a selector distinct from Ironic's). */

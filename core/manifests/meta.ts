@@ -8,7 +8,7 @@ import { createHash } from "crypto";
 
 import type { Amounts, ResourceRole } from "../config/resources";
 import { COMMANDS } from "../contract";
-import type { IronicPlan } from "../plan/types";
+import type { EnvMap, IronicPlan } from "../plan/types";
 
 export type PodSpec = k8s.types.input.core.v1.PodSpec;
 export type Container = k8s.types.input.core.v1.Container;
@@ -57,6 +57,13 @@ export function sortedRecord<V>(r: Record<string, V>): Record<string, V> {
     const out: Record<string, V> = {};
     for (const k of Object.keys(r).sort()) out[k] = r[k];
     return out;
+}
+
+/** Sorted copy of an env map: stable order in manifests regardless of insertion order. */
+export function sortedEnv(env: EnvMap): { name: string; value: string }[] {
+    return Object.keys(env)
+        .sort()
+        .map((name) => ({ name, value: env[name] }));
 }
 
 /** A container that cannot escalate, writes only to its volumes, runs as non-root, with no capability. */

@@ -10,7 +10,8 @@
  */
 import type * as k8s from "@pulumi/kubernetes";
 
-import { MARIADB, databaseOf } from "../plan/database";
+import { MARIADB } from "../mariadb";
+import { databaseOf } from "../plan/database";
 import type { IronicPlan } from "../plan/types";
 import { SCHEMA_JOB_COMPONENTS, mariadbSelector } from "./mariadb";
 

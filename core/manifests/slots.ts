@@ -13,12 +13,11 @@ import type * as k8s from "@pulumi/kubernetes";
 
 import { COMMANDS, CONDUCTOR_PATHS } from "../contract";
 import { dhcpSlotsOf, listedConductorsByNode } from "../plan/conductors";
-import { sortedEnv } from "../plan/env";
-import { SLOT_PREFERENCES_KEY } from "../plan/names";
-import { SLOT_TIMINGS } from "../plan/timings";
+import { SLOT_PREFERENCES_KEY } from "../names";
+import { SLOT_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";
 import { SLOT_AGENT_CONTAINER, SLOT_AGENT_ENV, SLOT_PATHS } from "../slot-agent";
-import { containerResources, restrictedSecurityContext } from "./meta";
+import { containerResources, restrictedSecurityContext, sortedEnv } from "./meta";
 import type { Container, EnvVar } from "./meta";
 import { SCRIPT_FILES } from "../scripts";
 

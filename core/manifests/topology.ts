@@ -6,7 +6,7 @@
  * `placement.conductorNodeSelector` select (by default the control-plane nodes).
  */
 import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
-import { conductorCaChainCheck, conductorCertSanWords } from "../plan/certificates";
+import { conductorCaChainCheck } from "../plan/certificates";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
 import { SCRIPT_FILES } from "../scripts";
@@ -29,6 +29,11 @@ export const SINGLE: PodTopology = {
     wrapperEnv: () => [],
     nodeSelector: {},
 };
+
+/** The SANs every conductor's certificate shares, as the minter's DNS:<name> / IP:<address> words. */
+function conductorCertSanWords(plan: IronicPlan): string[] {
+    return [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...plan.certificate.ipAddresses.map((ip) => `IP:${ip}`)];
+}
 
 export function multiTopology(plan: IronicPlan): PodTopology {
     const wrapper = `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.wrapper}`;

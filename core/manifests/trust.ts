@@ -8,14 +8,13 @@
  */
 import type { CaSource } from "../config/types";
 import { COMMANDS, IRONIC_TRUST } from "../contract";
-import { sortedEnv } from "../plan/env";
-import { TRUST_ENV, TRUST_PATHS, trustBundlesSpec } from "../plan/trust";
+import type { TrustBundle } from "../plan/trust";
 import type { IronicPlan } from "../plan/types";
 import type { Container } from "./meta";
-import { containerResources, restrictedSecurityContext } from "./meta";
+import { containerResources, restrictedSecurityContext, sortedEnv } from "./meta";
 import { fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
-import { IPA_CACHE_PATHS } from "../scripts";
+import { IPA_CACHE_PATHS, TRUST_ENV, TRUST_PATHS } from "../scripts";
 
 /** Seconds between two checks of the mounted CAs in watch mode. */
 export const TRUST_WATCH_INTERVAL = 10;
@@ -65,6 +64,11 @@ const BUNDLES_VOLUME = "ca-bundles";
 
 function caVolume(name: string, source: CaSource): Volume {
     return source.kind === "secret" ? fromSecret(name, source.name, { items: [source.key] }) : { name, configMap: { name: source.name, items: [{ key: source.key, path: source.key }] } };
+}
+
+/** `CA_BUNDLES`: a line per bundle. */
+function trustBundlesSpec(bundles: TrustBundle[]): string {
+    return bundles.map((b) => [b.output, ...b.inputs].join(" ")).join("\n");
 }
 
 /** What the Ironic pods get for trust.bmcCa/trustedCa (absent without both). */

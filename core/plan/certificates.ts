@@ -37,11 +37,6 @@ export function nodeCertificateSans(plan: IronicPlan, node: string, ip: string, 
     };
 }
 
-/** The SANs every conductor's certificate shares, as the minter's DNS:<name> / IP:<address> words. */
-export function conductorCertSanWords(plan: IronicPlan): string[] {
-    return [...plan.certificate.dnsNames.map((n) => `DNS:${n}`), ...plan.certificate.ipAddresses.map((ip) => `IP:${ip}`)];
-}
-
 /** Where the certificates come from (TlsPlan); a stack CA where the stack issues any. */
 export function tlsPlan(config: StackConfig): TlsPlan {
     const t = config.tls;

@@ -11,7 +11,7 @@ import { cidrParts, rangeSize, sizeNumber, urlOf } from "../ip";
 import { DnsmasqOptions, ExtraDhcpRange, renderDnsmasqConf, renderDnsmasqSlotConf, renderDnsmasqStartScript } from "../render/dnsmasq";
 import { renderEnvFile } from "../render/envfile";
 import { externalEnv, planExternal, sanWords } from "./external";
-import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "./names";
+import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from "../names";
 import { sliceBounds } from "./slices";
 import { ipv6Env, ipv6Range, ipv6Side } from "./dual-stack";
 import { type DhcpSlotPlan, type DhcpSlotsState, planDhcpSlots } from "./slots";

@@ -6,7 +6,8 @@
  * core/manifests/downloads.ts.
  */
 import type { StackConfig } from "../config";
-import { IPA_DOWNLOADER, PATHS } from "../contract";
+import { IPA_DOWNLOADER } from "../contract";
+import { EXTRA_CA } from "../scripts";
 import type { EnvMap } from "./types";
 
 /** Loopback: the pod's own processes (and a sidecar's port) are never reached through a proxy. */
@@ -48,16 +49,6 @@ export function proxyEnv(config: StackConfig): EnvMap {
     set(IPA_DOWNLOADER.proxyEnv.no, noProxyList(config).join(","));
     return env;
 }
-
-/**
- * Where a downloader finds the extra bundle (mounted read-only) and the combined one its start
- * command writes (system bundle + extra) into its writable /tmp.
- */
-export const EXTRA_CA = {
-    mountDir: "/certs/extra-ca",
-    file: "ca-bundle.crt",
-    combined: `${PATHS.tmp}/metal3-ironic-ca-bundle.crt`,
-} as const;
 
 /**
  * With trust.extraCaBundle: every CA-bundle variable points at the combined bundle. Each of them

@@ -13,15 +13,8 @@ import { externalEnv, planExternal } from "./external";
 import { ipv6Env } from "./dual-stack";
 import { httpdTlsEnv } from "./tls-policy";
 import { trustOsloSettings } from "./trust";
-import { FAILOVER_SETTINGS } from "./timings";
+import { FAILOVER_SETTINGS } from "../timings";
 import type { EnvMap, OsloSetting } from "./types";
-
-/** Sorted copy of an env map: stable order in manifests regardless of insertion order. */
-export function sortedEnv(env: EnvMap): { name: string; value: string }[] {
-    return Object.keys(env)
-        .sort()
-        .map((name) => ({ name, value: env[name] }));
-}
 
 /** Environment common to the ironic and httpd containers. */
 export function commonEnv(config: StackConfig): EnvMap {

@@ -5,7 +5,7 @@
  *   plan.ts          buildPlan, composing the modules below
  *   types.ts         IronicPlan, ConductorPlan, EnvMap, OsloSetting
  *   conductors.ts    the conductors of each topology and their dnsmasq options; cidrParts
- *   env.ts           container environments, OS_* settings, databaseEnv, sortedEnv
+ *   env.ts           container environments, OS_* settings, databaseEnv
  *   certificates.ts  SANs of the API and node certificates
  *   secrets.ts       Secrets the user owns versus Secrets the program writes
  *   summary.ts       the `topology` stack output
@@ -16,10 +16,10 @@ export { buildPlan } from "./plan";
 export { admitPlan } from "./admit";
 export type { ConductorCaPlan, EnvMap, IronicPlan, CertValidity, ListedConductor, OsloSetting, SingleConductor, StackCaPlan, TlsPlan, TopologyPlan } from "./types";
 export { cidrParts, dhcpSlotsOf, listedConductors, planTopology } from "./conductors";
-export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "./env";
-export { apiCertificate, conductorCaPlan, conductorCertSanWords, nodeCertificateSans } from "./certificates";
+export { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
+export { apiCertificate, conductorCaPlan, nodeCertificateSans } from "./certificates";
 export { ownedSecretNames, userSecretIssues, userSecrets } from "./secrets";
 export type { UserSecret } from "./secrets";
 export { topologySummary } from "./summary";
 export type { TopologySummary } from "./summary";
-export { FAILOVER_SETTINGS } from "./timings";
+export { FAILOVER_SETTINGS } from "../timings";

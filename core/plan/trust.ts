@@ -12,19 +12,9 @@ import type { StackConfig } from "../config";
 import type { CaSource } from "../config/types";
 import { IRONIC_TRUST } from "../contract";
 import { imageCacheUrls } from "./image-cache";
-import { IPA_CACHE_PATHS } from "../scripts";
+import { IPA_CACHE_PATHS, TRUST_PATHS } from "../scripts";
 
 type OsloSetting = [string, string, string];
-
-/** Our own paths in the Ironic pods: the emptyDir the bundles are written into. */
-export const TRUST_PATHS = {
-    bundlesDir: "/certs/metal3-ironic-trust",
-    bmcBundle: "/certs/metal3-ironic-trust/bmc-ca-bundle.crt",
-    trustedBundle: "/certs/metal3-ironic-trust/trusted-ca-bundle.crt",
-} as const;
-
-/** The bundle builder's environment: one `<output> <input>...` per line. */
-export const TRUST_ENV = { bundles: "CA_BUNDLES", interval: "CA_BUNDLES_INTERVAL" } as const;
 
 /** One bundle: the file written and the user's CA files appended to the system bundle. */
 export interface TrustBundle {
@@ -67,11 +57,6 @@ export interface TrustPlan {
 
 export function planTrust(config: StackConfig): TrustPlan {
     return { bundles: trustBundles(config), ...config.trust };
-}
-
-/** `CA_BUNDLES`: a line per bundle. */
-export function trustBundlesSpec(bundles: TrustBundle[]): string {
-    return bundles.map((b) => [b.output, ...b.inputs].join(" ")).join("\n");
 }
 
 /** Ironic's settings for the bundles (env.ts adds them after the cache's, so they win). */

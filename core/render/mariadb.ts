@@ -2,7 +2,7 @@
  * The MariaDB files this program renders into the deployed server's ConfigMap and init Secret:
  * the server configuration (TLS required for every TCP client) and the first-start SQL.
  */
-import { MARIADB } from "../plan/database";
+import { MARIADB } from "../mariadb";
 
 /** MariaDB server configuration: TLS required for every TCP client. */
 export function renderMariadbConf(opts: { tlsDir?: string; maxConnections?: number; bufferPool?: string } = {}): string {

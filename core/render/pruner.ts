@@ -1,7 +1,7 @@
 /**
  * The DHCP pruner sidecar of the multi-conductor pod: assets/dhcp-pruner.py, shipped as is in the
  * scripts ConfigMap and run by the ironic image's Python (stdlib only). It reads the PRUNER_ENV
- * variables; the pod sets its timings from core/plan/timings.ts (the script's own defaults, quoted
+ * variables; the pod sets its timings from core/timings.ts (the script's own defaults, quoted
  * below, apply only when one is unset). The script's header says "see components/pruner.ts for the
  * why": that is this comment (the module's path before core/ existed). The line is left as it is
  * because the scripts ConfigMap and its hash annotation carry the file's exact bytes.

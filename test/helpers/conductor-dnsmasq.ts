@@ -11,7 +11,7 @@ import * as path from "path";
 
 import { type IronicPlan, type ListedConductor, listedConductors } from "../../core/plan";
 import { slotDnsmasqConfs } from "../../core/plan/conductors";
-import { slotConfKey } from "../../core/plan/names";
+import { slotConfKey } from "../../core/names";
 import { type DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { until } from "./ironic-lab";
 import { Daemon, type NetnsLab, run } from "./sys";

@@ -18,7 +18,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import type { IronicPlan } from "../../core/plan";
-import { FAILOVER_SETTINGS } from "../../core/plan/timings";
+import { FAILOVER_SETTINGS } from "../../core/timings";
 import type { Rendered } from "../../tools/render";
 import { Cluster } from "../e2e/harness";
 import { unhandledChanges } from "./conductor-dnsmasq";

@@ -14,7 +14,7 @@ import * as path from "path";
 import Ajv, { type ValidateFunction } from "ajv";
 import { parse } from "yaml";
 
-import { MARIADB_OPERATOR } from "../../core/plan/database";
+import { MARIADB_OPERATOR } from "../../core/mariadb";
 
 /** The go.sum hash (h1:) of the pinned module zip: a different download is refused. */
 export const OPERATOR_MODULE_SUM = "h1:UQF7cNxMTSCmxuHIhhnMGsnc5e7S9iT7w7h8zmSUu1o=";

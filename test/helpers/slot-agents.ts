@@ -14,7 +14,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { slotTakeoverBound, SlotTimings } from "../../core/plan/timings";
+import { slotTakeoverBound, SlotTimings } from "../../core/timings";
 import { SLOT_AGENT_ENV } from "../../core/slot-agent";
 import { Daemon } from "./sys";
 import { SCRIPT_FILES } from "../../core/scripts";
@@ -28,7 +28,7 @@ export type { SlotTimings };
 /** Short timings for the fake (a Lease of 1 s) with the production ones' proportions; each case takes seconds. */
 export const FAST: SlotTimings = { leaseDuration: 1, renewDeadline: 0.5, retryPeriod: 0.1, claimMargin: 0.5, stopGrace: 0.25 };
 
-/** From the holder's last renewal landing (or its Lease's deletion): core/plan/timings.ts. */
+/** From the holder's last renewal landing (or its Lease's deletion): core/timings.ts. */
 export const takeoverBound = slotTakeoverBound;
 
 /**

@@ -14,7 +14,7 @@ import * as path from "path";
 
 import { RawConfig } from "../../core/config";
 import { DEFAULT_IMAGES } from "../../core/contract";
-import { TRUST_PATHS } from "../../core/plan/trust";
+import { TRUST_PATHS } from "../../core/scripts";
 import { readStackConfig } from "../../tools/render";
 import { until } from "../helpers/ironic-lab";
 import { imageOf, PodRunner, StandinImage, tail } from "../helpers/pod-runner";

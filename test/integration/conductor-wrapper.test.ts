@@ -16,7 +16,7 @@ import { renderConductorWrapper } from "../../core/plan/conductor";
 import { renderEnvFile } from "../../core/render/envfile";
 import { readAsset } from "../../core/render/assets";
 import { fillNodeTemplate, nodeTemplates, slotDnsmasqConfs } from "../../core/plan/conductors";
-import { slotConfKey } from "../../core/plan/names";
+import { slotConfKey } from "../../core/names";
 import { until } from "../helpers/ironic-lab";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";

@@ -20,7 +20,7 @@ import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
 import { slotDnsmasqConfs } from "../../core/plan/conductors";
-import { slotConfKey } from "../../core/plan/names";
+import { slotConfKey } from "../../core/names";
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
 import { renderOffline, readStackConfig } from "../../tools/render";

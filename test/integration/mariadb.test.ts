@@ -10,7 +10,7 @@ import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { MARIADB } from "../../core/plan/database";
+import { MARIADB } from "../../core/mariadb";
 import { renderInitSql, renderMariadbConf } from "../../core/render/mariadb";
 import { IRONIC_DB_USER } from "../../components/mariadb";
 import { databaseEnv } from "../../core/plan";

@@ -17,7 +17,7 @@ import { nodeCertificateSans } from "../../core/plan/certificates";
 import { dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
 import type { SizedRange } from "../../core/plan/types";
 import { sliceBounds } from "../../core/plan/slices";
-import { SLOT_TIMINGS } from "../../core/plan/timings";
+import { SLOT_TIMINGS } from "../../core/timings";
 import { credentialLeaks } from "../helpers/credential-leaks";
 import { bmoBuilt, bmoLogProblems, bmoRelease, startSushy, SUSHY_VENV, SUSHY_VERSION, sushyConfig, sushyReady } from "../helpers/bmo";
 import { startOperator } from "../helpers/bmo-pod";

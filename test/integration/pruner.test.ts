@@ -11,7 +11,7 @@ import { execFile, spawnSync } from "child_process";
 
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
-import { PRUNER_TIMINGS } from "../../core/plan/timings";
+import { PRUNER_TIMINGS } from "../../core/timings";
 import { PRUNER_HEARTBEAT_FILE, dhcpPrunerContainer } from "../../core/manifests/containers";
 import { multiTopology } from "../../core/manifests/topology";
 import { Daemon, requireOrSkip, tmpDir, which } from "../helpers/sys";

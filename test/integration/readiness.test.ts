@@ -17,7 +17,7 @@ import * as path from "path";
 
 import { osloEnvName } from "../../core/contract";
 import { READINESS_COMMAND } from "../../core/plan/readiness";
-import { FAILOVER_SETTINGS } from "../../core/plan/timings";
+import { FAILOVER_SETTINGS } from "../../core/timings";
 import { unwrapSecrets } from "../../tools/offline";
 import { readStackConfig, renderOffline } from "../../tools/render";
 import { IronicLab, LabConductor, printLogTails, TestCa, until } from "../helpers/ironic-lab";

@@ -15,7 +15,7 @@ import { defaultNoProxy } from "../../../core/plan/downloads";
 import { ironicEnv } from "../../../core/plan/env";
 import { topologySummary } from "../../../core/plan/summary";
 import { dhcpLines } from "../../../tools/plan-summary";
-import { slotConfKey } from "../../../core/plan/names";
+import { slotConfKey } from "../../../core/names";
 import { planDhcpSlots } from "../../../core/plan/slots";
 import { renderDnsmasqConf } from "../../../core/render/dnsmasq";
 import { readStackConfig } from "../../../tools/render";

@@ -1,9 +1,10 @@
 /** The containers' environment (core/plan/env.ts): per topology, DHCP and database kind. */
 import { strict as assert } from "assert";
 
-import { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings, sortedEnv } from "../../../core/plan/env";
+import { sortedEnv } from "../../../core/manifests/meta";
+import { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "../../../core/plan/env";
 import { databasePlan } from "../../../core/plan/database";
-import { FAILOVER_SETTINGS } from "../../../core/plan/timings";
+import { FAILOVER_SETTINGS } from "../../../core/timings";
 import { ED25519 } from "../config/support";
 import { configOf, devNoDhcpRaw, devRaw, haNoDhcpRaw, haRaw, withKeys } from "./support";
 

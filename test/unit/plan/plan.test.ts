@@ -99,7 +99,7 @@ describe("plan/plan: buildPlan", function () {
     });
 
     it("core/plan (index) keeps exporting what importers use", function () {
-        for (const name of ["buildPlan", "databaseEnv", "sortedEnv", "cidrParts", "FAILOVER_SETTINGS"]) {
+        for (const name of ["buildPlan", "databaseEnv", "cidrParts", "FAILOVER_SETTINGS"]) {
             assert.ok(name in barrel, name);
         }
         assert.equal(barrel.buildPlan, buildPlan);

@@ -3,8 +3,8 @@
  * ConfigMap and Secret (and the same rule in the shell form the pod's scripts resolve at start),
  * and the dnsmasq files the pods resolve at start.
  */
-import { CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
-import { SLOT_AGENT_ENV } from "../slot-agent";
+import { CONDUCTOR_PATHS, WRAPPER_ENV } from "./contract";
+import { SLOT_AGENT_ENV } from "./slot-agent";
 
 /** Key of a node's entry (its conductors[] overrides) in the per-node ConfigMap. */
 export const nodeKeys = (node: string) => ({

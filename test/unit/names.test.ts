@@ -1,12 +1,12 @@
-/** core/plan/names.ts: one naming rule for per-node data, in TS and in the shell form the pod resolves. */
+/** core/names.ts: one naming rule for per-node data, in TS and in the shell form the pod resolves. */
 import { strict as assert } from "assert";
 import { spawnSync } from "child_process";
 
-import { WRAPPER_ENV } from "../../../core/contract";
-import { NODE_DNSMASQ_CONF_SHELL, nodeKeys } from "../../../core/plan/names";
-import { readAsset } from "../../../core/render/assets";
+import { WRAPPER_ENV } from "../../core/contract";
+import { NODE_DNSMASQ_CONF_SHELL, nodeKeys } from "../../core/names";
+import { readAsset } from "../../core/render/assets";
 
-describe("core/plan/names", function () {
+describe("core/names", function () {
     it("names a node's entry after the node", function () {
         assert.deepEqual(nodeKeys("cp-0"), { env: "cp-0.env" });
     });

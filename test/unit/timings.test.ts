@@ -1,13 +1,13 @@
-/** core/plan/timings.ts: the pruner's timings are chosen against Ironic's failover settings; the slot agent's fencing and takeover bound. */
+/** core/timings.ts: the pruner's timings are chosen against Ironic's failover settings; the slot agent's fencing and takeover bound. */
 import { strict as assert } from "assert";
 import * as fs from "fs";
 import * as path from "path";
 
-import { FAILOVER_SETTINGS, PRUNER_TIMINGS, SLOT_TIMINGS, slotCreateDelay, slotTakeoverBound } from "../../../core/plan/timings";
+import { FAILOVER_SETTINGS, PRUNER_TIMINGS, SLOT_TIMINGS, slotCreateDelay, slotTakeoverBound } from "../../core/timings";
 
 const setting = (group: string, option: string) => Number(FAILOVER_SETTINGS.find(([g, o]) => g === group && o === option)![2]);
 
-describe("core/plan/timings", function () {
+describe("core/timings", function () {
     const heartbeat = setting("conductor", "heartbeat_interval");
     const timeout = setting("conductor", "heartbeat_timeout");
     const sync = setting("conductor", "sync_local_state_interval");
