@@ -13,7 +13,7 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { MARIADB_OPERATOR } from "../core/mariadb";
-import { databaseOf } from "../core/plan/database";
+import { databaseOf } from "../core/plan/read";
 import { inNamespace } from "../core/manifests";
 import { OPERATOR_IRONIC_USER, operatorMariadb, operatorNetworkPolicy, operatorSqlObjects } from "../core/manifests/mariadb-operator";
 import { IronicPlan } from "../core/plan";

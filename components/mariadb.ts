@@ -10,7 +10,7 @@ import * as pulumi from "@pulumi/pulumi";
 import * as random from "@pulumi/random";
 
 import { MARIADB } from "../core/mariadb";
-import { databaseOf } from "../core/plan/database";
+import { databaseOf } from "../core/plan/read";
 import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../core/render/mariadb";
 import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki, serverTlsSecret } from "./pki";

@@ -6,7 +6,7 @@
  * for issuers that know it (CA, Vault), ca.crt: the CA the pods verify with. It renews each
  * `tls.renewBeforeDays` before its end; see docs/operations.md for what restarts.
  */
-import { listedConductors } from "../plan/conductors";
+import { listedConductors } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { ipToNumber } from "../ip";
 

@@ -3,7 +3,7 @@
  * that a change of the data rolls the pods that read it.
  */
 import { CONDUCTOR_PATHS, DNSMASQ_CONFIG_FILE } from "../contract";
-import { dhcpSlotsOf, listedConductorsByNode, slotDnsmasqConfs } from "../plan/conductors";
+import { dhcpSlotsOf, listedConductorsByNode, multiTopologyOf } from "../plan/read";
 import { SLOT_PREFERENCES_KEY, nodeKeys } from "../names";
 import type { IronicPlan } from "../plan/types";
 import { renderEnvFile } from "../render/envfile";
@@ -48,8 +48,8 @@ export function nodeDataConfigMapData(plan: IronicPlan): Record<string, string> 
  * pod, as they must.
  */
 export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
-    if (plan.topology.kind !== "multi") throw new Error("scriptsConfigMapData: topology multi only (a bug of metal3-ironic)");
-    const templates = plan.topology.nodeTemplates;
+    const topology = multiTopologyOf(plan, "scriptsConfigMapData");
+    const templates = topology.nodeTemplates;
     const data: Record<string, string> = {
         [SCRIPT_FILES.wrapper]: readAsset(SCRIPT_FILES.wrapper),
         [SCRIPT_FILES.certMinter]: readAsset(SCRIPT_FILES.certMinter),
@@ -61,7 +61,7 @@ export function scriptsConfigMapData(plan: IronicPlan): Record<string, string> {
         data[SCRIPT_FILES.dnsmasqStart] = plan.dnsmasqStartScript;
         data[SCRIPT_FILES.pruner] = renderPrunerScript();
         data[SCRIPT_FILES.slotAgent] = readAsset(SCRIPT_FILES.slotAgent);
-        Object.assign(data, slotDnsmasqConfs(plan));
+        Object.assign(data, topology.slotDnsmasqConfs);
     }
     return data;
 }

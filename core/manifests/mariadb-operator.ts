@@ -11,7 +11,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 
 import { MARIADB, MARIADB_OPERATOR } from "../mariadb";
-import { databaseOf } from "../plan/database";
+import { databaseOf } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { renderMariadbConf } from "../render/mariadb";
 import { containerResources, sortedRecord } from "./meta";

@@ -7,8 +7,7 @@ import type * as pulumi from "@pulumi/pulumi";
 
 import { COMMANDS, ENV, IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
 import { MARIADB } from "../mariadb";
-import { databaseOf } from "../plan/database";
-import { databaseEnv } from "../plan/env";
+import { databaseOf } from "../plan/read";
 import { SCHEMA_JOB_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";
 import { containerResources, podBase, restrictedSecurityContext, sortedEnv, sortedRecord, untraced } from "./meta";
@@ -148,7 +147,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
         env: [
             // Only to satisfy the image's configuration script, which waits for an IP.
             { name: ENV.provisioningIp, valueFrom: { fieldRef: { fieldPath: "status.podIP" } } },
-            ...sortedEnv(databaseEnv(plan.database)),
+            ...sortedEnv(plan.database.env),
         ],
         securityContext: restrictedSecurityContext(),
         volumeMounts: [mount("conf", PATHS.conf), mount("data", PATHS.data), mount("tmp", PATHS.tmp), mount("shared", PATHS.shared), ...db.mounts],

@@ -12,7 +12,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 
 import { COMMANDS, CONDUCTOR_PATHS } from "../contract";
-import { dhcpSlotsOf, listedConductorsByNode } from "../plan/conductors";
+import { dhcpSlotsOf, listedConductorsByNode } from "../plan/read";
 import { SLOT_PREFERENCES_KEY } from "../names";
 import { SLOT_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";

@@ -6,7 +6,7 @@
  * `placement.conductorNodeSelector` select (by default the control-plane nodes).
  */
 import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
-import { conductorCaChainCheck } from "../plan/certificates";
+import { conductorCaChainCheck } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import type { EnvVar } from "./meta";
 import { SCRIPT_FILES } from "../scripts";

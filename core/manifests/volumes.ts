@@ -6,7 +6,7 @@
 import type * as k8s from "@pulumi/kubernetes";
 
 import { CONDUCTOR_PATHS, DHCP_PROVIDER_DIR, DNSMASQ_CONFIG_DIR, NODE_STATE_DIR, PATHS } from "../contract";
-import { conductorCaChainCheck } from "../plan/certificates";
+import { conductorCaChainCheck } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { scriptsConfigMapName } from "./configmaps";
 import { SLOT_PATHS } from "../slot-agent";

@@ -67,11 +67,6 @@ export function conductorCaPlan(config: StackConfig): ConductorCaPlan | undefine
     return { source: "stack-root", jsonRpcCaFile: `${CONDUCTOR_PATHS.conductorCaCert}/tls.crt` };
 }
 
-/** Multi with your (your issuer's) conductor CA: the bundle it must chain to, which the minter checks (its env and its mount). */
-export function conductorCaChainCheck(plan: { conductorCa?: ConductorCaPlan }): string | undefined {
-    return plan.conductorCa && "chainCheck" in plan.conductorCa ? plan.conductorCa.chainCheck : undefined;
-}
-
 function uniq<T>(xs: T[]): T[] {
     return [...new Set(xs)];
 }

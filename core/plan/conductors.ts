@@ -15,7 +15,7 @@ import { NODE_DNSMASQ_CONF_SHELL, SLOT_DNSMASQ_CONF_SHELL, slotConfKey } from ".
 import { sliceBounds } from "./slices";
 import { ipv6Env, ipv6Range, ipv6Side } from "./dual-stack";
 import { type DhcpSlotPlan, type DhcpSlotsState, planDhcpSlots } from "./slots";
-import type { EnvMap, IronicPlan, ListedConductor, SingleConductor, SizedRange, TopologyPlan } from "./types";
+import type { EnvMap, ListedConductor, SingleConductor, SizedRange, TopologyPlan } from "./types";
 
 export { cidrParts } from "../ip";
 
@@ -35,7 +35,13 @@ export function planTopology(config: StackConfig, previousSlots?: DhcpSlotsState
             };
         case "multi": {
             const slots = provisioning.dhcp ? planDhcpSlots(provisioning.dhcp, config.conductors, previousSlots, provisioning.ipv6?.dhcp) : undefined;
-            return { kind: "multi", conductors: planListed(config, slots), ...(slots ? { dhcpSlots: slots } : {}), nodeTemplates: nodeTemplates(config) };
+            return {
+                kind: "multi",
+                conductors: planListed(config, slots),
+                ...(slots ? { dhcpSlots: slots } : {}),
+                nodeTemplates: nodeTemplates(config),
+                slotDnsmasqConfs: slotDnsmasqConfs(config, slots),
+            };
         }
     }
 }
@@ -45,21 +51,6 @@ export function keepalivedVirtualIps(config: StackConfig): string {
     const { provisioning } = config;
     const extra = config.keepalived.extraVips.map((v) => [v.ip, v.interface ?? provisioning.interface, ...(v.prefix !== undefined ? [v.prefix] : [])].join(","));
     return [`${provisioning.ip},${provisioning.interface},${cidrParts(provisioning.cidr).prefixLength}`, ...extra].join(" ");
-}
-
-/** Multi: the listed nodes in config order (none for single). */
-export function listedConductors(plan: IronicPlan): ListedConductor[] {
-    return plan.topology.kind === "multi" ? plan.topology.conductors : [];
-}
-
-/** The listed nodes by node name: the order of every per-node map the program writes (quiet diffs). */
-export function listedConductorsByNode(plan: IronicPlan): ListedConductor[] {
-    return [...listedConductors(plan)].sort((a, b) => a.node.localeCompare(b.node));
-}
-
-/** Multi with DHCP: the slot layout (undefined otherwise). */
-export function dhcpSlotsOf(plan: IronicPlan): DhcpSlotPlan | undefined {
-    return plan.topology.kind === "multi" ? plan.topology.dhcpSlots : undefined;
 }
 
 /** The dnsmasq start script: single reads the one ConfigMap file, multi its node's file (resolved in the pod). */
@@ -79,23 +70,22 @@ const RANGE_FROM_SLOT = `in ${slotConfKey("<k>")} of the DHCP slot k this pod ho
  * Multi with DHCP: one dnsmasq file per slot of the layout, keyed by slotConfKey: its slice of the
  * range. Every pod gets all of them; dnsmasq reads the one of the slot its agent holds.
  */
-export function slotDnsmasqConfs(plan: IronicPlan): Record<string, string> {
-    const sp = dhcpSlotsOf(plan);
-    const dhcp = plan.provisioning.dhcp;
+export function slotDnsmasqConfs(at: Pick<StackConfig, "name" | "namespace" | "provisioning">, sp: DhcpSlotPlan | undefined): Record<string, string> {
+    const dhcp = at.provisioning.dhcp;
     if (!sp || !dhcp) return {};
-    const { prefixLength } = cidrParts(plan.provisioning.cidr);
+    const { prefixLength } = cidrParts(at.provisioning.cidr);
     const out: Record<string, string> = {};
-    const extra = extraDhcpRanges(plan);
+    const extra = extraDhcpRanges(at);
     for (let k = 0; k < sp.slots; k++) {
         const b = sliceBounds(sp.rangeStart, sp.rangeEnd, sp.slots, k);
         // The same slot k of every relayed subnet's range: a conductor's share is one slot everywhere.
         const extraSlices = extra.map((x) => ({ ...x, ...sliceBounds(x.start, x.end, sp.slots, k) }));
         const extraText = extraSlices.map((x) => `, ${x.size} in ${x.tag}`).join("");
         // Dual-stack: slot k of the IPv6 range too.
-        const v6 = ipv6Range(plan, { slots: sp.slots, k });
+        const v6 = ipv6Range(at, { slots: sp.slots, k });
         out[slotConfKey(k)] = renderDnsmasqSlotConf(
             { start: b.start, end: b.end, prefixLength, leaseTime: dhcp.leaseTime },
-            `DHCP slot ${k} of ${sp.slots} of ${plan.namespace}/${plan.name}: ${b.size} addresses${extraText}${v6 ? `, ${v6.start}-${v6.end} (IPv6)` : ""}`,
+            `DHCP slot ${k} of ${sp.slots} of ${at.namespace}/${at.name}: ${b.size} addresses${extraText}${v6 ? `, ${v6.start}-${v6.end} (IPv6)` : ""}`,
             extraSlices,
             v6 && { start: v6.start, end: v6.end, prefixLength: v6.prefixLength, leaseTime: v6.leaseTime },
         );

@@ -6,6 +6,7 @@
 import { createHash } from "crypto";
 
 import type { StackConfig } from "../config";
+import { ENV } from "../contract";
 import { compareVersions, effectiveIronicVersion } from "../config/version";
 import { pinnedRelease } from "./upgrade";
 
@@ -27,7 +28,9 @@ export type DatabaseKindPlan =
 
 export type DatabasePlan = DatabaseCommonPlan & DatabaseKindPlan;
 
-interface DatabaseCommonPlan {
+export interface DatabaseCommonPlan {
+    /** The ironic image's variables for this database (IRONIC_USE_MARIADB, MARIADB_HOST, MARIADB_DATABASE): the ironic containers' and the schema Jobs'. */
+    env: Record<string, string>;
     /** MARIADB_HOST for the ironic image (may carry :port). */
     hostForIronic?: string;
     database: string;
@@ -59,15 +62,6 @@ interface DatabaseCommonPlan {
     jobs?: { upgrade: string; migrate?: string };
 }
 
-/**
- * `db` as the plan of `kinds`: what a manifest or component of those kinds is built from. Called for
- * another kind it is a bug of the program (they are registered for their kind only), said as one.
- */
-export function databaseOf<K extends DatabaseKindPlan["kind"]>(db: DatabasePlan, ...kinds: K[]): DatabaseCommonPlan & Extract<DatabaseKindPlan, { kind: K }> {
-    if (!(kinds as string[]).includes(db.kind)) throw new Error(`a ${kinds.join(" or ")} database object was built for database.kind ${db.kind}`);
-    return db as DatabaseCommonPlan & Extract<DatabaseKindPlan, { kind: K }>;
-}
-
 function kindPlan(db: StackConfig["database"]): DatabaseKindPlan {
     const deployed: DeployedDatabase = { storageSize: db.storageSize, ...(db.storageClass ? { storageClass: db.storageClass } : {}), retainOnDelete: db.retainOnDelete, protect: db.protect, networkPolicy: db.networkPolicy };
     if (db.kind === "mariadb") return { kind: "mariadb", ...deployed };
@@ -80,6 +74,12 @@ function kindPlan(db: StackConfig["database"]): DatabaseKindPlan {
 /** A short, stable key of an image reference: jobs run again on every image change, never on a no-op. */
 export function imageKey(image: string): string {
     return createHash("sha256").update(image).digest("hex").slice(0, 10);
+}
+
+/** What the ironic image reads to reach the database (credentials and CA are mounted files). */
+export function databaseEnv(db: Pick<DatabasePlan, "kind" | "hostForIronic" | "database">): Record<string, string> {
+    if (db.kind === "sqlite") return { [ENV.useMariadb]: "false" };
+    return { [ENV.useMariadb]: "true", [ENV.mariadbHost]: db.hostForIronic!, [ENV.mariadbDatabase]: db.database };
 }
 
 export function databasePlan(config: StackConfig): DatabasePlan {
@@ -99,8 +99,10 @@ export function databasePlan(config: StackConfig): DatabasePlan {
     if (db.kind === "mariadb-operator") hostForIronic = `${primary}.${namespace}.svc`;
     if (db.kind === "external") hostForIronic = db.port ? `${db.host}:${db.port}` : db.host;
     const key = imageKey(config.images.ironic);
+    const kind = kindPlan(db);
     return {
-        ...kindPlan(db),
+        ...kind,
+        env: databaseEnv({ kind: kind.kind, hostForIronic, database: db.name }),
         hostForIronic,
         database: db.name,
         serviceDnsNames,

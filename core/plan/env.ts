@@ -50,7 +50,7 @@ export function commonEnv(config: StackConfig): EnvMap {
 export function ironicEnv(config: StackConfig, database: DatabasePlan): EnvMap {
     const env: EnvMap = {
         [ENV.automatedClean]: config.ironic.automatedClean ? "true" : "false",
-        ...databaseEnv(database),
+        ...database.env,
     };
     if (database.jobs) {
         // Schema changes run in the ordered Jobs, not concurrently in every conductor.
@@ -139,8 +139,3 @@ export function ipaDownloaderEnv(config: StackConfig): EnvMap {
     return env;
 }
 
-/** What the ironic image reads to reach the database (credentials and CA are mounted files). */
-export function databaseEnv(db: DatabasePlan): EnvMap {
-    if (db.kind === "sqlite") return { [ENV.useMariadb]: "false" };
-    return { [ENV.useMariadb]: "true", [ENV.mariadbHost]: db.hostForIronic!, [ENV.mariadbDatabase]: db.database };
-}

@@ -10,7 +10,7 @@
  */
 import { type ConfigIssue, MAX_DHCP_SLOTS } from "../config";
 import { ipFamily } from "../ip";
-import { dhcpSlotsOf, listedConductorsByNode } from "./conductors";
+import { dhcpSlotsOf, listedConductorsByNode } from "./read";
 import { downgradeError } from "./database";
 import type { DhcpSlotsState } from "./slots";
 import type { IronicPlan } from "./types";

@@ -18,7 +18,7 @@ import { createHash } from "crypto";
 
 import { readAsset } from "../render/assets";
 import { READINESS_ENV, SCRIPT_FILES } from "../scripts";
-import { listedConductors } from "./conductors";
+import { listedConductors } from "./read";
 import type { IronicPlan } from "./types";
 
 /** What the program sets; the credentials and the CA come from resources (components/readiness.ts). */

@@ -95,6 +95,8 @@ export type TopologyPlan =
           dhcpSlots?: DhcpSlotPlan;
           /** The per-node files every pod renders at start from its node's address (conductors.ts nodeTemplates). */
           nodeTemplates: { env: string; dnsmasqConf?: string };
+          /** With DHCP: each slot's dnsmasq file (its slice of the range), keyed by slotConfKey; every pod gets all ({} without DHCP). */
+          slotDnsmasqConfs: Record<string, string>;
       };
 
 /**

@@ -3,9 +3,9 @@ import { strict as assert } from "assert";
 import * as path from "path";
 
 import { ConfigIssue, RawConfig, validateConfig } from "../../core/config";
-import { listedConductors, slotDnsmasqConfs } from "../../core/plan/conductors";
+import { listedConductors } from "../../core/plan/read";
 import { Rendered, renderOffline, readStackConfig } from "../../tools/render";
-import { planOf } from "../helpers/plan";
+import { multiOf, planOf } from "../helpers/plan";
 
 const haRaw = readStackConfig(path.join(__dirname, "..", "..", "Pulumi.ha.yaml"));
 
@@ -233,7 +233,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
         const plan = planOf(haRaw);
         const cp1 = { dnsmasqConf: listedConductors(plan).find((c) => c.node === "cp-1")!.resolved!.dnsmasq!.dnsmasqConf };
         assert.doesNotMatch(cp1.dnsmasqConf!, /^dhcp-range=/m);
-        assert.match(slotDnsmasqConfs(plan)["slot-1.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
+        assert.match(multiOf(plan).slotDnsmasqConfs["slot-1.dnsmasq.conf"], /^dhcp-range=172\.22\.0\.60,172\.22\.0\.109,255\.255\.255\.0,1h$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-ignore=tag:!known$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-hostsdir=\/shared\/dnsmasq\/hostsdir\.d$/m);
         assert.match(cp1.dnsmasqConf!, /^dhcp-boot=tag:ipxe,http:\/\/172\.22\.0\.3:6180\/boot\.ipxe$/m);
@@ -241,7 +241,7 @@ describe("multi-conductor resources (pulumi mocks)", function () {
     });
 
     it("the ha stack's relayed subnet is cut into the same 4 slots: slot k's file holds slot k of both ranges, disjoint, covering the relayed range in order", function () {
-        const confs = slotDnsmasqConfs(planOf(haRaw));
+        const confs = multiOf(planOf(haRaw)).slotDnsmasqConfs;
         const relayed = Object.keys(confs)
             .sort()
             .map((k) => /^dhcp-range=set:relayed-0,([\d.]+),([\d.]+),255\.255\.255\.0,1h$/m.exec(confs[k])!.slice(1));

@@ -10,11 +10,11 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { type IronicPlan, type ListedConductor, listedConductors } from "../../core/plan";
-import { slotDnsmasqConfs } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/names";
 import { type DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { until } from "./ironic-lab";
 import { Daemon, type NetnsLab, run } from "./sys";
+import { multiOf } from "./plan";
 
 export const readIfExists = (f: string) => (fs.existsSync(f) ? fs.readFileSync(f, "utf8") : "");
 
@@ -48,7 +48,7 @@ export async function startConductorDnsmasqs(plan: IronicPlan, lab: NetnsLab, sw
             knownHostsOnly: { hostsDir: path.join(dir, "hostsdir"), optsDir: path.join(dir, "optsdir") },
         });
         fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
-        fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(c.slot!.index)]);
+        fs.writeFileSync(path.join(dir, "slot.conf"), multiOf(plan).slotDnsmasqConfs[slotConfKey(c.slot!.index)]);
         const t = run("dnsmasq", ["--test", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`], { allowFail: true });
         assert.equal(t.status, 0, `dnsmasq --test of ${c.node}'s files: ${t.stderr}`);
         nodes.push({ plan: c, ns, dir });

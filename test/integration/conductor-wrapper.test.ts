@@ -15,7 +15,7 @@ import * as path from "path";
 import { renderConductorWrapper } from "../../core/plan/conductor";
 import { renderEnvFile } from "../../core/render/envfile";
 import { readAsset } from "../../core/render/assets";
-import { fillNodeTemplate, nodeTemplates, slotDnsmasqConfs } from "../../core/plan/conductors";
+import { fillNodeTemplate, nodeTemplates } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/names";
 import { until } from "../helpers/ironic-lab";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
@@ -136,7 +136,7 @@ describe("conductor start wrapper (bash)", function () {
         const conf = path.join(dir, "run", "ironic", "dnsmasq.conf");
         assert.equal(fs.readFileSync(conf, "utf8"), fillNodeTemplate(t.dnsmasqConf!, "172.22.0.3", "eth1", "fd00:1:2:3::3"));
         const slot = path.join(dir, "slot.conf");
-        fs.writeFileSync(slot, slotDnsmasqConfs(plan)[slotConfKey(1)]);
+        fs.writeFileSync(slot, multiOf(plan).slotDnsmasqConfs[slotConfKey(1)]);
         const test = run("dnsmasq", ["--test", `--conf-file=${conf}`, `--conf-file=${slot}`], { allowFail: true });
         assert.equal(test.status, 0, test.stderr);
         for (const ip of ["172.22.0.3", "fd00:1:2:3::3"]) {

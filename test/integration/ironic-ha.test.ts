@@ -19,7 +19,6 @@ import { IPXE_FILES, PATHS } from "../../core/contract";
 import { DnsmasqOptions, renderDnsmasqConf } from "../../core/render/dnsmasq";
 import { ipToNumber } from "../../core/ip";
 import { buildPlan, dhcpSlotsOf, ListedConductor, listedConductors } from "../../core/plan";
-import { slotDnsmasqConfs } from "../../core/plan/conductors";
 import { slotConfKey } from "../../core/names";
 import { PRUNER_ENV } from "../../core/contract";
 import { renderPrunerScript } from "../../core/render/pruner";
@@ -28,7 +27,7 @@ import { conductorName, IronicLab, LabConductor, LabTls, peerSans, printLogTails
 import { canUseNetns, Daemon, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 import { IMAGE_VENV, IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { SCRIPT_FILES } from "../../core/scripts";
-import { configOf } from "../helpers/plan";
+import { configOf, multiOf } from "../helpers/plan";
 
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
@@ -283,7 +282,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         });
         fs.writeFileSync(path.join(dir, "dnsmasq.conf"), conf);
         // The range: the file of the slot the conductor holds (its preferred one, as on a first run; a joining node's is the free one).
-        fs.writeFileSync(path.join(dir, "slot.conf"), slotDnsmasqConfs(plan)[slotConfKey(m.plan.slot!.index)]);
+        fs.writeFileSync(path.join(dir, "slot.conf"), multiOf(plan).slotDnsmasqConfs[slotConfKey(m.plan.slot!.index)]);
         m.dnsmasq = new Daemon("ip", ["netns", "exec", m.ns, "dnsmasq", "--keep-in-foreground", `--conf-file=${path.join(dir, "dnsmasq.conf")}`, `--conf-file=${path.join(dir, "slot.conf")}`, "--user=root", "--no-ping", `--pid-file=${path.join(dir, "dnsmasq.pid")}`, `--log-facility=${m.log}`], path.join(dir, "dnsmasq.out"));
     }
 

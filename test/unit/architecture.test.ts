@@ -4,8 +4,8 @@
  *       imports (`import type` is fine);
  *   (b) no import cycle among the project's modules (index.ts, components/, core/, tools/);
  *   (c) only components/ construct Pulumi resources;
- *   (d) core/manifests/ imports only types from core/plan/: the plan decides, manifests build
- *       (issue 34). The value imports left are listed below and may only shrink.
+ *   (d) core/manifests/ imports only types from core/plan/, and the readers that narrow the plan's
+ *       unions (core/plan/read.ts, itself importing types only): the plan decides, manifests build.
  * The checkers (test/helpers/architecture.ts) read the TypeScript syntax tree. The second half of
  * this file runs them on small in-memory trees that break each rule, so a checker that goes blind
  * fails here instead of passing silently.
@@ -32,26 +32,15 @@ const ROOT = path.join(__dirname, "..", "..");
 const inCore = (f: string) => f.startsWith("core/");
 const inComponents = (f: string) => f.startsWith("components/");
 
-/** Value imports (not type-only) from core/plan/ into core/manifests/, sorted. */
-const planValueImports = (graph: Graph) =>
-    graph.edges.filter((e) => !e.typeOnly && e.from.startsWith("core/manifests/") && e.to.startsWith("core/plan/")).sort((a, b) => `${a.from} ${a.to}`.localeCompare(`${b.from} ${b.to}`));
-
 /**
- * The readers of the plan manifests still call (issue 34 item 1): narrowing accessors (listedConductors,
- * dhcpSlotsOf, databaseOf) and derivations not yet plan fields. Constants and helpers that are no
- * decision live outside core/plan/ (core/timings.ts, core/names.ts, core/mariadb.ts, core/scripts.ts).
+ * Value imports (not type-only) from core/plan/ into core/manifests/, sorted, but those of the
+ * plan's readers (core/plan/read.ts: they narrow the plan's unions and compute nothing).
  */
-const MANIFEST_VALUE_IMPORTS_LEFT = [
-    "core/manifests/certificates.ts -> core/plan/conductors.ts",
-    "core/manifests/configmaps.ts -> core/plan/conductors.ts",
-    "core/manifests/mariadb-operator.ts -> core/plan/database.ts",
-    "core/manifests/mariadb.ts -> core/plan/database.ts",
-    "core/manifests/mariadb.ts -> core/plan/env.ts",
-    "core/manifests/networkpolicy.ts -> core/plan/database.ts",
-    "core/manifests/slots.ts -> core/plan/conductors.ts",
-    "core/manifests/topology.ts -> core/plan/certificates.ts",
-    "core/manifests/volumes.ts -> core/plan/certificates.ts",
-];
+const PLAN_READERS = "core/plan/read.ts";
+const planValueImports = (graph: Graph) =>
+    graph.edges
+        .filter((e) => !e.typeOnly && e.from.startsWith("core/manifests/") && e.to.startsWith("core/plan/") && e.to !== PLAN_READERS)
+        .sort((a, b) => `${a.from} ${a.to}`.localeCompare(`${b.from} ${b.to}`));
 
 describe("architecture: the project's layout rules", function () {
     let files: FileSet;
@@ -86,11 +75,14 @@ describe("architecture: the project's layout rules", function () {
         assert.deepEqual(cycles.map(formatCycle), [], "import cycles (break one edge of each)");
     });
 
-    it("(d) core/manifests/ imports only types from core/plan/, but for the readers still listed (a list that may only shrink)", function () {
-        const left = planValueImports(graph).map((e) => `${e.from} -> ${e.to}`);
-        assert.deepEqual(left, MANIFEST_VALUE_IMPORTS_LEFT, "a new value import from core/plan/ into core/manifests/ (make it a plan field or move the constant out of core/plan/), or one removed (drop it from the list)");
-        // The checker is not blind on this tree: manifests do import types from the plan.
+    it("(d) core/manifests/ imports only types from core/plan/, and the readers of core/plan/read.ts, which import only types", function () {
+        const bad = planValueImports(graph).map((e) => `${e.from}:${e.line} -> ${e.to}`);
+        assert.deepEqual(bad, [], "the plan decides, manifests build: make it a plan field (buildPlan), or move a constant out of core/plan/");
+        const readers = graph.edges.filter((e) => e.from === PLAN_READERS && !e.typeOnly).map((e) => `${e.from}:${e.line} -> ${e.to}`);
+        assert.deepEqual(readers, [], `${PLAN_READERS} computes nothing: type imports only`);
+        // The checker is not blind on this tree: manifests import types and readers from the plan.
         assert.ok(graph.edges.some((e) => e.from.startsWith("core/manifests/") && e.to.startsWith("core/plan/") && e.typeOnly), "no type import from core/plan/ seen in core/manifests/");
+        assert.ok(graph.edges.some((e) => e.from.startsWith("core/manifests/") && e.to === PLAN_READERS && !e.typeOnly), `no import of ${PLAN_READERS} seen in core/manifests/`);
     });
 
     it("(c) only components/ construct Pulumi resources", function () {
@@ -226,12 +218,13 @@ describe("architecture: the checkers fail on broken trees", function () {
     });
 
     describe("(d) value imports from core/plan/ into core/manifests/", function () {
-        it("lists a runtime import, not a type-only one, nor one from elsewhere", function () {
+        it("lists a runtime import, not a type-only one, nor one of the readers, nor one from elsewhere", function () {
             const files = tree({
                 "core/plan/conductors.ts": "export const listed = () => [];\nexport interface ListedConductor { node: string }",
                 "core/plan/types.ts": "export interface IronicPlan { name: string }",
                 "core/manifests/a.ts": `import { listed } from "../plan/conductors";\nimport type { IronicPlan } from "../plan/types";`,
-                "core/manifests/b.ts": `import type { ListedConductor } from "../plan/conductors";`,
+                "core/manifests/b.ts": `import type { ListedConductor } from "../plan/conductors";\nimport { multiOf } from "../plan/read";`,
+                "core/plan/read.ts": "export const multiOf = () => undefined;",
                 "components/c.ts": `import { listed } from "../core/plan/conductors";`,
             });
             const g = buildGraph(files);

@@ -1,6 +1,6 @@
 /** core/manifests/configmaps.ts: ConfigMap data of the stack and the hashes that roll the pods. */
 import { strict as assert } from "assert";
-import { listedConductors } from "../../../core/plan/conductors";
+import { listedConductors } from "../../../core/plan/read";
 import type { IronicPlan, TopologyPlan } from "../../../core/plan/types";
 
 import {

@@ -1,6 +1,6 @@
 /** core/manifests/ironic.ts: the pod assembled from volumes, topology and containers; Deployment, DaemonSet, Service. */
 import { strict as assert } from "assert";
-import { listedConductors } from "../../../core/plan/conductors";
+import { listedConductors } from "../../../core/plan/read";
 import type { TopologyPlan } from "../../../core/plan/types";
 
 import { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData } from "../../../core/manifests/image-cache";

@@ -5,7 +5,7 @@ import { validateConfig } from "../../../core/config";
 
 import { dbJob, mariadbSelector, mariadbStatefulSet } from "../../../core/manifests/mariadb";
 import { mariadbNetworkPolicy } from "../../../core/manifests/networkpolicy";
-import { databaseOf } from "../../../core/plan/database";
+import { databaseOf } from "../../../core/plan/read";
 import { conductorDaemonSet, ironicDeployment } from "../../../core/manifests/ironic";
 import { haRaw, planOf, withKeys } from "../plan/support";
 import { ha, plain, tlsExisting } from "./support";

@@ -1,6 +1,6 @@
 /** Certificate SANs (core/plan/certificates.ts): the API certificate, and each node's own; where the conductor CA comes from. */
 import { strict as assert } from "assert";
-import { listedConductors } from "../../../core/plan/conductors";
+import { listedConductors } from "../../../core/plan/read";
 
 import { apiCertificate, conductorCaPlan, nodeCertificateSans, tlsPlan } from "../../../core/plan/certificates";
 import { osloSettings } from "../../../core/plan/env";

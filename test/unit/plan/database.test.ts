@@ -1,7 +1,8 @@
 /** core/plan/database.ts: the downgrade guard with tags, tagged digests and bare digests with a stated version; the database plan by kind. */
 import { strict as assert } from "assert";
 
-import { databaseOf, downgradeError, effectiveIronicVersion } from "../../../core/plan/database";
+import { downgradeError, effectiveIronicVersion } from "../../../core/plan/database";
+import { databaseOf } from "../../../core/plan/read";
 import { devRaw, haRaw, planOf, withKeys } from "./support";
 
 const D1 = `sha256:${"a".repeat(64)}`;
@@ -43,11 +44,13 @@ describe("plan: downgrade guard", function () {
 
 describe("plan: the database by kind (databaseOf)", function () {
     const keys = (o: object) => Object.entries(o).filter(([, v]) => v !== undefined).map(([k]) => k).sort();
-    const common = ["allowDowngrade", "database", "hostForIronic", "jobs", "names", "serviceDnsNames"];
+    const common = ["allowDowngrade", "database", "env", "hostForIronic", "jobs", "names", "serviceDnsNames"];
     const deployed = ["networkPolicy", "protect", "retainOnDelete", "storageSize"];
     it("each kind carries what it is deployed or reached with, and nothing of another kind", function () {
         assert.deepEqual(keys(planOf(haRaw).database), [...common, ...deployed, "kind"].sort());
-        assert.deepEqual(keys(planOf(devRaw).database), ["allowDowngrade", "database", "kind", "names", "serviceDnsNames"], "sqlite: no host, no schema Jobs, nothing deployed");
+        assert.deepEqual(keys(planOf(devRaw).database), ["allowDowngrade", "database", "env", "kind", "names", "serviceDnsNames"], "sqlite: no host, no schema Jobs, nothing deployed");
+        assert.deepEqual(planOf(devRaw).database.env, { IRONIC_USE_MARIADB: "false" });
+        assert.deepEqual(planOf(haRaw).database.env, { IRONIC_USE_MARIADB: "true", MARIADB_HOST: "ironic-mariadb.metal3.svc", MARIADB_DATABASE: "ironic" });
         const galera = planOf(withKeys(haRaw, { database: { kind: "mariadb-operator", storageClass: "local", replicas: 5 } })).database;
         assert.deepEqual(keys(galera), [...common, ...deployed, "allowKindChange", "kind", "operator", "replicas", "storageClass"].sort());
         assert.deepEqual([databaseOf(galera, "mariadb-operator").replicas, databaseOf(galera, "mariadb-operator").storageClass], [5, "local"]);

@@ -9,7 +9,7 @@ import * as path from "path";
 import { ipToBigInt } from "../../../core/ip";
 import { buildPlan, listedConductors } from "../../../core/plan";
 import { apiCertificate, nodeCertificateSans } from "../../../core/plan/certificates";
-import { fillNodeTemplate, planTopology, slotDnsmasqConfs } from "../../../core/plan/conductors";
+import { fillNodeTemplate, planTopology } from "../../../core/plan/conductors";
 import { multiOf } from "../../helpers/plan";
 import { defaultNoProxy } from "../../../core/plan/downloads";
 import { ironicEnv } from "../../../core/plan/env";
@@ -68,7 +68,7 @@ describe("plan: dual-stack, multi (the dual-stack example stack)", function () {
     const conductors = listedConductors(plan);
 
     it("each conductor serves the same slot k of both ranges; the IPv6 slices are disjoint and inside the range", function () {
-        const slots = slotDnsmasqConfs(plan);
+        const slots = multiOf(plan).slotDnsmasqConfs;
         let prevEnd = -1n;
         for (const c of conductors) {
             const s = c.slot!;

@@ -2,7 +2,8 @@
 import { strict as assert } from "assert";
 
 import { sortedEnv } from "../../../core/manifests/meta";
-import { commonEnv, databaseEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "../../../core/plan/env";
+import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "../../../core/plan/env";
+import { databaseEnv } from "../../../core/plan/database";
 import { databasePlan } from "../../../core/plan/database";
 import { FAILOVER_SETTINGS } from "../../../core/timings";
 import { ED25519 } from "../config/support";

@@ -10,7 +10,7 @@ import { validateConfig } from "../../../core/config";
 import type { RawConfig } from "../../../core/config";
 import { externalUrlProblem } from "../../../core/config/reach";
 import { nodeCertificateSans } from "../../../core/plan";
-import { listedConductors } from "../../../core/plan/conductors";
+import { listedConductors } from "../../../core/plan/read";
 import { planExternal, urlHost } from "../../../core/plan/external";
 import { configOf, devNoDhcpRaw, devRaw, haRaw, planOf, v6VipRaw, vmediaRaw, withKeys } from "./support";
 

@@ -1,6 +1,6 @@
 /** core/plan/previous.ts: what one run of a stack exports for the next, and how the next reads it. */
 import { strict as assert } from "assert";
-import { listedConductors } from "../../../core/plan/conductors";
+import { listedConductors } from "../../../core/plan/read";
 
 import { buildPlan } from "../../../core/plan";
 import { PREVIOUS_OUTPUTS, parsePreviousState, persistedState, previousStateIssues } from "../../../core/plan/previous";

@@ -1,6 +1,6 @@
 /** The live readiness check's plan (core/plan/readiness.ts): what the Command gets, per topology and setting. */
 import { strict as assert } from "assert";
-import { listedConductors } from "../../../core/plan/conductors";
+import { listedConductors } from "../../../core/plan/read";
 import * as fs from "fs";
 import * as path from "path";
 

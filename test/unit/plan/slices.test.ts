@@ -14,7 +14,7 @@
  * counterexample. Re-run one with FC_SEED=<seed> (and FC_RUNS=<n> to search longer).
  */
 import { strict as assert } from "assert";
-import { dhcpSlotsOf, listedConductors } from "../../../core/plan/conductors";
+import { dhcpSlotsOf, listedConductors } from "../../../core/plan/read";
 import * as fc from "fast-check";
 
 import { ConductorConfig, DhcpConfig, StackConfig, defaultDhcpSlots } from "../../../core/config";
