@@ -38,7 +38,7 @@ describe("core/timings", function () {
     it("the slot takeover bound docs/topologies.md states is the one the timings give (19 s; 16 s after a delete; 14 s to serve a created Lease)", function () {
         assert.equal(slotTakeoverBound(), 19);
         assert.equal(slotCreateDelay(), 14);
-        const docs = fs.readFileSync(path.join(__dirname, "..", "..", "..", "docs", "topologies.md"), "utf8");
+        const docs = fs.readFileSync(path.join(__dirname, "..", "..", "docs", "topologies.md"), "utf8");
         assert.match(docs, new RegExp(`taken at most \\*\\*${slotTakeoverBound()} s\\*\\* after its last renewal`));
         assert.match(docs, new RegExp(`at most ${SLOT_TIMINGS.retryPeriod + slotCreateDelay()} s \\(${SLOT_TIMINGS.retryPeriod} \\+ ${slotCreateDelay()}\\) after the\\s+delete`));
         assert.match(docs, new RegExp(`it serves only ${slotCreateDelay()} s \\(${SLOT_TIMINGS.renewDeadline} \\+ ${SLOT_TIMINGS.stopGrace} \\+ ${SLOT_TIMINGS.claimMargin}\\) after the create's\\s+answer`));
