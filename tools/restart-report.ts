@@ -3,6 +3,7 @@
  * one line per workload that restarts, and why, then the Jobs that run, in order.
  */
 import { changedFields, K8sObject, objectId } from "./diff-fields";
+import { LABEL } from "../core/labels";
 
 const WORKLOADS = ["Deployment", "DaemonSet", "StatefulSet"];
 
@@ -156,7 +157,7 @@ function jobRuns(before: Map<string, K8sObject>, after: Map<string, K8sObject>):
     const when: Record<string, string> = { "db-upgrade": "before any Ironic pod rolls", "db-migrate": "after the Ironic pods are ready" };
     return [...after.entries()]
         .filter(([id, o]) => o.kind === "Job" && !before.has(id))
-        .map(([, o]) => ({ o, c: String(o.metadata?.labels?.["app.kubernetes.io/component"] ?? "") }))
+        .map(([, o]) => ({ o, c: String(o.metadata?.labels?.[LABEL.component] ?? "") }))
         .sort((x, y) => (order[x.c] ?? "9").localeCompare(order[y.c] ?? "9") || String(x.o.metadata.name).localeCompare(String(y.o.metadata.name)))
         .map(({ o, c }, i) => `Job ${o.metadata.namespace}/${o.metadata.name} runs ${i === 0 ? "first" : "next"}${when[c] ? `, ${when[c]}` : ""}`);
 }

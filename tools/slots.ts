@@ -10,6 +10,7 @@
 import { spawnSync } from "child_process";
 
 import { SLOT_NODE_ANNOTATION } from "../core/slot-agent";
+import { DHCP_SLOT_COMPONENT, LABEL } from "../core/labels";
 
 export interface LeaseLike {
     metadata: { name: string; annotations?: Record<string, string> };
@@ -66,7 +67,7 @@ function main(argv: string[]): number {
         }
         opts[m[1]] = argv[++i];
     }
-    const args = ["get", "leases", "-n", opts.namespace, "-l", `app.kubernetes.io/instance=${opts.name},app.kubernetes.io/component=dhcp-slot`, "-o", "json"];
+    const args = ["get", "leases", "-n", opts.namespace, "-l", `${LABEL.instance}=${opts.name},${LABEL.component}=${DHCP_SLOT_COMPONENT}`, "-o", "json"];
     if (opts.context) args.unshift("--context", opts.context);
     const r = spawnSync("kubectl", args, { encoding: "utf8" });
     if (r.error || r.status !== 0) {

@@ -16,6 +16,7 @@ import type * as pulumi from "@pulumi/pulumi";
 import * as YAML from "yaml";
 
 import type { IronicPlan } from "../plan/types";
+import { appSelector, asApp } from "../labels";
 
 /** The release's `config/` tree: path relative to it → text. */
 export type BmoReleaseFiles = ReadonlyMap<string, string>;
@@ -39,7 +40,7 @@ export function bmoNames(plan: IronicPlan) {
 
 /** The labels of every object of BMO the stack deploys (besides the release's own). */
 export function bmoLabels(plan: IronicPlan): Record<string, string> {
-    return { ...plan.labels, "app.kubernetes.io/name": "baremetal-operator", "app.kubernetes.io/component": "baremetal-operator" };
+    return asApp(plan.labels, "baremetal-operator", "baremetal-operator");
 }
 
 export interface BmoObjects {
@@ -117,7 +118,7 @@ export function bmoObjects(r: BmoRender): BmoObjects {
     const labels = bmoLabels(plan);
     // The release selects its pods by kubebuilder's `control-plane: controller-manager` alone, which
     // any other operator's pods in the namespace carry too: its selectors also name this stack's BMO.
-    const selector = { "app.kubernetes.io/name": "baremetal-operator", "app.kubernetes.io/instance": plan.name };
+    const selector = appSelector("baremetal-operator", plan.name);
     const releaseNs = "system";
     // The release's own names (kustomize's namePrefix is "baremetal-operator-"; these are before it).
     const renamed = new Map<string, string>([

@@ -16,6 +16,7 @@ import type { IronicPlan } from "../plan/types";
 import { renderMariadbConf } from "../render/mariadb";
 import { containerResources, sortedRecord } from "./meta";
 import { databaseClientSources } from "./networkpolicy";
+import { appSelector } from "../labels";
 
 /** A custom object of the operator's API (no typed model in @pulumi/kubernetes). */
 export interface OperatorObject {
@@ -33,7 +34,7 @@ export const IRONIC_MAX_USER_CONNECTIONS = 200;
 
 /** The operator's labels of a MariaDB's pods (its WithMariaDBSelectorLabels). */
 export function operatorPodSelector(plan: IronicPlan): Record<string, string> {
-    return { "app.kubernetes.io/name": "mariadb", "app.kubernetes.io/instance": plan.database.names.mariadb };
+    return appSelector("mariadb", plan.database.names.mariadb);
 }
 
 function meta(plan: IronicPlan, name: string): OperatorObject["metadata"] {

@@ -12,10 +12,11 @@ import { SCHEMA_JOB_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";
 import { containerResources, podBase, restrictedSecurityContext, sortedEnv, sortedRecord, untraced } from "./meta";
 import { databaseVolumes, fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
+import { appSelector, componentLabel } from "../labels";
 
 /** Labels of the MariaDB pod (a selector distinct from Ironic's). */
 export function mariadbSelector(plan: IronicPlan): Record<string, string> {
-    return { "app.kubernetes.io/name": "mariadb", "app.kubernetes.io/instance": plan.name };
+    return appSelector("mariadb", plan.name);
 }
 
 function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
@@ -59,7 +60,7 @@ function mariadbContainer(plan: IronicPlan): k8s.types.input.core.v1.Container {
 /** MariaDB: one replica on a PersistentVolumeClaim of its own (not a claim template: it outlives the StatefulSet). */
 export function mariadbStatefulSet(plan: IronicPlan, annotations: Record<string, pulumi.Input<string>> = {}): k8s.types.input.apps.v1.StatefulSet {
     const n = plan.database.names;
-    const labels = { ...plan.labels, ...mariadbSelector(plan), "app.kubernetes.io/component": "database" };
+    const labels = { ...plan.labels, ...mariadbSelector(plan), ...componentLabel("database") };
     return {
         apiVersion: "apps/v1",
         kind: "StatefulSet",
@@ -139,7 +140,7 @@ export function dbJob(plan: IronicPlan, which: "upgrade" | "migrate"): k8s.types
     const jobs = plan.database.jobs!;
     const db = databaseVolumes(plan);
     const upgrade = which === "upgrade";
-    const labels = { ...plan.labels, "app.kubernetes.io/component": SCHEMA_JOB_COMPONENTS[which] };
+    const labels = { ...plan.labels, ...componentLabel(SCHEMA_JOB_COMPONENTS[which]) };
     const container: k8s.types.input.core.v1.Container = {
         name: upgrade ? "dbsync-upgrade" : "online-data-migrations",
         image,

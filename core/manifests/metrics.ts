@@ -17,12 +17,13 @@ import type { IronicPlan } from "../plan/types";
 import { containerResources, restrictedSecurityContext } from "./meta";
 import type { Container } from "./meta";
 import { fromEmptyDir, mount, sharedPart, type Volume } from "./volumes";
+import { componentLabel } from "../labels";
 
 /** The Service's and ServiceMonitor's port name. */
 export const METRICS_PORT_NAME = "metrics";
 
 /** What sets the exporter's Service apart from the API Service (same pods, same stack labels). */
-export const METRICS_COMPONENT = { "app.kubernetes.io/component": "metrics" } as const;
+export const METRICS_COMPONENT = componentLabel("metrics");
 
 /** Minutes after which a notification file no longer refreshed is stale (three sensor intervals, at least 5). */
 export function staleMinutes(plan: IronicPlan): number {

@@ -14,10 +14,11 @@ import { MARIADB } from "../mariadb";
 import { databaseOf } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { SCHEMA_JOB_COMPONENTS, mariadbSelector } from "./mariadb";
+import { LABEL } from "../labels";
 
 /** Who may reach the database, whatever its kind: the Ironic pods, the schema Jobs, database.networkPolicy.hostSources. */
 export function databaseClientSources(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicyPeer[] {
-    const jobs = { key: "app.kubernetes.io/component", operator: "In", values: [SCHEMA_JOB_COMPONENTS.upgrade, SCHEMA_JOB_COMPONENTS.migrate] };
+    const jobs = { key: LABEL.component, operator: "In", values: [SCHEMA_JOB_COMPONENTS.upgrade, SCHEMA_JOB_COMPONENTS.migrate] };
     return [
         // The Ironic pods (host network: see above).
         { podSelector: { matchLabels: plan.selector } },

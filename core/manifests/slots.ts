@@ -20,6 +20,7 @@ import { SLOT_AGENT_CONTAINER, SLOT_AGENT_ENV, SLOT_PATHS } from "../slot-agent"
 import { containerResources, restrictedSecurityContext, sortedEnv } from "./meta";
 import type { Container, EnvVar } from "./meta";
 import { SCRIPT_FILES } from "../scripts";
+import { dhcpSlotLeaseLabels } from "../labels";
 
 export interface SlotLeaseAccess {
     namespace: string;
@@ -97,13 +98,7 @@ export function slotApiVolume(): k8s.types.input.core.v1.Volume {
 
 /** Labels the agents put on their Leases (`npm run slots` and `kubectl get leases -l` select them). */
 export function slotLeaseLabels(plan: IronicPlan): Record<string, string> {
-    return {
-        "app.kubernetes.io/component": "dhcp-slot",
-        "app.kubernetes.io/instance": plan.name,
-        "app.kubernetes.io/part-of": "metal3",
-        // Written by the pods at run time, not by Pulumi: no stack state tracks them.
-        "app.kubernetes.io/managed-by": "dhcp-slot-agent",
-    };
+    return dhcpSlotLeaseLabels(plan.name);
 }
 
 const SLOT_AGENT_PATH = `${CONDUCTOR_PATHS.scripts}/${SCRIPT_FILES.slotAgent}`;

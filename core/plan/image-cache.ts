@@ -16,6 +16,7 @@ import type { PerArch } from "../config/image-cache";
 import { BMO_DEPLOY_ENV, DEPLOY_IMAGE_OPTIONS, ENV, IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
 import { urlOf } from "../ip";
 import { IPA_CACHE_ENV, IPA_CACHE_PATHS } from "../scripts";
+import { appLabels, appSelector } from "../labels";
 
 /** As types.ts has them (not imported: types.ts imports this file's plan type). */
 type EnvMap = Record<string, string>;
@@ -131,8 +132,8 @@ export function planImageCache(config: StackConfig, downloaderEnv: EnvMap): Imag
     };
     const common: ImageCacheCommon = {
         names,
-        labels: { "app.kubernetes.io/name": "ipa-cache", "app.kubernetes.io/instance": config.name, "app.kubernetes.io/part-of": "metal3", "app.kubernetes.io/managed-by": "metal3-ironic" },
-        selector: { "app.kubernetes.io/name": "ipa-cache", "app.kubernetes.io/instance": config.name },
+        labels: appLabels("ipa-cache", config.name),
+        selector: appSelector("ipa-cache", config.name),
         serviceDnsNames: u.serviceDnsNames,
         architectures: u.architectures,
         ...(u.defaultArchitecture ? { defaultArchitecture: u.defaultArchitecture } : {}),

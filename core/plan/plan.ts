@@ -16,6 +16,7 @@ import { planTrust } from "./trust";
 import { upgradeSubject } from "./upgrade";
 import type { PreviousState } from "./previous";
 import type { IronicPlan } from "./types";
+import { appLabels, appSelector } from "../labels";
 
 /**
  * `previous`: what the stack's previous run left (core/plan/previous.ts); `{}` plans a first run.
@@ -31,13 +32,8 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
     return {
         name,
         namespace,
-        labels: {
-            "app.kubernetes.io/name": "ironic",
-            "app.kubernetes.io/instance": name,
-            "app.kubernetes.io/part-of": "metal3",
-            "app.kubernetes.io/managed-by": "metal3-ironic",
-        },
-        selector: { "app.kubernetes.io/name": "ironic", "app.kubernetes.io/instance": name },
+        labels: appLabels("ironic", name),
+        selector: appSelector("ironic", name),
         names: resourceNames(config),
         serviceDnsNames,
         urls: {

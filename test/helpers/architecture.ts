@@ -329,6 +329,20 @@ export function resourceConstructions(file: string, text: string): Construction[
     return found;
 }
 
+/** String and template literals (not comments) of a file that contain `needle`: where a label key, a path, … is written. */
+export function literalsContaining(file: string, text: string, needle: string): Construction[] {
+    const sf = parse(file, text);
+    const found: Construction[] = [];
+    const visit = (node: ts.Node) => {
+        if ((ts.isStringLiteralLike(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) && node.text.includes(needle)) {
+            found.push({ file, line: lineOf(sf, node), text: node.getText(sf) });
+        }
+        ts.forEachChild(node, visit);
+    };
+    visit(sf);
+    return found;
+}
+
 /** The project's own modules: index.ts and every .ts file under components/, core/ and tools/. */
 export function loadProject(root: string, dirs = ["components", "core", "tools"], tops = ["index.ts"]): FileSet {
     const files: FileSet = new Map();

@@ -5,7 +5,8 @@
  *   (b) no import cycle among the project's modules (index.ts, components/, core/, tools/);
  *   (c) only components/ construct Pulumi resources;
  *   (d) core/manifests/ imports only types from core/plan/, and the readers that narrow the plan's
- *       unions (core/plan/read.ts, itself importing types only): the plan decides, manifests build.
+ *       unions (core/plan/read.ts, itself importing types only): the plan decides, manifests build;
+ *   (e) labels are built in core/labels.ts only: no other module writes an app.kubernetes.io/ key.
  * The checkers (test/helpers/architecture.ts) read the TypeScript syntax tree. The second half of
  * this file runs them on small in-memory trees that break each rule, so a checker that goes blind
  * fails here instead of passing silently.
@@ -22,6 +23,7 @@ import {
     formatCycle,
     formatPulumiImport,
     Graph,
+    literalsContaining,
     loadProject,
     parseImports,
     resourceConstructions,
@@ -37,6 +39,7 @@ const inComponents = (f: string) => f.startsWith("components/");
  * plan's readers (core/plan/read.ts: they narrow the plan's unions and compute nothing).
  */
 const PLAN_READERS = "core/plan/read.ts";
+const LABELS = "core/labels.ts";
 const planValueImports = (graph: Graph) =>
     graph.edges
         .filter((e) => !e.typeOnly && e.from.startsWith("core/manifests/") && e.to.startsWith("core/plan/") && e.to !== PLAN_READERS)
@@ -83,6 +86,13 @@ describe("architecture: the project's layout rules", function () {
         // The checker is not blind on this tree: manifests import types and readers from the plan.
         assert.ok(graph.edges.some((e) => e.from.startsWith("core/manifests/") && e.to.startsWith("core/plan/") && e.typeOnly), "no type import from core/plan/ seen in core/manifests/");
         assert.ok(graph.edges.some((e) => e.from.startsWith("core/manifests/") && e.to === PLAN_READERS && !e.typeOnly), `no import of ${PLAN_READERS} seen in core/manifests/`);
+    });
+
+    it("(e) labels are built in core/labels.ts only: no other module of index.ts, components/, core/, tools/ or policy/ writes an app.kubernetes.io/ key", function () {
+        const all = new Map([...files, ...loadProject(ROOT, ["policy"], [])]);
+        const written = [...all].flatMap(([f, text]) => literalsContaining(f, text, "app.kubernetes.io/"));
+        assert.deepEqual(written.filter((w) => w.file !== LABELS).map((w) => `${w.file}:${w.line} ${w.text}`), [], `build labels with ${LABELS}`);
+        assert.ok(written.some((w) => w.file === LABELS), `the checker finds no label key even in ${LABELS}`);
     });
 
     it("(c) only components/ construct Pulumi resources", function () {
@@ -229,6 +239,23 @@ describe("architecture: the checkers fail on broken trees", function () {
             });
             const g = buildGraph(files);
             assert.deepEqual(planValueImports(g).map((e) => `${e.from}:${e.line} -> ${e.to}`), ["core/manifests/a.ts:1 -> core/plan/conductors.ts"]);
+        });
+    });
+
+    describe("(e) label keys written outside core/labels.ts", function () {
+        it("finds them in strings and templates, not in comments", function () {
+            const text = [
+                `// app.kubernetes.io/name in a comment`,
+                `const a = { "app.kubernetes.io/name": "x" };`,
+                "const b = `app.kubernetes.io/instance=${n},other`;",
+                "const c = `${n}app.kubernetes.io/component`;",
+                `const d = "app.example/name";`,
+            ].join("\n");
+            assert.deepEqual(literalsContaining("core/x.ts", text, "app.kubernetes.io/").map((w) => `${w.line} ${w.text}`), [
+                `2 "app.kubernetes.io/name"`,
+                "3 `app.kubernetes.io/instance=${",
+                "4 }app.kubernetes.io/component`",
+            ]);
         });
     });
 
