@@ -17,6 +17,7 @@ import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
 import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
+import { stackMeta } from "../core/manifests/meta";
 
 export interface ConductorsArgs {
     plan: IronicPlan;
@@ -62,12 +63,12 @@ export class Conductors extends pulumi.ComponentResource {
         const caSecret = source === "stack-root" ? this.conductorRoot(name, plan, namespace) : source === "stack-intermediate" && pki ? this.conductorCa(name, plan, namespace, pki) : undefined;
         const nodeData = new k8s.core.v1.ConfigMap(
             `${name}-conductors`,
-            { metadata: { name: plan.names.nodeDataConfigMap, namespace, labels: plan.labels }, data: nodeDataConfigMapData(plan) },
+            { metadata: stackMeta(plan, plan.names.nodeDataConfigMap, { namespace }), data: nodeDataConfigMapData(plan) },
             { parent: this },
         );
         const scripts = new k8s.core.v1.ConfigMap(
             `${name}-scripts`,
-            { metadata: { name: scriptsConfigMapName(plan), namespace, labels: plan.labels }, immutable: true, data: scriptsConfigMapData(plan) },
+            { metadata: stackMeta(plan, scriptsConfigMapName(plan), { namespace }), immutable: true, data: scriptsConfigMapData(plan) },
             { parent: this },
         );
 
@@ -114,7 +115,7 @@ export class Conductors extends pulumi.ComponentResource {
     private caSecret(name: string, plan: IronicPlan, namespace: pulumi.Input<string>, ca: { certPem: pulumi.Input<string>; keyPem: pulumi.Input<string> }): k8s.core.v1.Secret {
         return new k8s.core.v1.Secret(
             `${name}-conductor-ca`,
-            tlsSecretBody({ name: plan.names.conductorCaSecret, namespace, labels: plan.labels }, { cert: ca.certPem, key: ca.keyPem }),
+            tlsSecretBody(stackMeta(plan, plan.names.conductorCaSecret, { namespace }), { cert: ca.certPem, key: ca.keyPem }),
             { parent: this },
         );
     }

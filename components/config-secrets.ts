@@ -14,6 +14,7 @@ import * as random from "@pulumi/random";
 import { SECRET_ENV_HASH_ANNOTATION, WORKLOAD_TYPES, moveSecretEnv } from "../core/manifests/secret-env";
 import { IronicPlan } from "../core/plan";
 import { secretMask } from "./args";
+import { stackMeta } from "../core/manifests/meta";
 
 /**
  * The component's transformations for secret config: a workload's env entries move into the
@@ -46,7 +47,7 @@ export class ConfigSecrets {
         this.salt = new random.RandomPassword(`${name}-config-secrets-salt`, { length: 32, special: false }, { parent }).result;
         this.secret = new k8s.core.v1.Secret(
             `${name}-config-secrets`,
-            { metadata: { name: plan.names.configSecrets, namespace, labels: plan.labels }, type: "Opaque", stringData: pulumi.secret(pulumi.output(data)) },
+            { metadata: stackMeta(plan, plan.names.configSecrets, { namespace }), type: "Opaque", stringData: pulumi.secret(pulumi.output(data)) },
             { parent },
         );
     }

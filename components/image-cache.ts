@@ -25,6 +25,7 @@ import {
 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { StackPki, serverTlsSecret } from "./pki";
+import { stackMeta } from "../core/manifests/meta";
 
 export interface ImageCacheArgs {
     plan: IronicPlan;
@@ -98,12 +99,12 @@ export function imageCacheForStack(parent: pulumi.ComponentResource, name: strin
     const mounted: pulumi.Resource[] = [];
     const issuer = cacheRoot(parent, name, plan, pki);
     if (imageCacheClient(plan)) {
-        mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: { name: ic.names.clientConfigMap, namespace, labels: plan.labels }, data: imageCacheClientData() }, { parent }));
+        mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: stackMeta(plan, ic.names.clientConfigMap, { namespace }), data: imageCacheClientData() }, { parent }));
     }
     // Deploy: the stack CA (or the cache's own root) signs the cache's server certificate (ImageCache issues it).
     const caPem = ic.mode === "deploy" ? issuer?.caCertPem : ic.ca?.pem !== undefined ? pulumi.output(ic.ca.pem) : undefined;
     if (ic.ca && !ic.ca.userOwned && caPem) {
-        mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: { name: ic.ca.secretName, namespace, labels: plan.labels }, stringData: { "ca.crt": caPem } }, { parent }));
+        mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: stackMeta(plan, ic.ca.secretName, { namespace }), stringData: { "ca.crt": caPem } }, { parent }));
     }
     return { mounted, ...(url ? { url: pulumi.output(url) } : {}), ...(caPem ? { caCertPem: caPem } : {}), ...(issuer ? { pki: issuer } : {}), ...(issuer && issuer !== pki ? { ownRootPem: issuer.caCertPem } : {}) };
 }

@@ -8,6 +8,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicService, sha256 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
+import { stackMeta } from "../core/manifests/meta";
 
 export interface IronicArgs {
     plan: IronicPlan;
@@ -37,7 +38,7 @@ export class Ironic extends pulumi.ComponentResource {
         if (data) {
             this.dnsmasqConfig = new k8s.core.v1.ConfigMap(
                 `${name}-dnsmasq`,
-                { metadata: { name: plan.names.dnsmasqConfigMap, namespace: args.namespace, labels: plan.labels }, data },
+                { metadata: stackMeta(plan, plan.names.dnsmasqConfigMap, { namespace: args.namespace }), data },
                 { parent: this },
             );
             dependsOn.push(this.dnsmasqConfig);

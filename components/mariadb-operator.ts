@@ -19,6 +19,7 @@ import { OPERATOR_IRONIC_USER, operatorMariadb, operatorNetworkPolicy, operatorS
 import { IronicPlan } from "../core/plan";
 import { StackPki, serverTlsSecret } from "./pki";
 import { databaseCredentials } from "./mariadb";
+import { stackMeta } from "../core/manifests/meta";
 
 export interface MariaDBOperatorArgs {
     plan: IronicPlan;
@@ -43,7 +44,7 @@ export class MariaDBOperatorCluster extends pulumi.ComponentResource {
         this.credentials = secret;
         // The operator reads tls.crt/tls.key (serverCertSecretRef) and ca.crt (serverCASecretRef, trust only: no ca.key).
         const request = { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] };
-        const { secret: tls } = serverTlsSecret(pki, name, request, { name: n.tlsSecret, namespace, labels: plan.labels }, { issue: pki, secret: this })!;
+        const { secret: tls } = serverTlsSecret(pki, name, request, stackMeta(plan, n.tlsSecret, { namespace }), { issue: pki, secret: this })!;
         const operator = db.operator.install ? installOperator(name, plan, this) : [];
 
         const keep = { retainOnDelete: db.retainOnDelete };

@@ -15,6 +15,7 @@ import { renderInitSql, renderMariadbConf, renderPasswordsSql } from "../core/re
 import { contentHash, inNamespace, mariadbNetworkPolicy, mariadbPvc, mariadbService, mariadbStatefulSet, sha256 } from "../core/manifests";
 import { StackPki, serverTlsSecret } from "./pki";
 import { IronicPlan } from "../core/plan";
+import { stackMeta } from "../core/manifests/meta";
 
 export interface MariaDBArgs {
     plan: IronicPlan;
@@ -38,7 +39,7 @@ export function databaseCredentials(parent: pulumi.Resource, name: string, plan:
     const secret = new k8s.core.v1.Secret(
         `${name}-credentials`,
         {
-            metadata: { name: plan.database.names.credentialsSecret, namespace, labels: plan.labels },
+            metadata: stackMeta(plan, plan.database.names.credentialsSecret, { namespace }),
             stringData: { [MARIADB.rootPasswordKey]: pulumi.secret(root.result), username, password: pulumi.secret(ironic.result) },
         },
         { parent },
@@ -63,7 +64,7 @@ export class MariaDB extends pulumi.ComponentResource {
         const init = new k8s.core.v1.Secret(
             `${name}-init`,
             {
-                metadata: { name: n.initSecret, namespace, labels: plan.labels },
+                metadata: stackMeta(plan, n.initSecret, { namespace }),
                 stringData: {
                     // First start (empty volume): the database and user.
                     [MARIADB.initFile]: pulumi.secret(ironic.result.apply((pw) => renderInitSql(plan.database.database, IRONIC_DB_USER, pw))),
@@ -76,9 +77,9 @@ export class MariaDB extends pulumi.ComponentResource {
 
         // Ironic verifies it with the CA in ca.crt (the stack CA, or the issuer's).
         const request = { commonName: plan.database.serviceDnsNames[2], dnsNames: plan.database.serviceDnsNames, ipAddresses: [] };
-        const tls = serverTlsSecret(pki, name, request, { name: n.tlsSecret, namespace, labels: plan.labels }, { issue: pki ?? this, secret: this });
+        const tls = serverTlsSecret(pki, name, request, stackMeta(plan, n.tlsSecret, { namespace }), { issue: pki ?? this, secret: this });
         const configData = { [MARIADB.confFile]: renderMariadbConf() };
-        const config = new k8s.core.v1.ConfigMap(`${name}-config`, { metadata: { name: n.configMap, namespace, labels: plan.labels }, data: configData }, { parent: this });
+        const config = new k8s.core.v1.ConfigMap(`${name}-config`, { metadata: stackMeta(plan, n.configMap, { namespace }), data: configData }, { parent: this });
 
         // The data volume: never replaced, and kept on destroy unless the user opts out.
         // protect: Pulumi refuses to delete or replace it (unprotect first to destroy the stack).

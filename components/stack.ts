@@ -30,6 +30,7 @@ import { deployImageCache, imageCacheForStack } from "./image-cache";
 import { Metrics } from "./metrics";
 import { secretNeedles } from "./secret-config";
 import { ConfigSecrets, secretTransformations } from "./config-secrets";
+import { stackMeta } from "../core/manifests/meta";
 
 export class Metal3Ironic extends pulumi.ComponentResource {
     /** The outputs a stack exports, under the names the next run reads back (readPreviousState). */
@@ -77,7 +78,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca (the multi
         // pods verify their peers with it); none with cert-manager: ca.crt of the issuer's Secrets.
         const caPem = existing ? existing.caCertPem : pki?.caCertPem;
-        const cacert = caPem ? [new k8s.core.v1.Secret(`${name}-cacert`, { metadata: { name: plan.names.caSecret, namespace, labels: plan.labels }, stringData: { "tls.crt": caPem } }, { parent: this })] : [];
+        const cacert = caPem ? [new k8s.core.v1.Secret(`${name}-cacert`, { metadata: stackMeta(plan, plan.names.caSecret, { namespace }), stringData: { "tls.crt": caPem } }, { parent: this })] : [];
         const db = this.database(name, plan, namespace, pki, [creds.secret, ...cacert, ...registerCertificates(this, name, plan, namespace)]);
         const cache = imageCacheForStack(this, name, plan, namespace, pki);
         // What the workload mounts or needs first (it waits for all of them), each step's own.
@@ -91,7 +92,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         if (upgrade && plan.database.jobs?.migrate) this.schemaJob(`${name}-db-migrate`, plan, "migrate", namespace, [workload, upgrade]);
         const bmoConfigMap = new k8s.core.v1.ConfigMap(
             `${name}-bmo`,
-            { metadata: { name: plan.names.bmoConfigMap, namespace, labels: plan.labels }, data: bmoConfigMapData(plan) },
+            { metadata: stackMeta(plan, plan.names.bmoConfigMap, { namespace }), data: bmoConfigMapData(plan) },
             { parent: this, dependsOn: [workload] },
         );
         if (plan.bmo.enabled) {

@@ -11,6 +11,7 @@ import { ExistingTls } from "./existing-tls";
 import { Ironic } from "./ironic";
 import { StackPki, serverTlsSecret } from "./pki";
 import { workloadComponentName } from "./topology-switch";
+import { stackMeta } from "../core/manifests/meta";
 
 /**
  * The Ironic workload: one Deployment (single, with its API certificate) or the conductors (multi),
@@ -41,7 +42,7 @@ cacheCaPem?: pulumi.Output<string>,
         // Only with "generate": with "existing" the API certificate is the user's, even when a
         // stack PKI exists (for MariaDB), and its Secret is theirs.
         const request = { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses };
-        const server = serverTlsSecret(pki, name, request, { name: plan.names.tlsSecret, namespace, labels: plan.labels }, { issue: pki, secret: parent }, `${name}-api`)!;
+        const server = serverTlsSecret(pki, name, request, stackMeta(plan, plan.names.tlsSecret, { namespace }), { issue: pki, secret: parent }, `${name}-api`)!;
         mounted.push(server.secret);
         tlsCertPem = server.certPem;
     } else if (existing) {

@@ -9,6 +9,7 @@
 import { listedConductors } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { ipToNumber } from "../ip";
+import { stackMeta } from "./meta";
 
 export const CERT_MANAGER_API_VERSION = "cert-manager.io/v1";
 
@@ -40,7 +41,7 @@ export function certificateManifest(plan: IronicPlan, r: CertificateRequest): Ce
     return {
         apiVersion: CERT_MANAGER_API_VERSION,
         kind: "Certificate",
-        metadata: { name: r.secretName, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, r.secretName),
         spec: {
             secretName: r.secretName,
             // The Secret carries the stack's labels too (kubectl -l finds every object of the stack).

@@ -24,7 +24,7 @@ import { imageCacheClient } from "./image-cache";
 import { dhcpDirsContainer, sharedDirsContainer } from "./init-dirs";
 import { ironicTrust } from "./trust";
 import { exporterContainer, exporterVolumes } from "./metrics";
-import { ANNOTATIONS, podBase, sortedRecord } from "./meta";
+import { ANNOTATIONS, podBase, sortedRecord, stackMeta } from "./meta";
 import type { Container, PodSpec } from "./meta";
 import { slotAgentContainer, usesSlotAgents } from "./slots";
 import { podTopology } from "./topology";
@@ -80,7 +80,7 @@ export function ironicDeployment(plan: IronicPlan, annotations: Record<string, p
     return {
         apiVersion: "apps/v1",
         kind: "Deployment",
-        metadata: { name: plan.names.deployment, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.names.deployment),
         spec: {
             replicas: 1,
             strategy: { type: "Recreate" },
@@ -103,7 +103,7 @@ export function conductorDaemonSet(plan: IronicPlan, annotations: Record<string,
     return {
         apiVersion: "apps/v1",
         kind: "DaemonSet",
-        metadata: { name: plan.names.deployment, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.names.deployment),
         spec: {
             selector: { matchLabels: plan.selector },
             // Host ports: the old pod must go before the new one starts on the same node.
@@ -121,7 +121,7 @@ export function ironicService(plan: IronicPlan): k8s.types.input.core.v1.Service
     return {
         apiVersion: "v1",
         kind: "Service",
-        metadata: { name: plan.names.service, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.names.service),
         spec: {
             type: "ClusterIP",
             selector: plan.selector,

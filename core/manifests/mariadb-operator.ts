@@ -14,7 +14,7 @@ import { MARIADB, MARIADB_OPERATOR } from "../mariadb";
 import { databaseOf } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { renderMariadbConf } from "../render/mariadb";
-import { containerResources, sortedRecord } from "./meta";
+import { containerResources, sortedRecord, stackMeta } from "./meta";
 import { databaseClientSources } from "./networkpolicy";
 import { appSelector } from "../labels";
 
@@ -39,7 +39,7 @@ export function operatorPodSelector(plan: IronicPlan): Record<string, string> {
 
 function meta(plan: IronicPlan, name: string): OperatorObject["metadata"] {
     // The provider waits until the operator reports the object Ready (the schema Job runs after that).
-    return { name, namespace: plan.namespace, labels: plan.labels, annotations: { "pulumi.com/waitFor": "condition=Ready" } };
+    return { ...stackMeta(plan, name), annotations: { "pulumi.com/waitFor": "condition=Ready" } };
 }
 
 /** The server configuration the operator adds to its own: that of the single-pod kind, less the TLS lines (the operator writes those). */
@@ -125,7 +125,7 @@ export function operatorNetworkPolicy(plan: IronicPlan): k8s.types.input.network
     return {
         apiVersion: "networking.k8s.io/v1",
         kind: "NetworkPolicy",
-        metadata: { name: plan.database.names.networkPolicy, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.database.names.networkPolicy),
         spec: {
             podSelector: { matchLabels: operatorPodSelector(plan) },
             policyTypes: ["Ingress"],

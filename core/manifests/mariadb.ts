@@ -10,7 +10,7 @@ import { MARIADB } from "../mariadb";
 import { databaseOf } from "../plan/read";
 import { SCHEMA_JOB_TIMINGS } from "../timings";
 import type { IronicPlan } from "../plan/types";
-import { containerResources, podBase, restrictedSecurityContext, sortedEnv, sortedRecord, untraced } from "./meta";
+import { containerResources, podBase, restrictedSecurityContext, sortedEnv, sortedRecord, stackMeta, untraced } from "./meta";
 import { databaseVolumes, fromConfigMap, fromEmptyDir, fromSecret, mount, readOnlyMount } from "./volumes";
 import { appSelector, componentLabel } from "../labels";
 
@@ -94,7 +94,7 @@ export function mariadbService(plan: IronicPlan): k8s.types.input.core.v1.Servic
     return {
         apiVersion: "v1",
         kind: "Service",
-        metadata: { name: plan.database.names.service, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.database.names.service),
         spec: { type: "ClusterIP", selector: mariadbSelector(plan), ports: [{ name: "mysql", port: MARIADB.port, targetPort: MARIADB.port, protocol: "TCP" }] },
     };
 }
@@ -104,7 +104,7 @@ export function mariadbPvc(plan: IronicPlan): k8s.types.input.core.v1.Persistent
     return {
         apiVersion: "v1",
         kind: "PersistentVolumeClaim",
-        metadata: { name: plan.database.names.pvc, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.database.names.pvc),
         spec: {
             accessModes: ["ReadWriteOnce"],
             resources: { requests: { storage: db.storageSize } },

@@ -34,6 +34,15 @@ export function inNamespace<T extends { metadata?: unknown }>(o: T, namespace: p
 }
 
 /**
+ * The metadata of an object of the stack: its name, namespace and labels (the stack's unless
+ * given). Components pass the namespace as registered (an Output, so that the object depends on
+ * the Namespace being created); the pure renderers use the plan's.
+ */
+export function stackMeta<NS extends pulumi.Input<string> = string>(plan: IronicPlan, name: string, o: { namespace?: NS; labels?: Record<string, string> } = {}): { name: string; namespace: NS; labels: Record<string, string> } {
+    return { name, namespace: o.namespace ?? (plan.namespace as NS), labels: o.labels ?? plan.labels };
+}
+
+/**
  * The body of every kubernetes.io/tls Secret of the stack: the certificate, its key and, for a
  * server's, the CA its clients verify with (ca.crt; a CA's own Secret has none).
  */

@@ -15,6 +15,7 @@ import { databaseOf } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
 import { SCHEMA_JOB_COMPONENTS, mariadbSelector } from "./mariadb";
 import { LABEL } from "../labels";
+import { stackMeta } from "./meta";
 
 /** Who may reach the database, whatever its kind: the Ironic pods, the schema Jobs, database.networkPolicy.hostSources. */
 export function databaseClientSources(plan: IronicPlan): k8s.types.input.networking.v1.NetworkPolicyPeer[] {
@@ -32,7 +33,7 @@ export function mariadbNetworkPolicy(plan: IronicPlan): k8s.types.input.networki
     return {
         apiVersion: "networking.k8s.io/v1",
         kind: "NetworkPolicy",
-        metadata: { name: plan.database.names.networkPolicy, namespace: plan.namespace, labels: plan.labels },
+        metadata: stackMeta(plan, plan.database.names.networkPolicy),
         spec: {
             podSelector: { matchLabels: mariadbSelector(plan) },
             policyTypes: ["Ingress"],
