@@ -9,6 +9,7 @@ import { resolveResources } from "./resources";
 import { DEFAULT_GALERA_REPLICAS, DEFAULT_OPERATOR_NAMESPACE } from "./database";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { CaSource, StackConfig } from "./types";
+import { resolveReadiness } from "./readiness";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
@@ -25,8 +26,6 @@ export function defaultDhcpSlots(conductors: number): number {
     return Math.min(MAX_DHCP_SLOTS, Math.max(DEFAULT_DHCP_SLOTS, conductors + 1));
 }
 
-/** How long the live readiness check waits for every conductor unless `readiness.timeoutSeconds` says otherwise. */
-export const DEFAULT_READINESS_TIMEOUT = 600;
 
 /** The control-plane role label: multi runs a conductor on every node carrying it unless `placement.conductorNodeSelector` says otherwise. */
 export const CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
@@ -95,11 +94,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         bmo: resolveBmo(p.bmo),
         ...(p.external && Object.keys(p.external).length > 0 ? { external: p.external } : {}),
         keepalived: keepalivedDefaults(p.keepalived),
-        readiness: {
-            enabled: p.readiness?.enabled ?? true,
-            mode: p.readiness?.mode ?? "auto",
-            timeoutSeconds: p.readiness?.timeoutSeconds ?? DEFAULT_READINESS_TIMEOUT,
-        },
+        readiness: resolveReadiness(p.readiness),
     };
 }
 

@@ -13,7 +13,9 @@
  * what an empty configuration resolves to (defaults.ts) wherever that is a single value. Links are
  * relative to docs/.
  */
+import { READINESS_DOCS } from "./readiness";
 import type { ResourceRole } from "./resources";
+import type { ReferenceRow } from "./section";
 import type { TOP_LEVEL_KEYS } from "./schema";
 
 type TopKey = (typeof TOP_LEVEL_KEYS)[number];
@@ -41,17 +43,12 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
     external: "single: what BMCs on another network reach Ironic at (virtual media and IPA's callback URLs); multi: conductors[].external.",
     keepalived: "With provisioning.keepalived: extra VIPs, the VRRP virtual router id and password (your Secret).",
-    readiness: "The live check after the workload: every conductor alive in the Ironic API, or pulumi up fails.",
+    readiness: READINESS_DOCS.description,
     metrics: "Sensor data and the ironic-prometheus-exporter beside every Ironic (every conductor in multi); optional ServiceMonitor.",
     bmo: "baremetal-operator deployed in the namespace from its release's Go module, already wired to this Ironic (off by default).",
 };
 
-export interface ReferenceRow {
-    keys: string[];
-    type?: string;
-    default: string;
-    notes?: string;
-}
+export type { ReferenceRow } from "./section";
 
 export const REFERENCE: ReferenceRow[] = [
     // topology
@@ -177,9 +174,7 @@ export const REFERENCE: ReferenceRow[] = [
     // kubernetes
     { keys: ["kubernetes.context"], type: "string", default: "current context", notes: "kubeconfig context of the explicit provider (and of `kubectl` in the readiness check); letters, digits and `. _ @ : / + = -`" },
     // readiness
-    { keys: ["readiness.enabled"], type: "bool", default: "`true`", notes: "after the workload, wait until every conductor is alive in the API, else fail `pulumi up`; see [Live readiness](gitops.md#live-readiness); must be `false` with `tls.mode: cert-manager`" },
-    { keys: ["readiness.mode"], default: "`auto`", notes: "how the check reaches the API: `auto` = `in-cluster` when `KUBERNETES_SERVICE_HOST` is set (e.g. under PKO), else `port-forward`" },
-    { keys: ["readiness.timeoutSeconds"], type: "10–86400", default: "`600`", notes: "how long the check waits for every conductor" },
+    ...READINESS_DOCS.reference,
     // metrics
     { keys: ["metrics.enabled"], type: "bool", default: "`false`", notes: "sensor data collection on every conductor and an `ironic-prometheus-exporter` container in every Ironic pod, each serving only its own conductor's nodes, plus a headless Service with one endpoint per conductor; see [Metrics](metrics.md)" },
     { keys: ["metrics.sensorInterval"], type: "seconds, 60–86400", default: "`160`", notes: "how often each conductor reads its nodes' BMC sensors (`[sensor_data]interval`); the image's default; exporter files not refreshed for 3 intervals are dropped" },

@@ -15,6 +15,7 @@ import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
 import { metricsSection } from "./metrics";
 import { databaseSection } from "./database";
+import { readinessSection } from "./readiness";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -204,11 +205,7 @@ export const sections = {
     /** baremetal-operator from its release's module, wired to this Ironic (bmo.ts). */
     bmo: bmoSection({ strict }),
     /** The live check after the workload (components/readiness.ts, assets/ironic-readiness.py). */
-    readiness: strict({
-        enabled: z.boolean().optional(),
-        mode: z.enum(["auto", "in-cluster", "port-forward"], { error: 'must be "auto", "in-cluster" (the API Service URL) or "port-forward" (kubectl port-forward)' }).optional(),
-        timeoutSeconds: z.number().int("must be a whole number of seconds").min(10, "must be at least 10").max(86400, "must be at most 86400 (a day)").optional(),
-    }),
+    readiness: readinessSection({ strict }),
 } as const;
 
 /** Every section as parsed (before defaults). */

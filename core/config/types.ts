@@ -2,6 +2,7 @@
 import type { ImageCacheConfig } from "./image-cache";
 import type { BmoConfig } from "./bmo";
 import type { MetricsConfig } from "./metrics";
+import type { ReadinessConfig } from "./readiness";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
 import type { Toleration } from "./schema";
@@ -191,5 +192,5 @@ export interface StackConfig {
     /** single: what BMCs on another network reach Ironic at (multi: conductors[].external). */
     external?: ExternalConfig;
     keepalived: KeepalivedConfig;
-    readiness: { enabled: boolean; mode: "auto" | "in-cluster" | "port-forward"; timeoutSeconds: number };
+    readiness: ReadinessConfig;
 }
