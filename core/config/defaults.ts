@@ -1,5 +1,5 @@
 /** Defaults: what an unset key means. docs/configuration.md lists the same values (tools/config-reference.ts checks them). */
-import { DEFAULT_IMAGES, PORTS } from "../contract";
+import { DEFAULT_IMAGES } from "../contract";
 import { mirrorImage } from "./network";
 import { parseImage } from "./pinning";
 import { resolveImageCache } from "./image-cache";
@@ -9,6 +9,9 @@ import { resolveResources } from "./resources";
 import { DEFAULT_GALERA_REPLICAS, DEFAULT_OPERATOR_NAMESPACE } from "./database";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { CaSource, StackConfig } from "./types";
+import { resolveKubernetes } from "./kubernetes";
+import { resolvePlacement } from "./placement";
+import { resolvePorts } from "./ports";
 import { resolveReadiness } from "./readiness";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
@@ -27,15 +30,6 @@ export function defaultDhcpSlots(conductors: number): number {
 }
 
 
-/** The control-plane role label: multi runs a conductor on every node carrying it unless `placement.conductorNodeSelector` says otherwise. */
-export const CONTROL_PLANE_ROLE = "node-role.kubernetes.io/control-plane";
-
-/** Tolerated unless `placement.tolerations` is set: Ironic runs on the control-plane nodes. */
-export const CONTROL_PLANE_TOLERATIONS = [
-    { key: "node-role.kubernetes.io/control-plane", operator: "Exists" as const, effect: "NoSchedule" as const },
-    { key: "node-role.kubernetes.io/master", operator: "Exists" as const, effect: "NoSchedule" as const },
-];
-
 /** The defaulted configuration. Sections that are absent (or failed to parse) get every default. */
 export function applyDefaults(p: ParsedSections): StackConfig {
     return {
@@ -45,12 +39,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         createNamespace: p.createNamespace ?? true,
         clusterDomain: p.clusterDomain ?? "cluster.local",
         images: imagesDefaults(p.images, p),
-        ports: {
-            api: p.ports?.api ?? PORTS.api,
-            http: p.ports?.http ?? PORTS.http,
-            vmediaTls: p.ports?.vmediaTls ?? PORTS.vmediaTls,
-            jsonRpc: p.ports?.jsonRpc ?? PORTS.jsonRpc,
-        },
+        ports: resolvePorts(p.ports),
         provisioning: provisioningDefaults(p.provisioning),
         tls: {
             mode: p.tls?.mode ?? "generate",
@@ -64,11 +53,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
             extraIps: p.tls?.extraIps ?? [],
             ...pick(p.tls, ["minVersion", "ciphers", "ciphersTls13", "curves"]),
         },
-        placement: {
-            nodeSelector: p.placement?.nodeSelector ?? {},
-            conductorNodeSelector: p.placement?.conductorNodeSelector ?? { [CONTROL_PLANE_ROLE]: "" },
-            tolerations: p.placement?.tolerations ?? CONTROL_PLANE_TOLERATIONS,
-        },
+        placement: resolvePlacement(p.placement),
         ironic: {
             apiUsername: p.ironic?.apiUsername ?? "metal3",
             config: p.ironic?.config ?? {},
@@ -79,7 +64,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         },
         database: databaseDefaults(p.database),
         conductors: p.conductors ?? [],
-        kubernetes: p.kubernetes ?? {},
+        kubernetes: resolveKubernetes(p.kubernetes),
         resources: resolveResources(p.resources),
         proxy: {
             httpProxy: p.proxy?.httpProxy,

@@ -13,6 +13,9 @@
  * what an empty configuration resolves to (defaults.ts) wherever that is a single value. Links are
  * relative to docs/.
  */
+import { KUBERNETES_DOCS } from "./kubernetes";
+import { PLACEMENT_DOCS } from "./placement";
+import { PORTS_DOCS } from "./ports";
 import { READINESS_DOCS } from "./readiness";
 import type { ResourceRole } from "./resources";
 import type { ReferenceRow } from "./section";
@@ -28,14 +31,14 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     createNamespace: "Create the namespace (false when it is managed elsewhere).",
     clusterDomain: "Cluster DNS domain, used in the certificate SANs.",
     images: "Container images (tag or @sha256 digest).",
-    ports: "Ports on the provisioning network.",
+    ports: PORTS_DOCS.description,
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
     tls: "Certificates: generated from a stack CA, your Secrets (multi: also your conductor CA), or cert-manager Certificates.",
-    placement: "Where the pods run: node selector and tolerations; multi: which nodes run a conductor.",
+    placement: PLACEMENT_DOCS.description,
     ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
     database: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
     conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
-    kubernetes: "The Kubernetes provider: kubeconfig context.",
+    kubernetes: KUBERNETES_DOCS.description,
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
     proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
     trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
@@ -70,10 +73,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["images.baremetalOperator"], type: "image ref", default: "`quay.io/metal3-io/baremetal-operator:v0.13.2`", notes: "with `bmo.enabled`; unless set, its tag is `bmo.version`: the binary of the release whose manifests are deployed" },
     { keys: ["images.registry"], type: "`host[:port][/path]`", default: "— (each image's own registry)", notes: "pull every image from this mirror: `quay.io/metal3-io/ironic:v38.0.0` → `<registry>/metal3-io/ironic:v38.0.0`, Docker Hub images under `library/`; see [Network](networks-and-trust.md#registry-mirror)" },
     // ports
-    { keys: ["ports.api"], type: "1–65535", default: "`6385`", notes: "API (httpd TLS proxy)" },
-    { keys: ["ports.http"], type: "1–65535", default: "`6180`", notes: "images and iPXE scripts" },
-    { keys: ["ports.vmediaTls"], type: "1–65535", default: "`6183`", notes: "virtual media over HTTPS" },
-    { keys: ["ports.jsonRpc"], type: "1–65535", default: "`6189`", notes: "JSON-RPC between conductors (multi)" },
+    ...PORTS_DOCS.reference,
     // provisioning
     { keys: ["provisioning.ip"], type: "IPv4 or IPv6", default: "**required** (single)", notes: "Ironic's address on the provisioning network (the VIP with keepalived); not used with multi; of `provisioning.cidr`'s family" },
     { keys: ["provisioning.cidr"], type: "IPv4 or IPv6 CIDR", default: "**required**", notes: "`172.22.0.0/24` or `fd00:1:2:3::/64` (IPv6: a prefix of /64 or longer, not link-local; see [IPv6](networks-and-trust.md#ipv6-provisioning-networks)); every provisioning address is of its family; dual-stack: an IPv4 CIDR here and the IPv6 side in `provisioning.ipv6`" },
@@ -115,9 +115,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["tls.ciphersTls13"], type: "TLS 1.3 suites, `:`-separated", default: "— (OpenSSL's)", notes: "httpd only (`IRONIC_TLS_13_CIPHERS`, `IRONIC_VMEDIA_TLS_13_CIPHERS`)" },
     { keys: ["tls.curves"], type: "groups, `:`-separated", default: "— (OpenSSL's)", notes: "key-exchange groups of httpd (`IRONIC_TLS_CURVES`, `IRONIC_VMEDIA_CURVES`), e.g. `X25519MLKEM768:X25519:P-256` where OpenSSL has ML-KEM" },
     // placement
-    { keys: ["placement.nodeSelector"], type: "map", default: "`{}`", notes: "every pod of the stack (Ironic, MariaDB, the image cache), e.g. `{\"node-role.kubernetes.io/control-plane\": \"\"}`; keys and values follow Kubernetes' label syntax (checked before anything is deployed)" },
-    { keys: ["placement.conductorNodeSelector"], type: "map", default: "`{\"node-role.kubernetes.io/control-plane\": \"\"}`", notes: "multi only: which nodes run a conductor, added to `placement.nodeSelector` (both must match). Every node it selects runs one, listed in `conductors[]` or not; `{}` means every node `placement.nodeSelector` selects" },
-    { keys: ["placement.tolerations"], type: "list", default: "control-plane and master `NoSchedule`", notes: "Kubernetes tolerations; `key` label-key syntax (required unless `operator: Exists`), `value` label-value syntax (none with `Exists`), `tolerationSeconds` only with `effect: NoExecute`" },
+    ...PLACEMENT_DOCS.reference,
     // ironic
     { keys: ["ironic.apiUsername"], type: "string", default: "`metal3`", notes: "the password is generated" },
     { keys: ["ironic.config"], type: "map `group.option` → value", default: "`{}`", notes: "any ironic.conf option, set as `OS_<GROUP>__<OPTION>`; e.g. `conductor.deploy_callback_timeout: 3600`; string values ≤ 4096 characters, no control characters (newline, tab, …)" },
@@ -172,7 +170,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["keepalived.passwordSecret.name"], type: "Secret name", default: "— (no VRRP auth)", notes: "your Secret holding the VRRP password (1–8 characters of letters, digits, `._+=@%^*-`); read by the pod, never by the program; IPv4 VIP only (VRRPv3, used for IPv6, has no authentication)" },
     { keys: ["keepalived.passwordSecret.key"], type: "key", default: "`password`", notes: "the key holding the password" },
     // kubernetes
-    { keys: ["kubernetes.context"], type: "string", default: "current context", notes: "kubeconfig context of the explicit provider (and of `kubectl` in the readiness check); letters, digits and `. _ @ : / + = -`" },
+    ...KUBERNETES_DOCS.reference,
     // readiness
     ...READINESS_DOCS.reference,
     // metrics

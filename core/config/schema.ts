@@ -7,7 +7,7 @@ import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 
 import { cidr, ipAddress, relayIpv4 } from "./addresses";
-import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName, tolerationProblems } from "./strings";
+import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName } from "./strings";
 import { networkSections, registryProblem } from "./network";
 import { externalBlock, reachSections, tlsPolicyShape } from "./reach";
 import { resourcesSection } from "./resources";
@@ -15,6 +15,9 @@ import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
 import { metricsSection } from "./metrics";
 import { databaseSection } from "./database";
+import { kubernetesSection } from "./kubernetes";
+import { placementSection } from "./placement";
+import { portsSection } from "./ports";
 import { readinessSection } from "./readiness";
 
 // ---------------------------------------------------------------------------------------------
@@ -98,17 +101,6 @@ export const osloKey = z
     .string()
     .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/, "must be <group>.<option> in lower case, e.g. conductor.deploy_callback_timeout");
 
-export const toleration = strict({
-    key: labelKey.optional(),
-    operator: z.enum(["Exists", "Equal"]).optional(),
-    value: labelValue.optional(),
-    effect: z.enum(["NoSchedule", "PreferNoSchedule", "NoExecute"]).optional(),
-    tolerationSeconds: z.number().int().optional(),
-}).superRefine((t, ctx) => {
-    for (const [field, message] of tolerationProblems(t)) ctx.addIssue({ code: "custom", path: [field], message, input: t });
-});
-
-export type Toleration = z.infer<typeof toleration>;
 
 // ---------------------------------------------------------------------------------------------
 // Sections. Each top-level key is a separate Pulumi config key (`metal3-ironic:<key>`), parsed
@@ -129,12 +121,7 @@ export const sections = {
         registry: checked(registryProblem).optional(),
         ironicVersion: z.string().regex(/^[0-9]+(\.[0-9]+){0,3}$/, "must be a dotted Ironic version such as 38.0 or 38.0.1").optional(),
     }),
-    ports: strict({
-        api: port.optional(),
-        http: port.optional(),
-        vmediaTls: port.optional(),
-        jsonRpc: port.optional(),
-    }),
+    ports: portsSection({ strict, port }),
     provisioning: strict({
         interface: ifname.optional(),
         ip: ipAddress.optional(),
@@ -173,11 +160,7 @@ export const sections = {
         extraIps: z.array(ipAddress).optional(),
         ...tlsPolicyShape(),
     }),
-    placement: strict({
-        nodeSelector: z.record(labelKey, labelValue).optional(),
-        conductorNodeSelector: z.record(labelKey, labelValue).optional(),
-        tolerations: z.array(toleration).optional(),
-    }),
+    placement: placementSection({ strict, labelKey, labelValue }),
     ironic: strict({
         apiUsername: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 characters of letters, digits, '_', '.', '-'").optional(),
         config: z.record(osloKey, osloValue).optional(),
@@ -192,9 +175,7 @@ export const sections = {
     }),
     database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
     conductors: z.array(strict({ name: nodeName, ip: ipAddress.optional(), ipv6: ipAddress.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
-    kubernetes: strict({
-        context: kubeContext.optional(),
-    }),
+    kubernetes: kubernetesSection({ strict, kubeContext }),
     resources: resourcesSection({ quantity, strict }),
     /** proxy, trust, imagePullSecrets (network.ts). */
     ...networkSections({ strict }),

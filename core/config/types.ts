@@ -2,10 +2,12 @@
 import type { ImageCacheConfig } from "./image-cache";
 import type { BmoConfig } from "./bmo";
 import type { MetricsConfig } from "./metrics";
+import type { KubernetesConfig } from "./kubernetes";
+import type { PlacementConfig } from "./placement";
+import type { PortsConfig } from "./ports";
 import type { ReadinessConfig } from "./readiness";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
-import type { Toleration } from "./schema";
 
 export interface DhcpConfig {
     rangeStart: string;
@@ -98,7 +100,7 @@ export interface StackConfig {
         /** The Ironic version of images.ironic when its reference has no comparable tag (a bare digest). */
         ironicVersion?: string;
     };
-    ports: { api: number; http: number; vmediaTls: number; jsonRpc: number };
+    ports: PortsConfig;
     provisioning: {
         interface?: string;
         /** Ironic's address (single); unused with multi, where each conductor has its own. */
@@ -127,13 +129,7 @@ export interface StackConfig {
         ciphersTls13?: string;
         curves?: string;
     };
-    placement: {
-        /** Every pod of the stack (Ironic, MariaDB, the image cache). */
-        nodeSelector: Record<string, string>;
-        /** Multi: which of those nodes run a conductor (added to nodeSelector); default the control-plane role. */
-        conductorNodeSelector: Record<string, string>;
-        tolerations: Toleration[];
-    };
+    placement: PlacementConfig;
     ironic: {
         apiUsername: string;
         config: Record<string, string | number | boolean>;
@@ -173,7 +169,7 @@ export interface StackConfig {
         allowKindChange: boolean;
     };
     conductors: ConductorConfig[];
-    kubernetes: { context?: string };
+    kubernetes: KubernetesConfig;
     /** Requests and limits per container role, defaults laid under what was set. */
     resources: ResolvedResources;
     /** The proxy of the IPA downloads (and of Ironic with applyToIronic); noProxy is the user's list only. */

@@ -2,7 +2,8 @@
 import { strict as assert } from "assert";
 
 import { validateConfig } from "../../../core/config";
-import { CONTROL_PLANE_TOLERATIONS, DEFAULT_MIN_DHCP_RANGE, applyDefaults, defaultDhcpSlots } from "../../../core/config/defaults";
+import { DEFAULT_MIN_DHCP_RANGE, applyDefaults, defaultDhcpSlots } from "../../../core/config/defaults";
+import { CONTROL_PLANE_TOLERATIONS } from "../../../core/config/placement";
 import { DEFAULT_RESOURCES, RESOURCE_ROLES } from "../../../core/config/resources";
 import { DEFAULT_IMAGES, PORTS } from "../../../core/contract";
 import { devRaw } from "./support";
