@@ -5,7 +5,7 @@ import { buildPlan } from "../../../core/plan/plan";
 import { nodeDataReadersHash } from "../../../core/plan/conductor";
 import { apiCertificate } from "../../../core/plan/certificates";
 import { dnsmasqStartScript, planTopology } from "../../../core/plan/conductors";
-import { listedConductors } from "../../../core/plan/read";
+import { listedConductors, multiTopologyOf } from "../../../core/plan/read";
 import { databasePlan } from "../../../core/plan/database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "../../../core/plan/env";
 import * as barrel from "../../../core/plan";
@@ -97,6 +97,12 @@ describe("plan/plan: buildPlan", function () {
     it("is deterministic: two plans of one config are equal, key order included", function () {
         const config = configOf(haRaw);
         assert.equal(JSON.stringify(buildPlan(config)), JSON.stringify(buildPlan(config)));
+    });
+
+    it("multiTopologyOf (core/plan/read.ts): the multi topology as planned; on another topology a bug of the program, said as one", function () {
+        const ha = buildPlan(configOf(haRaw));
+        assert.equal(multiTopologyOf(ha, "test"), ha.topology);
+        assert.throws(() => multiTopologyOf(buildPlan(configOf(devRaw)), "scriptsConfigMapData"), /^Error: scriptsConfigMapData: topology multi only, not single \(a bug of metal3-ironic\)$/);
     });
 
     it("core/plan (index) keeps exporting what importers use", function () {
