@@ -324,46 +324,46 @@ export class HaPodLab<N extends LabNode> {
     async fakeHardwareOnAll(): Promise<string[]> {
         let hosts: string[] = [];
         let last = "";
-        let mark: number[] = [];
         let seenAt = 0;
         await until(
             () => {
-                // The logs' length before the request: a ring rebuilt after it has all that this answer lists.
-                mark = this.pods.map(({ pod }) => pod.logs("ironic").length);
                 const r = this.api(this.o.nodes[0].ip, "/v1/drivers");
+                // After the answer: its database read, which listed them all, came before this.
+                seenAt = Date.now();
                 last = `${r.code} ${r.body}`;
                 const fake = r.code === 200 ? JSON.parse(r.body).drivers.find((d: any) => d.name === "fake-hardware") : undefined;
                 hosts = fake ? [...fake.hosts].sort() : [];
-                seenAt = Date.now();
                 return hosts.length === this.o.nodes.length;
             },
             60000,
             `fake-hardware registered by all ${this.o.nodes.length} conductors`,
             1000,
         ).catch((e) => assert.fail(`${e.message}: fake-hardware registered by: ${JSON.stringify(hosts)} (${last})`));
-        await this.freshRing(mark, seenAt);
+        await this.freshRing(seenAt);
         return hosts;
     }
 
     /**
      * The API hashes a node to a conductor with the ring its process cached (API and conductor are
-     * one process in the image); Ironic 21.4 (ironic/common/hash_ring.py) rebuilds it from the
-     * database on the first use after hash_ring_reset_interval, logging "Rebuilding cached hash
-     * rings" (debug, which the image stand-in turns on). Waits until no conductor pod's process can
-     * still use a ring cached before `seenAt`, when all conductors were seen registered: its log
-     * (up to `mark`, the length before that request) shows no ring built (nothing cached), or it
-     * rebuilt or reset its rings since, or hash_ring_reset_interval + 1 s have passed since `seenAt`
-     * (a ring is stamped once loaded, so an older one expired; its next use rebuilds it).
+     * one process in the image); Ironic (ironic/common/hash_ring.py) logs "Rebuilding cached hash
+     * rings" (debug, on in the pods) before it reads the conductors from the database, and rebuilds
+     * on the first use after hash_ring_reset_interval. Waits until no conductor pod's process can
+     * still use a ring read before `seenAt` (when all conductors were seen registered): its log
+     * shows no ring built at all (nothing cached: the next use reads the database), or its last
+     * build or reset stamped after `seenAt`, or hash_ring_reset_interval + 1 s have passed.
+     * Log stamps, not log lengths: a ring built between a length read and the database read that
+     * listed them all would pass for fresh (CI of 51999f7: six nodes, one conductor).
      */
-    private async freshRing(mark: number[], seenAt: number): Promise<void> {
+    private async freshRing(seenAt: number): Promise<void> {
         const interval = Number(FAILOVER_SETTINGS.find(([s, k]) => s === "default" && k === "hash_ring_reset_interval")![2]) * 1000;
-        const built = /Rebuilding cached hash rings|Resetting cached hash rings/;
+        const builds = /^(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3}) .*(?:Rebuilding|Resetting) cached hash rings/gm;
         const fresh = () =>
-            this.pods.every(({ pod }, i) => {
-                const log = pod.logs("ironic");
-                return !built.test(log.slice(0, mark[i])) || built.test(log.slice(mark[i]));
+            this.pods.every(({ pod }) => {
+                const stamps = [...pod.logs("ironic").matchAll(builds)].map((m) => Date.parse(`${m[1].replace(" ", "T")}Z`));
+                if (stamps.some((t) => t > Date.now() + 2000)) throw new Error(`${pod.o.name}: ironic's log stamps are ahead of this clock: not UTC?`);
+                return stamps.length === 0 || stamps[stamps.length - 1] > seenAt;
             });
-        await until(() => fresh() || Date.now() - seenAt > interval + 1000, interval + 10000, `no hash ring cached before all conductors registered still in use (hash_ring_reset_interval ${interval / 1000} s)`, 100);
+        await until(() => fresh() || Date.now() - seenAt > interval + 1000, interval + 10000, `no hash ring read before all conductors registered still in use (hash_ring_reset_interval ${interval / 1000} s)`, 100);
     }
 
     /** The node as the API of the first node shows it. */

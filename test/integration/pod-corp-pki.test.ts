@@ -17,7 +17,7 @@ import { RawConfig } from "../../core/config";
 import { IronicPlan, listedConductors } from "../../core/plan";
 import { Rendered, readStackConfig, renderOffline } from "../../tools/render";
 import { HaPodLab } from "../helpers/ha-pod-lab";
-import { until } from "../helpers/ironic-lab";
+import { conductorName, fixedNodeUuid, until } from "../helpers/ironic-lab";
 import { makeCa, makeIntermediate } from "../helpers/openssl-ca";
 import { ClusterData } from "../helpers/pod-runner";
 import { clusterData, realProviderState } from "../helpers/real-secrets";
@@ -251,12 +251,14 @@ describe(`pods as declared: multi stack with tls.mode ${v.mode} on a corporate P
         // All three registered fake-hardware, and no hash ring cached before that still in use.
         await lab.fakeHardwareOnAll();
         for (let i = 0; i < 6; i++) {
-            const r = api(nodes[0].node.ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `corp-${i}`, driver: "fake-hardware" })]);
+            const r = api(nodes[0].node.ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `corp-${i}`, uuid: fixedNodeUuid(`corp-${i}`), driver: "fake-hardware" })]);
             assert.equal(r.code, 201, r.body);
         }
         const list = JSON.parse(api(nodes[0].node.ip, "/v1/nodes?detail=true").body).nodes;
-        const owners = new Set(list.map((n: any) => n.conductor));
-        assert.ok(owners.size >= 2, `nodes spread over several conductors: ${[...owners].join(", ")}`);
+        // Fixed UUIDs: on the full ring of three, these six hash to every conductor (a ring cached
+        // with fewer would leave one out).
+        const owners = new Set(list.map((n: any) => conductorName(n.conductor)));
+        assert.deepEqual([...owners].sort(), nodes.map((n) => n.node.ip).sort(), "every conductor owns some of the nodes");
         // From cp-1's API: a call handed to each node's conductor over JSON-RPC (a failed TLS check would be a 500/503).
         for (const n of list) {
             const r = api(nodes[1].node.ip, `/v1/nodes/${n.uuid}/states/provision`, ["-X", "PUT", "-H", "Content-Type: application/json", "-d", JSON.stringify({ target: "manage" })]);

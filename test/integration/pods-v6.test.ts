@@ -25,7 +25,7 @@ import { ipToBigInt } from "../../core/ip";
 import { IronicPlan, ListedConductor, listedConductors } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { DHCP_CONTAINERS, HaPodLab } from "../helpers/ha-pod-lab";
-import { conductorName, until } from "../helpers/ironic-lab";
+import { conductorName, fixedNodeUuid, until } from "../helpers/ironic-lab";
 import { tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { canUseNetns, requireOrSkip, which } from "../helpers/sys";
@@ -165,13 +165,13 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         // Nodes as BMO enrolls them, with fake power (the test powers the VMs) and iPXE boot.
         const created: { uuid: string; conductor: string }[] = [];
         for (let i = 0; i < 12; i++) {
-            const r = api(pods[0].node.ip!, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `fw6-${i}`, driver: "fake-hardware", boot_interface: "ipxe", deploy_interface: "direct", properties: { cpu_arch: "x86_64", capabilities: "boot_mode:uefi" } })]);
+            const r = api(pods[0].node.ip!, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `fw6-${i}`, uuid: fixedNodeUuid(`fw6-${i}`), driver: "fake-hardware", boot_interface: "ipxe", deploy_interface: "direct", properties: { cpu_arch: "x86_64", capabilities: "boot_mode:uefi" } })]);
             assert.equal(r.code, 201, r.body);
             created.push({ uuid: JSON.parse(r.body).uuid, conductor: conductorName(JSON.parse(r.body).conductor) });
         }
-        // One node per conductor the ring used (12 nodes on fewer than two of 3: 3 × 3^-12).
+        // One node per conductor the ring used (fixed UUIDs: the same on every run, all three on the full ring).
         const picked = [...new Map(created.map((c) => [c.conductor, c])).values()];
-        assert.ok(picked.length >= 2, `12 nodes all on ${picked[0].conductor}`);
+        assert.deepEqual(picked.map((c) => c.conductor).sort(), pods.map((p) => p.node.ip).sort(), "every conductor owns some of the 12 nodes");
         for (const c of created) if (!picked.includes(c)) assert.equal(api(pods[0].node.ip!, `/v1/nodes/${c.uuid}`, ["-X", "DELETE"]).code, 204);
         const vms = picked.map((c, i) => {
             const owner = pods.find((p) => p.node.ip === c.conductor);
