@@ -13,6 +13,7 @@ import { resolveKubernetes } from "./kubernetes";
 import { resolvePlacement } from "./placement";
 import { resolvePorts } from "./ports";
 import { resolveReadiness } from "./readiness";
+import { resolveIdentity } from "./identity";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
@@ -33,11 +34,7 @@ export function defaultDhcpSlots(conductors: number): number {
 /** The defaulted configuration. Sections that are absent (or failed to parse) get every default. */
 export function applyDefaults(p: ParsedSections): StackConfig {
     return {
-        topology: p.topology ?? "single",
-        namespace: p.namespace ?? "metal3",
-        name: p.name ?? "ironic",
-        createNamespace: p.createNamespace ?? true,
-        clusterDomain: p.clusterDomain ?? "cluster.local",
+        ...resolveIdentity(p),
         images: imagesDefaults(p.images, p),
         ports: resolvePorts(p.ports),
         provisioning: provisioningDefaults(p.provisioning),

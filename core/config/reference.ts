@@ -13,6 +13,7 @@
  * what an empty configuration resolves to (defaults.ts) wherever that is a single value. Links are
  * relative to docs/.
  */
+import { IDENTITY_DESCRIPTIONS, IDENTITY_REFERENCE } from "./identity";
 import { KUBERNETES_DOCS } from "./kubernetes";
 import { PLACEMENT_DOCS } from "./placement";
 import { PORTS_DOCS } from "./ports";
@@ -25,11 +26,7 @@ type TopKey = (typeof TOP_LEVEL_KEYS)[number];
 
 /** One line per top-level key, for Pulumi.yaml (the nested keys are listed from the schema). */
 export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
-    topology: "single (one Ironic) or multi (one Ironic + dnsmasq per control-plane node).",
-    namespace: "Namespace of every object.",
-    name: "Name prefix of every object (DNS label, at most 40 characters).",
-    createNamespace: "Create the namespace (false when it is managed elsewhere).",
-    clusterDomain: "Cluster DNS domain, used in the certificate SANs.",
+    ...IDENTITY_DESCRIPTIONS,
     images: "Container images (tag or @sha256 digest).",
     ports: PORTS_DOCS.description,
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
@@ -54,16 +51,8 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
 export type { ReferenceRow } from "./section";
 
 export const REFERENCE: ReferenceRow[] = [
-    // topology
-    { keys: ["topology"], default: "`single`", notes: "`multi` needs `provisioning.interface` (a node that joins unlisted finds its address there) and a shared database: `database.kind` `mariadb-operator` or `external` (or `mariadb`, which a node loss stops: [Database](database.md#what-survives-a-node-loss))" },
-    // namespace
-    { keys: ["namespace"], type: "DNS label", default: "`metal3`" },
-    // name
-    { keys: ["name"], type: "DNS label (≤ 40)", default: "`ironic`", notes: "prefix of every object name" },
-    // createNamespace
-    { keys: ["createNamespace"], type: "bool", default: "`true`", notes: "`false` when the namespace is managed elsewhere; it must then admit privileged pods (Pod Security label `pod-security.kubernetes.io/enforce=privileged`)" },
-    // clusterDomain
-    { keys: ["clusterDomain"], type: "DNS domain", default: "`cluster.local`", notes: "used in the certificate SANs" },
+    // topology, namespace, name, createNamespace, clusterDomain
+    ...IDENTITY_REFERENCE,
     // images
     { keys: ["images.ironic"], type: "image ref", default: "`quay.io/metal3-io/ironic:v38.0.0`", notes: "tag, `tag@sha256:` digest, or a bare `@sha256:` digest (then `images.ironicVersion` with a database)" },
     { keys: ["images.ironicVersion"], type: "dotted version", default: "— (read from the tag)", notes: "`38.0`: the version of a digest-only `images.ironic`, for the downgrade guard; required with a bare digest and `database.kind` `mariadb` or `external`" },

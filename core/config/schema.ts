@@ -19,6 +19,7 @@ import { kubernetesSection } from "./kubernetes";
 import { placementSection } from "./placement";
 import { portsSection } from "./ports";
 import { readinessSection } from "./readiness";
+import { identitySections } from "./identity";
 
 // ---------------------------------------------------------------------------------------------
 // Building blocks
@@ -107,11 +108,8 @@ export const osloKey = z
 // separately so that a problem in one section does not hide problems in another.
 
 export const sections = {
-    topology: z.enum(["single", "multi"], { error: 'must be "single" (one Ironic) or "multi" (one Ironic per control-plane node)' }),
-    namespace: dnsLabel,
-    name: dnsLabel.refine((s) => s.length <= 40, "must be at most 40 characters (object names append suffixes)"),
-    createNamespace: z.boolean(),
-    clusterDomain: dnsName,
+    /** topology, namespace, name, createNamespace, clusterDomain (identity.ts). */
+    ...identitySections({ dnsLabel }),
     images: strict({
         ironic: imageRef.optional(),
         ipaDownloader: imageRef.optional(),

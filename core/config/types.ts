@@ -6,6 +6,7 @@ import type { KubernetesConfig } from "./kubernetes";
 import type { PlacementConfig } from "./placement";
 import type { PortsConfig } from "./ports";
 import type { ReadinessConfig } from "./readiness";
+import type { IdentityConfig } from "./identity";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
 
@@ -82,12 +83,7 @@ export interface CaSource {
     key: string;
 }
 
-export interface StackConfig {
-    topology: "single" | "multi";
-    namespace: string;
-    name: string;
-    createNamespace: boolean;
-    clusterDomain: string;
+export interface StackConfig extends IdentityConfig {
     images: {
         ironic: string;
         ipaDownloader: string;
