@@ -14,6 +14,8 @@ import { resolvePlacement } from "./placement";
 import { resolvePorts } from "./ports";
 import { resolveReadiness } from "./readiness";
 import { resolveIdentity } from "./identity";
+import { resolveTls } from "./tls";
+import { pick } from "./section";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
@@ -38,18 +40,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         images: imagesDefaults(p.images, p),
         ports: resolvePorts(p.ports),
         provisioning: provisioningDefaults(p.provisioning),
-        tls: {
-            mode: p.tls?.mode ?? "generate",
-            existingSecret: p.tls?.existingSecret,
-            conductorCaSecret: p.tls?.conductorCaSecret,
-            issuer: p.tls?.issuer ? { name: p.tls.issuer.name, kind: p.tls.issuer.kind ?? "Issuer", group: p.tls.issuer.group ?? "cert-manager.io" } : undefined,
-            validityDays: p.tls?.validityDays ?? 365,
-            renewBeforeDays: p.tls?.renewBeforeDays ?? 30,
-            caValidityDays: p.tls?.caValidityDays ?? 3650,
-            extraDnsNames: p.tls?.extraDnsNames ?? [],
-            extraIps: p.tls?.extraIps ?? [],
-            ...pick(p.tls, ["minVersion", "ciphers", "ciphersTls13", "curves"]),
-        },
+        tls: resolveTls(p.tls),
         placement: resolvePlacement(p.placement),
         ironic: {
             apiUsername: p.ironic?.apiUsername ?? "metal3",
@@ -110,13 +101,6 @@ function databaseDefaults(d: ParsedSections["database"]): StackConfig["database"
 function keepalivedDefaults(k: ParsedSections["keepalived"]): StackConfig["keepalived"] {
     const secret = k?.passwordSecret;
     return { extraVips: k?.extraVips ?? [], ...pick(k, ["virtualRouterId"]), ...(secret ? { passwordSecret: { name: secret.name, key: secret.key ?? "password" } } : {}) };
-}
-
-/** The keys of `o` that are set (an unset optional key stays absent, not undefined). */
-function pick<T extends object, K extends keyof T>(o: T | undefined, keys: K[]): Partial<Pick<T, K>> {
-    const out: Partial<Pick<T, K>> = {};
-    for (const k of keys) if (o?.[k] !== undefined) out[k] = o[k];
-    return out;
 }
 
 /** Every image, then rewritten to images.registry when set: what every pod pulls. */

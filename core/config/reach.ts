@@ -1,8 +1,7 @@
 /**
  * Reach beyond the provisioning network: the URLs BMCs on another (out-of-band) network fetch
  * virtual media from and IPA calls back to (`external`, `conductors[].external`), more keepalived
- * VIPs with the VRRP router id and password (`keepalived`), and the TLS policy of httpd and Ironic
- * (`tls.minVersion`, `tls.ciphers`, `tls.ciphersTls13`, `tls.curves`).
+ * VIPs with the VRRP router id and password (`keepalived`).
  *
  * Built from schema.ts's `strict`, handed in by schema.ts (importing schema.ts here would make an
  * import circle), as network.ts does.
@@ -71,25 +70,6 @@ export function externalBlock(strict: SchemaBlocks["strict"]) {
 
 /** keepalived's VRRP password: the first 8 characters count; no blanks or characters keepalived.conf reads as syntax. */
 export const VRRP_PASSWORD_PATTERN = "^[A-Za-z0-9._+=@%^*-]{1,8}$";
-
-/** OpenSSL cipher list (TLS 1.2) and TLS 1.3 suites / groups lists: no blanks or quotes (they go into httpd's config). */
-const cipherList = checked((s) => (/^[A-Za-z0-9!+:@_=.-]{1,1024}$/.test(s) ? undefined : "must be an OpenSSL cipher list such as ECDHE-ECDSA-AES256-GCM-SHA384:ECDHE-RSA-AES256-GCM-SHA384 (letters, digits and !+:@_=.-, no spaces)"));
-export const TLS13_SUITES = ["TLS_AES_256_GCM_SHA384", "TLS_CHACHA20_POLY1305_SHA256", "TLS_AES_128_GCM_SHA256", "TLS_AES_128_CCM_SHA256", "TLS_AES_128_CCM_8_SHA256"] as const;
-const tls13List = checked((s) => {
-    const bad = s.split(":").filter((x) => !(TLS13_SUITES as readonly string[]).includes(x));
-    return bad.length === 0 ? undefined : `must be TLS 1.3 suites separated by ':' (${TLS13_SUITES.join(", ")}); unknown: ${bad.join(", ")}`;
-});
-const curveList = checked((s) => (/^[A-Za-z0-9_-]{1,64}(:[A-Za-z0-9_-]{1,64}){0,31}$/.test(s) ? undefined : "must be OpenSSL group names separated by ':' such as X25519MLKEM768:X25519:P-256"));
-
-/** The keys of `tls` this file adds (schema.ts spreads them into its `tls` section). */
-export function tlsPolicyShape() {
-    return {
-        minVersion: z.enum(["1.2", "1.3"], { error: 'must be "1.2" or "1.3" (the oldest TLS version httpd accepts on the API and virtual-media ports)' }).optional(),
-        ciphers: cipherList.optional(),
-        ciphersTls13: tls13List.optional(),
-        curves: curveList.optional(),
-    };
-}
 
 /** The sections of this file, registered by schema.ts. */
 export function reachSections({ strict }: Pick<SchemaBlocks, "strict">) {

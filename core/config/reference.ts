@@ -18,6 +18,7 @@ import { KUBERNETES_DOCS } from "./kubernetes";
 import { PLACEMENT_DOCS } from "./placement";
 import { PORTS_DOCS } from "./ports";
 import { READINESS_DOCS } from "./readiness";
+import { TLS_DOCS } from "./tls";
 import type { ResourceRole } from "./resources";
 import type { ReferenceRow } from "./section";
 import type { TOP_LEVEL_KEYS } from "./schema";
@@ -30,7 +31,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     images: "Container images (tag or @sha256 digest).",
     ports: PORTS_DOCS.description,
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
-    tls: "Certificates: generated from a stack CA, your Secrets (multi: also your conductor CA), or cert-manager Certificates.",
+    tls: TLS_DOCS.description,
     placement: PLACEMENT_DOCS.description,
     ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
     database: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
@@ -89,20 +90,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["provisioning.ipv6.dhcp.dns"], type: "IPv6", default: "— (no DNS option)" },
     { keys: ["provisioning.ipv6.dhcp.leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
     // tls
-    { keys: ["tls.mode"], default: "`generate`", notes: "`generate`: a stack CA and certificate made with @pulumi/tls; `existing`: your Secret, see [Your own certificate](networks-and-trust.md#your-own-certificate-tlsmode-existing) (multi: [Corporate PKI in multi](networks-and-trust.md#corporate-pki-in-multi)); `cert-manager`: Certificates from `tls.issuer`, see [cert-manager](networks-and-trust.md#certificates-from-cert-manager-tlsmode-cert-manager)" },
-    { keys: ["tls.existingSecret"], type: "Secret name", default: "—", notes: "with `existing`: Secret in the namespace with `tls.crt`, `tls.key`, `ca.crt`; read at deploy time, never written or deleted" },
-    { keys: ["tls.conductorCaSecret"], type: "Secret name", default: "— (multi with `existing`: a root the stack makes for JSON-RPC alone)", notes: "multi with `existing`, optional: Secret with `tls.crt`, `tls.key` of a CA of yours that chains to the `ca.crt` of `existingSecret`; each conductor signs its JSON-RPC certificate (its address) with it at start; only mounted, never read. Without it, the stack makes a root that only the JSON-RPC peers trust (see [Corporate PKI in multi](networks-and-trust.md#corporate-pki-in-multi))" },
-    { keys: ["tls.issuer.name"], type: "issuer name", default: "— (**required** with `cert-manager`)", notes: "the cert-manager Issuer or ClusterIssuer that signs every Certificate of the stack; it must write `ca.crt` (CA, Vault issuers; not ACME)" },
-    { keys: ["tls.issuer.kind"], default: "`Issuer`", notes: "`Issuer` (in the namespace) or `ClusterIssuer`" },
-    { keys: ["tls.issuer.group"], type: "API group", default: "`cert-manager.io`", notes: "an external issuer's group (e.g. `awspca.cert-manager.io`)" },
-    { keys: ["tls.validityDays"], type: "int", default: "`365`", notes: "server certificate (with `cert-manager`: every Certificate's `duration`)" },
-    { keys: ["tls.renewBeforeDays"], type: "int", default: "`30`", notes: "must be below the validity (else every run re-issues)" },
-    { keys: ["tls.caValidityDays"], type: "int", default: "`3650`" },
-    { keys: ["tls.extraDnsNames","tls.extraIps"], type: "lists", default: "`[]`", notes: "additional SANs (DNS names ≤ 253, parts ≤ 63, `*.` allowed)" },
-    { keys: ["tls.minVersion"], default: "`1.2`", notes: "the oldest TLS version httpd accepts on the API and virtual-media ports (`IRONIC_SSL_PROTOCOL`, `IRONIC_VMEDIA_SSL_PROTOCOL`; the image's own virtual-media default is `ALL`); JSON-RPC keeps Ironic's TLS 1.3; see [TLS policy](networks-and-trust.md#tls-policy)" },
-    { keys: ["tls.ciphers"], type: "OpenSSL cipher list", default: "— (OpenSSL's)", notes: "TLS 1.2 ciphers of httpd (`IRONIC_TLS_12_CIPHERS`, `IRONIC_VMEDIA_TLS_12_CIPHERS`)" },
-    { keys: ["tls.ciphersTls13"], type: "TLS 1.3 suites, `:`-separated", default: "— (OpenSSL's)", notes: "httpd only (`IRONIC_TLS_13_CIPHERS`, `IRONIC_VMEDIA_TLS_13_CIPHERS`)" },
-    { keys: ["tls.curves"], type: "groups, `:`-separated", default: "— (OpenSSL's)", notes: "key-exchange groups of httpd (`IRONIC_TLS_CURVES`, `IRONIC_VMEDIA_CURVES`), e.g. `X25519MLKEM768:X25519:P-256` where OpenSSL has ML-KEM" },
+    ...TLS_DOCS.reference,
     // placement
     ...PLACEMENT_DOCS.reference,
     // ironic

@@ -7,9 +7,10 @@ import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 
 import { cidr, ipAddress, relayIpv4 } from "./addresses";
-import { checked, dnsName, dnsNameOrWildcard, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName } from "./strings";
+import { checked, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName } from "./strings";
 import { networkSections, registryProblem } from "./network";
-import { externalBlock, reachSections, tlsPolicyShape } from "./reach";
+import { externalBlock, reachSections } from "./reach";
+import { tlsSection } from "./tls";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
@@ -146,18 +147,7 @@ export const sections = {
             dhcp: strict({ rangeStart: ipAddress, rangeEnd: ipAddress, dns: ipAddress.optional(), leaseTime: leaseTime.optional() }).optional(),
         }).optional(),
     }),
-    tls: strict({
-        mode: z.enum(["generate", "existing", "cert-manager"], { error: 'must be "generate" (stack CA made by this program), "existing" (your Secrets) or "cert-manager" (Certificates from your issuer)' }).optional(),
-        existingSecret: dnsLabel.optional(),
-        conductorCaSecret: dnsLabel.optional(),
-        issuer: strict({ name: dnsName, kind: z.enum(["Issuer", "ClusterIssuer"], { error: 'must be "Issuer" (in the namespace) or "ClusterIssuer"' }).optional(), group: dnsName.optional() }).optional(),
-        validityDays: z.number().int().min(1).max(3650).optional(),
-        renewBeforeDays: z.number().int().min(1).optional(),
-        caValidityDays: z.number().int().min(1).max(36500).optional(),
-        extraDnsNames: z.array(dnsNameOrWildcard).optional(),
-        extraIps: z.array(ipAddress).optional(),
-        ...tlsPolicyShape(),
-    }),
+    tls: tlsSection({ strict, dnsLabel }),
     placement: placementSection({ strict, labelKey, labelValue }),
     ironic: strict({
         apiUsername: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 characters of letters, digits, '_', '.', '-'").optional(),

@@ -25,3 +25,10 @@ export interface SectionDocs {
     description: string;
     reference: ReferenceRow[];
 }
+
+/** The keys of `o` that are set (an unset optional key stays absent, not undefined). */
+export function pick<T extends object, K extends keyof T>(o: T | undefined, keys: K[]): Partial<Pick<T, K>> {
+    const out: Partial<Pick<T, K>> = {};
+    for (const k of keys) if (o?.[k] !== undefined) out[k] = o[k];
+    return out;
+}

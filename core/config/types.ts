@@ -7,6 +7,7 @@ import type { PlacementConfig } from "./placement";
 import type { PortsConfig } from "./ports";
 import type { ReadinessConfig } from "./readiness";
 import type { IdentityConfig } from "./identity";
+import type { TlsConfig } from "./tls";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
 
@@ -107,24 +108,7 @@ export interface StackConfig extends IdentityConfig {
         /** Dual-stack: the IPv6 side of an IPv4 provisioning network (DHCPv6, my_ipv6, certificates). */
         ipv6?: Ipv6Config;
     };
-    tls: {
-        mode: "generate" | "existing" | "cert-manager";
-        existingSecret?: string;
-        /** Multi with "existing": the user's CA Secret (tls.crt, tls.key) the conductors mint their JSON-RPC certificates from. */
-        conductorCaSecret?: string;
-        /** tls.mode "cert-manager": the issuer of every Certificate (kind default Issuer, group cert-manager.io). */
-        issuer?: { name: string; kind: "Issuer" | "ClusterIssuer"; group: string };
-        validityDays: number;
-        renewBeforeDays: number;
-        caValidityDays: number;
-        extraDnsNames: string[];
-        extraIps: string[];
-        /** The TLS policy of httpd (API and virtual media); unset minVersion: TLS 1.2+, unset ciphers and curves: OpenSSL's. Ironic's JSON-RPC keeps its own TLS 1.3. */
-        minVersion?: "1.2" | "1.3";
-        ciphers?: string;
-        ciphersTls13?: string;
-        curves?: string;
-    };
+    tls: TlsConfig;
     placement: PlacementConfig;
     ironic: {
         apiUsername: string;
