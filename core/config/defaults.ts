@@ -15,6 +15,7 @@ import { resolvePorts } from "./ports";
 import { resolveReadiness } from "./readiness";
 import { resolveIdentity } from "./identity";
 import { resolveTls } from "./tls";
+import { resolveIronic } from "./ironic";
 import { pick } from "./section";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
@@ -42,14 +43,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         provisioning: provisioningDefaults(p.provisioning),
         tls: resolveTls(p.tls),
         placement: resolvePlacement(p.placement),
-        ironic: {
-            apiUsername: p.ironic?.apiUsername ?? "metal3",
-            config: p.ironic?.config ?? {},
-            kernelParams: p.ironic?.kernelParams,
-            ramdiskSshKey: p.ironic?.ramdiskSshKey,
-            automatedClean: p.ironic?.automatedClean ?? true,
-            ipa: p.ironic?.ipa ?? {},
-        },
+        ironic: resolveIronic(p.ironic),
         database: databaseDefaults(p.database),
         conductors: p.conductors ?? [],
         kubernetes: resolveKubernetes(p.kubernetes),

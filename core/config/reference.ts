@@ -14,6 +14,7 @@
  * relative to docs/.
  */
 import { IDENTITY_DESCRIPTIONS, IDENTITY_REFERENCE } from "./identity";
+import { IRONIC_DOCS } from "./ironic";
 import { KUBERNETES_DOCS } from "./kubernetes";
 import { PLACEMENT_DOCS } from "./placement";
 import { PORTS_DOCS } from "./ports";
@@ -33,7 +34,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
     tls: TLS_DOCS.description,
     placement: PLACEMENT_DOCS.description,
-    ironic: "Ironic settings: API user, ironic.conf options, ramdisk.",
+    ironic: IRONIC_DOCS.description,
     database: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
     conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
     kubernetes: KUBERNETES_DOCS.description,
@@ -94,12 +95,7 @@ export const REFERENCE: ReferenceRow[] = [
     // placement
     ...PLACEMENT_DOCS.reference,
     // ironic
-    { keys: ["ironic.apiUsername"], type: "string", default: "`metal3`", notes: "the password is generated" },
-    { keys: ["ironic.config"], type: "map `group.option` → value", default: "`{}`", notes: "any ironic.conf option, set as `OS_<GROUP>__<OPTION>`; e.g. `conductor.deploy_callback_timeout: 3600`; string values ≤ 4096 characters, no control characters (newline, tab, …)" },
-    { keys: ["ironic.kernelParams"], type: "string", default: "—", notes: "appended to the ramdisk kernel command line (ironic.conf and the iPXE script): space-separated `key` or `key=value`, e.g. `console=ttyS0,115200n8 ipa-insecure=1`; values of letters, digits and `_ . , : / = + @ - [ ]` (no quotes, `\\`, `$`, `` ` ``, `|`, `&`, `;`). Together with the key's ` sshkey=\"…\"` at most 1536 bytes: the kernel keeps 2048 (x86_64, arm64) and Ironic adds its own" },
-    { keys: ["ironic.ramdiskSshKey"], type: "SSH public key", default: "—", notes: "for debugging IPA; one OpenSSH public key line (`ssh-ed25519 AAAA… ops@bastion-1`), the key must decode and match its type; the comment may hold only letters, digits, spaces and `@ . _ + : , = / -` (it lands inside `sshkey=\"…\"`)" },
-    { keys: ["ironic.automatedClean"], type: "bool", default: "`true`" },
-    { keys: ["ironic.ipa.baseUri","ironic.ipa.branch","ironic.ipa.flavor"], type: "strings", default: "image defaults", notes: "the defaults of every `imageCache.ipa` entry: where the cache's downloader fetches IPA; `baseUri` an `http(s)://` URL without spaces or quotes, `branch` like `stable/2024.1`, `flavor` like `centos9`" },
+    ...IRONIC_DOCS.reference,
     // imageCache
     { keys: ["imageCache.mode"], default: "`deploy`", notes: "where the conductors get IPA, see [IPA image cache](ipa-cache.md)" },
     { keys: ["imageCache.ipa"], type: "list of `{architecture, baseUri?, branch?, flavor?, filename?, sha256?}`", default: "`[{architecture: x86_64}]`", notes: "`deploy`: one IPA per architecture (`x86_64`, `aarch64`), each field defaulting to `ironic.ipa.*`; `filename` is the tarball name (`IPA_FILENAME`); `sha256` the tarball's expected SHA-256 (`sha256sum`): a download with other content is never served, and an `http://` `baseUri` needs it (or `allowHttp`); `external`: only `architecture`, what the other cache holds" },

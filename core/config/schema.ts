@@ -7,10 +7,11 @@ import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 
 import { cidr, ipAddress, relayIpv4 } from "./addresses";
-import { checked, hostName, httpUrl, kernelParams, kubeContext, labelKey, labelValue, nodeName, osloValue, pathWord, quoted, sshPublicKey, storageClassName } from "./strings";
+import { checked, hostName, kubeContext, labelKey, labelValue, nodeName, quoted, storageClassName } from "./strings";
 import { networkSections, registryProblem } from "./network";
 import { externalBlock, reachSections } from "./reach";
 import { tlsSection } from "./tls";
+import { ironicSection } from "./ironic";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
@@ -98,12 +99,6 @@ export const leaseTime = z
     .string()
     .regex(/^(infinite|[0-9]+[smhdw]?)$/, "must be a dnsmasq lease time such as 3600, 45m, 1h, 1d or infinite");
 
-/** oslo.config group/option names: what the OS_<GROUP>__<OPTION> variables address. */
-export const osloKey = z
-    .string()
-    .regex(/^[a-z][a-z0-9_]*\.[a-z][a-z0-9_]*$/, "must be <group>.<option> in lower case, e.g. conductor.deploy_callback_timeout");
-
-
 // ---------------------------------------------------------------------------------------------
 // Sections. Each top-level key is a separate Pulumi config key (`metal3-ironic:<key>`), parsed
 // separately so that a problem in one section does not hide problems in another.
@@ -149,18 +144,7 @@ export const sections = {
     }),
     tls: tlsSection({ strict, dnsLabel }),
     placement: placementSection({ strict, labelKey, labelValue }),
-    ironic: strict({
-        apiUsername: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, "must be 1-64 characters of letters, digits, '_', '.', '-'").optional(),
-        config: z.record(osloKey, osloValue).optional(),
-        kernelParams: kernelParams.optional(),
-        ramdiskSshKey: sshPublicKey.optional(),
-        automatedClean: z.boolean().optional(),
-        ipa: strict({
-            baseUri: httpUrl.optional(),
-            branch: pathWord("an IPA branch such as master or stable/2024.1", 100, true).optional(),
-            flavor: pathWord("an IPA flavor such as centos9", 64, false).optional(),
-        }).optional(),
-    }),
+    ironic: ironicSection({ strict }),
     database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
     conductors: z.array(strict({ name: nodeName, ip: ipAddress.optional(), ipv6: ipAddress.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
     kubernetes: kubernetesSection({ strict, kubeContext }),

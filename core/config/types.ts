@@ -8,6 +8,7 @@ import type { PortsConfig } from "./ports";
 import type { ReadinessConfig } from "./readiness";
 import type { IdentityConfig } from "./identity";
 import type { TlsConfig } from "./tls";
+import type { IronicConfig } from "./ironic";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
 
@@ -110,14 +111,7 @@ export interface StackConfig extends IdentityConfig {
     };
     tls: TlsConfig;
     placement: PlacementConfig;
-    ironic: {
-        apiUsername: string;
-        config: Record<string, string | number | boolean>;
-        kernelParams?: string;
-        ramdiskSshKey?: string;
-        automatedClean: boolean;
-        ipa: { baseUri?: string; branch?: string; flavor?: string };
-    };
+    ironic: IronicConfig;
     database: {
         kind: DatabaseKind;
         host?: string;
