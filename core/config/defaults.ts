@@ -1,7 +1,4 @@
 /** Defaults: what an unset key means. docs/configuration.md lists the same values (tools/config-reference.ts checks them). */
-import { DEFAULT_IMAGES } from "../contract";
-import { mirrorImage } from "./network";
-import { parseImage } from "./pinning";
 import { resolveImageCache } from "./image-cache";
 import { resolveBmo } from "./bmo";
 import { resolveMetrics } from "./metrics";
@@ -16,6 +13,7 @@ import { resolveReadiness } from "./readiness";
 import { resolveIdentity } from "./identity";
 import { resolveTls } from "./tls";
 import { resolveIronic } from "./ironic";
+import { resolveImages } from "./images";
 import { pick } from "./section";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
@@ -38,7 +36,7 @@ export function defaultDhcpSlots(conductors: number): number {
 export function applyDefaults(p: ParsedSections): StackConfig {
     return {
         ...resolveIdentity(p),
-        images: imagesDefaults(p.images, p),
+        images: resolveImages(p.images, p.bmo?.version),
         ports: resolvePorts(p.ports),
         provisioning: provisioningDefaults(p.provisioning),
         tls: resolveTls(p.tls),
@@ -95,22 +93,6 @@ function databaseDefaults(d: ParsedSections["database"]): StackConfig["database"
 function keepalivedDefaults(k: ParsedSections["keepalived"]): StackConfig["keepalived"] {
     const secret = k?.passwordSecret;
     return { extraVips: k?.extraVips ?? [], ...pick(k, ["virtualRouterId"]), ...(secret ? { passwordSecret: { name: secret.name, key: secret.key ?? "password" } } : {}) };
-}
-
-/** Every image, then rewritten to images.registry when set: what every pod pulls. */
-function imagesDefaults(i: ParsedSections["images"], p: ParsedSections): StackConfig["images"] {
-    const registry = i?.registry;
-    const m = (ref: string) => mirrorImage(ref, registry);
-    return {
-        ironic: m(i?.ironic ?? DEFAULT_IMAGES.ironic),
-        ipaDownloader: m(i?.ipaDownloader ?? DEFAULT_IMAGES.ipaDownloader),
-        keepalived: m(i?.keepalived ?? DEFAULT_IMAGES.keepalived),
-        mariadb: m(i?.mariadb ?? DEFAULT_IMAGES.mariadb),
-        // The release bmo.version names, unless set: the manifests and the binary of one release.
-        baremetalOperator: m(i?.baremetalOperator ?? `${parseImage(DEFAULT_IMAGES.baremetalOperator).repository}:${p.bmo?.version ?? parseImage(DEFAULT_IMAGES.baremetalOperator).tag}`),
-        ...(registry !== undefined ? { registry } : {}),
-        ...(i?.ironicVersion !== undefined ? { ironicVersion: i.ironicVersion } : {}),
-    };
 }
 
 type CaSourceRaw = { configMap?: string; secret?: string; key?: string };

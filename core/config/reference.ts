@@ -14,6 +14,7 @@
  * relative to docs/.
  */
 import { IDENTITY_DESCRIPTIONS, IDENTITY_REFERENCE } from "./identity";
+import { IMAGES_DOCS } from "./images";
 import { IRONIC_DOCS } from "./ironic";
 import { KUBERNETES_DOCS } from "./kubernetes";
 import { PLACEMENT_DOCS } from "./placement";
@@ -29,7 +30,7 @@ type TopKey = (typeof TOP_LEVEL_KEYS)[number];
 /** One line per top-level key, for Pulumi.yaml (the nested keys are listed from the schema). */
 export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     ...IDENTITY_DESCRIPTIONS,
-    images: "Container images (tag or @sha256 digest).",
+    images: IMAGES_DOCS.description,
     ports: PORTS_DOCS.description,
     provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
     tls: TLS_DOCS.description,
@@ -56,13 +57,7 @@ export const REFERENCE: ReferenceRow[] = [
     // topology, namespace, name, createNamespace, clusterDomain
     ...IDENTITY_REFERENCE,
     // images
-    { keys: ["images.ironic"], type: "image ref", default: "`quay.io/metal3-io/ironic:v38.0.0`", notes: "tag, `tag@sha256:` digest, or a bare `@sha256:` digest (then `images.ironicVersion` with a database)" },
-    { keys: ["images.ironicVersion"], type: "dotted version", default: "— (read from the tag)", notes: "`38.0`: the version of a digest-only `images.ironic`, for the downgrade guard; required with a bare digest and `database.kind` `mariadb` or `external`" },
-    { keys: ["images.ipaDownloader"], type: "image ref", default: "`quay.io/metal3-io/ironic-ipa-downloader:latest`", notes: "the downloader publishes no release tags: pin a digest in production" },
-    { keys: ["images.keepalived"], type: "image ref", default: "`quay.io/metal3-io/keepalived:latest`", notes: "only with `provisioning.keepalived`; no release tags: pin a digest in production" },
-    { keys: ["images.mariadb"], type: "image ref", default: "`docker.io/library/mariadb:11.4.5`", notes: "with `database.kind: mariadb`" },
-    { keys: ["images.baremetalOperator"], type: "image ref", default: "`quay.io/metal3-io/baremetal-operator:v0.13.2`", notes: "with `bmo.enabled`; unless set, its tag is `bmo.version`: the binary of the release whose manifests are deployed" },
-    { keys: ["images.registry"], type: "`host[:port][/path]`", default: "— (each image's own registry)", notes: "pull every image from this mirror: `quay.io/metal3-io/ironic:v38.0.0` → `<registry>/metal3-io/ironic:v38.0.0`, Docker Hub images under `library/`; see [Network](networks-and-trust.md#registry-mirror)" },
+    ...IMAGES_DOCS.reference,
     // ports
     ...PORTS_DOCS.reference,
     // provisioning

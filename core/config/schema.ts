@@ -7,11 +7,12 @@ import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 
 import { cidr, ipAddress, relayIpv4 } from "./addresses";
-import { checked, hostName, kubeContext, labelKey, labelValue, nodeName, quoted, storageClassName } from "./strings";
-import { networkSections, registryProblem } from "./network";
+import { hostName, kubeContext, labelKey, labelValue, nodeName, quoted, storageClassName } from "./strings";
+import { networkSections } from "./network";
 import { externalBlock, reachSections } from "./reach";
 import { tlsSection } from "./tls";
 import { ironicSection } from "./ironic";
+import { imagesSection } from "./images";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
@@ -72,17 +73,6 @@ export const ifname = z
     .regex(/^[A-Za-z0-9_.:@-]{1,15}$/, "must be a Linux interface name (1-15 characters, no spaces or '/')");
 
 /**
- * Container image reference: [registry[:port]/]path[:tag][@digest], following the grammar of
- * the distribution reference (lower-case path components, tag up to 128 characters, sha256 digest).
- */
-const IMAGE_REF =
-    /^(?:(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)(?:\.(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?))*(?::[0-9]+)?\/)?[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*(?:\/[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*)*(?::[\w][\w.-]{0,127})?(?:@sha256:[a-f0-9]{64})?$/;
-export const imageRef = z
-    .string()
-    .max(255, "image reference is too long")
-    .regex(IMAGE_REF, "not a valid image reference (expected e.g. quay.io/metal3-io/ironic:v38.0.0 or ...@sha256:<64 hex>)");
-
-/**
  * Kubernetes resource quantity (apimachinery's grammar, non-negative): a decimal number and an
  * optional binary (Ki..Ei), decimal (n, u, m, k, M..E) or exponent (e3) suffix.
  */
@@ -106,15 +96,7 @@ export const leaseTime = z
 export const sections = {
     /** topology, namespace, name, createNamespace, clusterDomain (identity.ts). */
     ...identitySections({ dnsLabel }),
-    images: strict({
-        ironic: imageRef.optional(),
-        ipaDownloader: imageRef.optional(),
-        keepalived: imageRef.optional(),
-        mariadb: imageRef.optional(),
-        baremetalOperator: imageRef.optional(),
-        registry: checked(registryProblem).optional(),
-        ironicVersion: z.string().regex(/^[0-9]+(\.[0-9]+){0,3}$/, "must be a dotted Ironic version such as 38.0 or 38.0.1").optional(),
-    }),
+    images: imagesSection({ strict }),
     ports: portsSection({ strict, port }),
     provisioning: strict({
         interface: ifname.optional(),

@@ -9,6 +9,7 @@ import type { ReadinessConfig } from "./readiness";
 import type { IdentityConfig } from "./identity";
 import type { TlsConfig } from "./tls";
 import type { IronicConfig } from "./ironic";
+import type { ImagesConfig } from "./images";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseKind } from "./database";
 
@@ -86,18 +87,7 @@ export interface CaSource {
 }
 
 export interface StackConfig extends IdentityConfig {
-    images: {
-        ironic: string;
-        ipaDownloader: string;
-        keepalived: string;
-        mariadb: string;
-        /** baremetal-operator's (used with bmo.enabled); its tag follows bmo.version unless set. */
-        baremetalOperator: string;
-        /** The mirror every image above was rewritten to (already applied to them), if set. */
-        registry?: string;
-        /** The Ironic version of images.ironic when its reference has no comparable tag (a bare digest). */
-        ironicVersion?: string;
-    };
+    images: ImagesConfig;
     ports: PortsConfig;
     provisioning: {
         interface?: string;

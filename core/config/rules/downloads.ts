@@ -2,7 +2,7 @@
  * Network settings across sections: every image rewritten to images.registry must still be a
  * valid reference, and proxy settings that would do nothing (no proxy set) are refused.
  */
-import { imageRef } from "../schema";
+import { imageRef } from "../images";
 import type { Rule } from "./rule";
 
 const IMAGE_KEYS = ["ironic", "ipaDownloader", "keepalived", "mariadb"] as const;
