@@ -443,12 +443,13 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         await lab.fakeHardwareOnAll();
         const owners = new Set<string>();
         for (let i = 0; i < 6; i++) {
-            const r = api(known[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `bmh-${i}`, uuid: fixedNodeUuid(`bmh-${i}`), driver: "fake-hardware" })]);
+            const r = api(known[0].ip, "/v1/nodes", ["-X", "POST", "-H", "Content-Type: application/json", "-d", JSON.stringify({ name: `node-${i}`, uuid: fixedNodeUuid(`node-${i}`), driver: "fake-hardware" })]);
             assert.equal(r.code, 201, r.body);
         }
         const nodes = JSON.parse(api(known[0].ip, "/v1/nodes?detail=true").body).nodes;
         for (const n of nodes) owners.add(conductorName(n.conductor));
-        // Fixed UUIDs: on the full ring of three, these six hash to every conductor.
+        // Fixed UUIDs: on the full ring of three (sha256, the image's hash_ring_algorithm), these
+        // six hash to every conductor (bmh-0..5 would not: they skip 172.22.0.3).
         assert.deepEqual([...owners].sort(), known.map((k) => k.ip).sort(), `every conductor owns some of the nodes; conductors: ${api(known[0].ip, "/v1/conductors").body}`);
         for (const n of nodes) {
             // A call that the API hands to the node's conductor over JSON-RPC.
