@@ -1,11 +1,13 @@
 /**
  * The `database` section: which database Ironic uses and, for the kinds this program deploys, how.
+ * Its schema, defaults, resolved type and documentation in one place (core/config/section.ts).
  * Built from schema.ts's blocks, handed in by schema.ts (as resources.ts and image-cache.ts do:
  * importing schema.ts here would make an import circle).
  */
 import { z } from "zod";
 
 import type { SchemaBlocks } from "./resources";
+import type { SectionDocs } from "./section";
 
 export const DATABASE_KINDS = ["sqlite", "mariadb", "mariadb-operator", "external"] as const;
 export type DatabaseKind = (typeof DATABASE_KINDS)[number];
@@ -57,3 +59,65 @@ export function databaseSection({ strict, quantity, hostName, port, dnsLabel, st
         allowKindChange: z.boolean().optional(),
     });
 }
+
+type Parsed = z.infer<ReturnType<typeof databaseSection>> | undefined;
+
+/** Defaults: sqlite; a deployed database keeps (retainOnDelete) and protects its volume of 10Gi; external connects with TLS. */
+export function resolveDatabase(d: Parsed) {
+    return {
+        kind: d?.kind ?? "sqlite",
+        host: d?.host,
+        port: d?.port,
+        /** Database name (default ironic). */
+        name: d?.name ?? "ironic",
+        credentialsSecret: d?.credentialsSecret,
+        caSecret: d?.caSecret,
+        /** external: connect with TLS (needs caSecret); false states a plain connection on purpose. */
+        tls: d?.tls ?? true,
+        storageSize: d?.storageSize ?? "10Gi",
+        storageClass: d?.storageClass,
+        retainOnDelete: d?.retainOnDelete ?? true,
+        /** mariadb: the volume claim is `protect`ed (Pulumi refuses to delete or replace it). */
+        protect: d?.protect ?? true,
+        /** Allow an Ironic image older than the deployed one (Ironic does not support schema downgrades). */
+        allowDowngrade: d?.allowDowngrade ?? false,
+        networkPolicy: {
+            // On once its host sources are named: which addresses host-network traffic arrives from
+            // depends on the CNI, and a guess that misses cuts Ironic off its database.
+            enabled: d?.networkPolicy?.enabled ?? d?.networkPolicy?.hostSources !== undefined,
+            hostSources: d?.networkPolicy?.hostSources ?? [],
+        },
+        /** mariadb-operator: Galera members (odd, at least 3), one per node. */
+        replicas: d?.replicas ?? DEFAULT_GALERA_REPLICAS,
+        /** mariadb-operator: install the operator's Helm charts (off: the operator is a prerequisite). */
+        operator: { install: d?.operator?.install ?? false, namespace: d?.operator?.namespace ?? DEFAULT_OPERATOR_NAMESPACE },
+        /** Allow moving a deployed `mariadb` to `mariadb-operator` (a new, empty database: dump and restore). */
+        allowKindChange: d?.allowKindChange ?? false,
+    };
+}
+
+/** What StackConfig holds for `database`. */
+export type DatabaseConfig = ReturnType<typeof resolveDatabase>;
+
+export const DATABASE_DOCS: SectionDocs = {
+    description: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
+    reference: [
+        { keys: ["database.kind"], default: "`sqlite`", notes: "multi needs a shared database: `mariadb-operator` (survives a node loss) or `external`; `mariadb` is one pod (see [Database](database.md#what-survives-a-node-loss))" },
+        { keys: ["database.host","database.port"], type: "", default: "—", notes: "with `external`; host name (≤ 253) or IPv4 address" },
+        { keys: ["database.name"], type: "string", default: "`ironic`", notes: "database name" },
+        { keys: ["database.storageSize"], type: "quantity", default: "`10Gi`", notes: "with `mariadb`; with `mariadb-operator` per member" },
+        { keys: ["database.storageClass"], type: "StorageClass name", default: "cluster default", notes: "with `mariadb` or `mariadb-operator`" },
+        { keys: ["database.retainOnDelete"], type: "bool", default: "`true`", notes: "with `mariadb`: keep the volume (and namespace) on `pulumi destroy`; with `mariadb-operator`: keep the MariaDB object (and namespace)" },
+        { keys: ["database.protect"], type: "bool", default: "`true`", notes: "with `mariadb`: `protect` the volume claim (Pulumi refuses to delete or replace it); with `mariadb-operator`: the MariaDB object" },
+        { keys: ["database.allowDowngrade"], type: "bool", default: "`false`", notes: "allow an older Ironic image on a shared database" },
+        { keys: ["database.credentialsSecret"], type: "Secret name", default: "—", notes: "with `external`: keys `username`, `password` (mounted at `/auth/mariadb`)" },
+        { keys: ["database.caSecret"], type: "Secret name", default: "—", notes: "with `external`: key `ca.crt`, the DB server's CA; **required** unless `database.tls: false`" },
+        { keys: ["database.tls"], type: "bool", default: "`true`", notes: "with `external`: `false` connects without TLS (then no `caSecret`)" },
+        { keys: ["database.networkPolicy.enabled"], type: "bool", default: "`true` once `hostSources` is set, else `false`", notes: "with `mariadb` or `mariadb-operator`: the NetworkPolicy admitting only Ironic and the schema Jobs (and, for the operator's cluster, Galera among its members and the operator) (see [Database](database.md#a-networkpolicy-guards-mariadb) for the CNI caveat)" },
+        { keys: ["database.networkPolicy.hostSources"], type: "list of IPv4 CIDRs", default: "— (policy off)", notes: "with `mariadb` or `mariadb-operator`: where the host-network Ironic pods connect from as your CNI sees them" },
+        { keys: ["database.replicas"], type: "odd number 3–9", default: "`3`", notes: "with `mariadb-operator`: Galera members, one per node (pod anti-affinity)" },
+        { keys: ["database.operator.install"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: install the operator's Helm charts (`mariadb-operator-crds`, `mariadb-operator`, release 0.38.1); off, the operator (0.38.x) is a prerequisite ([Database](database.md#the-replicated-kind-mariadb-operator))" },
+        { keys: ["database.operator.namespace"], type: "DNS label", default: "`mariadb-operator`", notes: "with `mariadb-operator`: where the operator runs (installed there with `install`; the NetworkPolicy admits it from there)" },
+        { keys: ["database.allowKindChange"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: allow moving a deployed `mariadb` to it (a new, empty cluster: dump and restore first, see [Database](database.md#moving-from-mariadb-to-mariadb-operator))" },
+    ],
+};

@@ -3,7 +3,7 @@ import { resolveImageCache } from "./image-cache";
 import { resolveBmo } from "./bmo";
 import { resolveMetrics } from "./metrics";
 import { resolveResources } from "./resources";
-import { DEFAULT_GALERA_REPLICAS, DEFAULT_OPERATOR_NAMESPACE } from "./database";
+import { resolveDatabase } from "./database";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
 import type { CaSource, StackConfig } from "./types";
 import { resolveKubernetes } from "./kubernetes";
@@ -42,7 +42,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         tls: resolveTls(p.tls),
         placement: resolvePlacement(p.placement),
         ironic: resolveIronic(p.ironic),
-        database: databaseDefaults(p.database),
+        database: resolveDatabase(p.database),
         conductors: p.conductors ?? [],
         kubernetes: resolveKubernetes(p.kubernetes),
         resources: resolveResources(p.resources),
@@ -60,32 +60,6 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         ...(p.external && Object.keys(p.external).length > 0 ? { external: p.external } : {}),
         keepalived: keepalivedDefaults(p.keepalived),
         readiness: resolveReadiness(p.readiness),
-    };
-}
-
-function databaseDefaults(d: ParsedSections["database"]): StackConfig["database"] {
-    return {
-        kind: d?.kind ?? "sqlite",
-        host: d?.host,
-        port: d?.port,
-        name: d?.name ?? "ironic",
-        credentialsSecret: d?.credentialsSecret,
-        caSecret: d?.caSecret,
-        tls: d?.tls ?? true,
-        storageSize: d?.storageSize ?? "10Gi",
-        storageClass: d?.storageClass,
-        retainOnDelete: d?.retainOnDelete ?? true,
-        protect: d?.protect ?? true,
-        allowDowngrade: d?.allowDowngrade ?? false,
-        networkPolicy: {
-            // On once its host sources are named: which addresses host-network traffic arrives from
-            // depends on the CNI, and a guess that misses cuts Ironic off its database.
-            enabled: d?.networkPolicy?.enabled ?? d?.networkPolicy?.hostSources !== undefined,
-            hostSources: d?.networkPolicy?.hostSources ?? [],
-        },
-        replicas: d?.replicas ?? DEFAULT_GALERA_REPLICAS,
-        operator: { install: d?.operator?.install ?? false, namespace: d?.operator?.namespace ?? DEFAULT_OPERATOR_NAMESPACE },
-        allowKindChange: d?.allowKindChange ?? false,
     };
 }
 

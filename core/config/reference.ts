@@ -14,6 +14,7 @@
  * relative to docs/.
  */
 import { IDENTITY_DESCRIPTIONS, IDENTITY_REFERENCE } from "./identity";
+import { DATABASE_DOCS } from "./database";
 import { IMAGES_DOCS } from "./images";
 import { IRONIC_DOCS } from "./ironic";
 import { KUBERNETES_DOCS } from "./kubernetes";
@@ -36,7 +37,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     tls: TLS_DOCS.description,
     placement: PLACEMENT_DOCS.description,
     ironic: IRONIC_DOCS.description,
-    database: "sqlite, mariadb (one pod deployed here), mariadb-operator (a Galera cluster of the MariaDB operator) or external.",
+    database: DATABASE_DOCS.description,
     conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
     kubernetes: KUBERNETES_DOCS.description,
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
@@ -107,23 +108,7 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["imageCache.kernelUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: `imageCache.kernelUrl.x86_64`, `.aarch64`: your IPA kernels (http/https, no `,`)" },
     { keys: ["imageCache.ramdiskUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: the initramfs of each architecture that has a kernel" },
     // database
-    { keys: ["database.kind"], default: "`sqlite`", notes: "multi needs a shared database: `mariadb-operator` (survives a node loss) or `external`; `mariadb` is one pod (see [Database](database.md#what-survives-a-node-loss))" },
-    { keys: ["database.host","database.port"], type: "", default: "—", notes: "with `external`; host name (≤ 253) or IPv4 address" },
-    { keys: ["database.name"], type: "string", default: "`ironic`", notes: "database name" },
-    { keys: ["database.storageSize"], type: "quantity", default: "`10Gi`", notes: "with `mariadb`; with `mariadb-operator` per member" },
-    { keys: ["database.storageClass"], type: "StorageClass name", default: "cluster default", notes: "with `mariadb` or `mariadb-operator`" },
-    { keys: ["database.retainOnDelete"], type: "bool", default: "`true`", notes: "with `mariadb`: keep the volume (and namespace) on `pulumi destroy`; with `mariadb-operator`: keep the MariaDB object (and namespace)" },
-    { keys: ["database.protect"], type: "bool", default: "`true`", notes: "with `mariadb`: `protect` the volume claim (Pulumi refuses to delete or replace it); with `mariadb-operator`: the MariaDB object" },
-    { keys: ["database.allowDowngrade"], type: "bool", default: "`false`", notes: "allow an older Ironic image on a shared database" },
-    { keys: ["database.credentialsSecret"], type: "Secret name", default: "—", notes: "with `external`: keys `username`, `password` (mounted at `/auth/mariadb`)" },
-    { keys: ["database.caSecret"], type: "Secret name", default: "—", notes: "with `external`: key `ca.crt`, the DB server's CA; **required** unless `database.tls: false`" },
-    { keys: ["database.tls"], type: "bool", default: "`true`", notes: "with `external`: `false` connects without TLS (then no `caSecret`)" },
-    { keys: ["database.networkPolicy.enabled"], type: "bool", default: "`true` once `hostSources` is set, else `false`", notes: "with `mariadb` or `mariadb-operator`: the NetworkPolicy admitting only Ironic and the schema Jobs (and, for the operator's cluster, Galera among its members and the operator) (see [Database](database.md#a-networkpolicy-guards-mariadb) for the CNI caveat)" },
-    { keys: ["database.networkPolicy.hostSources"], type: "list of IPv4 CIDRs", default: "— (policy off)", notes: "with `mariadb` or `mariadb-operator`: where the host-network Ironic pods connect from as your CNI sees them" },
-    { keys: ["database.replicas"], type: "odd number 3–9", default: "`3`", notes: "with `mariadb-operator`: Galera members, one per node (pod anti-affinity)" },
-    { keys: ["database.operator.install"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: install the operator's Helm charts (`mariadb-operator-crds`, `mariadb-operator`, release 0.38.1); off, the operator (0.38.x) is a prerequisite ([Database](database.md#the-replicated-kind-mariadb-operator))" },
-    { keys: ["database.operator.namespace"], type: "DNS label", default: "`mariadb-operator`", notes: "with `mariadb-operator`: where the operator runs (installed there with `install`; the NetworkPolicy admits it from there)" },
-    { keys: ["database.allowKindChange"], type: "bool", default: "`false`", notes: "with `mariadb-operator`: allow moving a deployed `mariadb` to it (a new, empty cluster: dump and restore first, see [Database](database.md#moving-from-mariadb-to-mariadb-operator))" },
+    ...DATABASE_DOCS.reference,
     // conductors
     { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?, external?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
     { keys: ["conductors[].ipv6"], type: "IPv6", default: "found on the node in `provisioning.ipv6.cidr`", notes: "multi, dual-stack: the node's IPv6 provisioning address (`my_ipv6`, its IPv6 boot URLs, its certificate)" },

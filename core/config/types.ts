@@ -11,7 +11,7 @@ import type { TlsConfig } from "./tls";
 import type { IronicConfig } from "./ironic";
 import type { ImagesConfig } from "./images";
 import type { ResolvedResources } from "./resources";
-import type { DatabaseKind } from "./database";
+import type { DatabaseConfig } from "./database";
 
 export interface DhcpConfig {
     rangeStart: string;
@@ -102,36 +102,7 @@ export interface StackConfig extends IdentityConfig {
     tls: TlsConfig;
     placement: PlacementConfig;
     ironic: IronicConfig;
-    database: {
-        kind: DatabaseKind;
-        host?: string;
-        port?: number;
-        /** Database name (default ironic). */
-        name: string;
-        credentialsSecret?: string;
-        caSecret?: string;
-        /** external: connect with TLS (needs caSecret); false states a plain connection on purpose. */
-        tls: boolean;
-        /** mariadb: volume size and class; keep the volume when the stack is destroyed. */
-        storageSize: string;
-        storageClass?: string;
-        retainOnDelete: boolean;
-        /** mariadb: the volume claim is `protect`ed (Pulumi refuses to delete or replace it). */
-        protect: boolean;
-        /** Allow an Ironic image older than the deployed one (Ironic does not support schema downgrades). */
-        allowDowngrade: boolean;
-        /**
-         * mariadb: the NetworkPolicy admitting only Ironic and the schema Jobs; `hostSources` are the
-         * addresses the host-network Ironic pods connect from (default: the Ironic hosts' own IPs).
-         */
-        networkPolicy: { enabled: boolean; hostSources: string[] };
-        /** mariadb-operator: Galera members (odd, at least 3), one per node. */
-        replicas: number;
-        /** mariadb-operator: install the operator's Helm charts (off: the operator is a prerequisite). */
-        operator: { install: boolean; namespace: string };
-        /** Allow moving a deployed `mariadb` to `mariadb-operator` (a new, empty database: dump and restore). */
-        allowKindChange: boolean;
-    };
+    database: DatabaseConfig;
     conductors: ConductorConfig[];
     kubernetes: KubernetesConfig;
     /** Requests and limits per container role, defaults laid under what was set. */
