@@ -14,7 +14,7 @@ import { resolveIdentity } from "./identity";
 import { resolveTls } from "./tls";
 import { resolveIronic } from "./ironic";
 import { resolveImages } from "./images";
-import { pick } from "./section";
+import { resolveReach } from "./reach";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
@@ -57,16 +57,9 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
         metrics: resolveMetrics(p.metrics),
         bmo: resolveBmo(p.bmo),
-        ...(p.external && Object.keys(p.external).length > 0 ? { external: p.external } : {}),
-        keepalived: keepalivedDefaults(p.keepalived),
+        ...resolveReach(p),
         readiness: resolveReadiness(p.readiness),
     };
-}
-
-/** keepalived beyond provisioning.ip; the password Secret's key defaults to `password`. */
-function keepalivedDefaults(k: ParsedSections["keepalived"]): StackConfig["keepalived"] {
-    const secret = k?.passwordSecret;
-    return { extraVips: k?.extraVips ?? [], ...pick(k, ["virtualRouterId"]), ...(secret ? { passwordSecret: { name: secret.name, key: secret.key ?? "password" } } : {}) };
 }
 
 type CaSourceRaw = { configMap?: string; secret?: string; key?: string };

@@ -1,7 +1,8 @@
 /**
  * Reach beyond the provisioning network: the URLs BMCs on another (out-of-band) network fetch
  * virtual media from and IPA calls back to (`external`, `conductors[].external`), more keepalived
- * VIPs with the VRRP router id and password (`keepalived`).
+ * VIPs with the VRRP router id and password (`keepalived`). Their schemas, defaults, resolved types
+ * and documentation in one place (core/config/section.ts).
  *
  * Built from schema.ts's `strict`, handed in by schema.ts (importing schema.ts here would make an
  * import circle), as network.ts does.
@@ -10,6 +11,7 @@ import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 import type { SchemaBlocks } from "./resources";
+import { pick, type ReferenceRow } from "./section";
 import { checked, controlProblem, dnsNameProblem } from "./strings";
 import { objectName } from "./network";
 
@@ -94,3 +96,43 @@ export function reachSections({ strict }: Pick<SchemaBlocks, "strict">) {
         }),
     };
 }
+
+type Parsed = { [K in keyof ReturnType<typeof reachSections>]?: z.infer<ReturnType<typeof reachSections>[K]> };
+
+/** The BMC-facing address and URLs of an Ironic: each optional, at least one set (rules/reach.ts). */
+export type ExternalConfig = z.infer<ReturnType<typeof externalBlock>>;
+
+/** Defaults: no external address (an empty `external` is unset); no extra VIPs; the password's key `password`. */
+export function resolveReach(p: Parsed) {
+    const k = p.keepalived;
+    const secret = k?.passwordSecret;
+    return {
+        /** single: what BMCs on another network reach Ironic at (multi: conductors[].external). */
+        ...(p.external && Object.keys(p.external).length > 0 ? { external: p.external } : {}),
+        /** keepalived beyond provisioning.ip: more VIPs, the VRRP router id, the password from the user's Secret. */
+        keepalived: {
+            extraVips: k?.extraVips ?? [],
+            ...pick(k, ["virtualRouterId"]),
+            ...(secret ? { passwordSecret: { name: secret.name, key: secret.key ?? "password" } } : {}),
+        },
+    };
+}
+
+/** What StackConfig holds for `keepalived`. */
+export type KeepalivedConfig = ReturnType<typeof resolveReach>["keepalived"];
+
+export const REACH_DOCS: { descriptions: Record<keyof Parsed, string>; reference: ReferenceRow[] } = {
+    descriptions: {
+        external: "single: what BMCs on another network reach Ironic at (virtual media and IPA's callback URLs); multi: conductors[].external.",
+        keepalived: "With provisioning.keepalived: extra VIPs, the VRRP virtual router id and password (your Secret).",
+    },
+    reference: [
+        { keys: ["external.ip"], type: "IPv4 or IPv6", default: "—", notes: "single: the address BMCs reach Ironic at; derives both URLs below (`https://<ip>:<ports.vmediaTls>`, `https://<ip>:<ports.api>`, IPv6 bracketed) and goes into the certificate; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
+        { keys: ["external.httpUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "what BMCs fetch virtual media from: `IRONIC_EXTERNAL_HTTP_URL` → `[deploy]external_http_url`" },
+        { keys: ["external.callbackUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "where IPA booted from virtual media calls back: `IRONIC_EXTERNAL_CALLBACK_URL` → `[deploy]external_callback_url`" },
+        { keys: ["keepalived.extraVips"], type: "list of `{ip, interface?, prefix?}`", default: "`[]`", notes: "more VIPs keepalived holds besides `provisioning.ip`, of its family (interface default `provisioning.interface`, prefix default /32 or /128); see [keepalived](networks-and-trust.md#more-keepalived-vips-and-vrrp)" },
+        { keys: ["keepalived.virtualRouterId"], type: "1–255", default: "— (image: 1)", notes: "VRRP virtual router id: distinct per keepalived group on one L2 segment" },
+        { keys: ["keepalived.passwordSecret.name"], type: "Secret name", default: "— (no VRRP auth)", notes: "your Secret holding the VRRP password (1–8 characters of letters, digits, `._+=@%^*-`); read by the pod, never by the program; IPv4 VIP only (VRRPv3, used for IPv6, has no authentication)" },
+        { keys: ["keepalived.passwordSecret.key"], type: "key", default: "`password`", notes: "the key holding the password" },
+    ],
+};

@@ -20,6 +20,7 @@ import { IRONIC_DOCS } from "./ironic";
 import { KUBERNETES_DOCS } from "./kubernetes";
 import { PLACEMENT_DOCS } from "./placement";
 import { PORTS_DOCS } from "./ports";
+import { REACH_DOCS } from "./reach";
 import { READINESS_DOCS } from "./readiness";
 import { TLS_DOCS } from "./tls";
 import type { ResourceRole } from "./resources";
@@ -45,8 +46,8 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
     imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
     imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
-    external: "single: what BMCs on another network reach Ironic at (virtual media and IPA's callback URLs); multi: conductors[].external.",
-    keepalived: "With provisioning.keepalived: extra VIPs, the VRRP virtual router id and password (your Secret).",
+    external: REACH_DOCS.descriptions.external,
+    keepalived: REACH_DOCS.descriptions.keepalived,
     readiness: READINESS_DOCS.description,
     metrics: "Sensor data and the ironic-prometheus-exporter beside every Ironic (every conductor in multi); optional ServiceMonitor.",
     bmo: "baremetal-operator deployed in the namespace from its release's Go module, already wired to this Ironic (off by default).",
@@ -113,15 +114,8 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?, external?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
     { keys: ["conductors[].ipv6"], type: "IPv6", default: "found on the node in `provisioning.ipv6.cidr`", notes: "multi, dual-stack: the node's IPv6 provisioning address (`my_ipv6`, its IPv6 boot URLs, its certificate)" },
     { keys: ["conductors[].external.ip","conductors[].external.httpUrl","conductors[].external.callbackUrl"], type: "IP / `https://host[:port]`", default: "—", notes: "multi: what BMCs on another network reach this node's conductor at, as `external.*` (list every conductor node: one without hands BMCs its provisioning-network URLs); its certificate gets the hosts; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
-    // external
-    { keys: ["external.ip"], type: "IPv4 or IPv6", default: "—", notes: "single: the address BMCs reach Ironic at; derives both URLs below (`https://<ip>:<ports.vmediaTls>`, `https://<ip>:<ports.api>`, IPv6 bracketed) and goes into the certificate; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
-    { keys: ["external.httpUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "what BMCs fetch virtual media from: `IRONIC_EXTERNAL_HTTP_URL` → `[deploy]external_http_url`" },
-    { keys: ["external.callbackUrl"], type: "`https://host[:port]`", default: "from `external.ip`", notes: "where IPA booted from virtual media calls back: `IRONIC_EXTERNAL_CALLBACK_URL` → `[deploy]external_callback_url`" },
-    // keepalived
-    { keys: ["keepalived.extraVips"], type: "list of `{ip, interface?, prefix?}`", default: "`[]`", notes: "more VIPs keepalived holds besides `provisioning.ip`, of its family (interface default `provisioning.interface`, prefix default /32 or /128); see [keepalived](networks-and-trust.md#more-keepalived-vips-and-vrrp)" },
-    { keys: ["keepalived.virtualRouterId"], type: "1–255", default: "— (image: 1)", notes: "VRRP virtual router id: distinct per keepalived group on one L2 segment" },
-    { keys: ["keepalived.passwordSecret.name"], type: "Secret name", default: "— (no VRRP auth)", notes: "your Secret holding the VRRP password (1–8 characters of letters, digits, `._+=@%^*-`); read by the pod, never by the program; IPv4 VIP only (VRRPv3, used for IPv6, has no authentication)" },
-    { keys: ["keepalived.passwordSecret.key"], type: "key", default: "`password`", notes: "the key holding the password" },
+    // external, keepalived
+    ...REACH_DOCS.reference,
     // kubernetes
     ...KUBERNETES_DOCS.reference,
     // readiness

@@ -8,6 +8,9 @@ import type { PortsConfig } from "./ports";
 import type { ReadinessConfig } from "./readiness";
 import type { IdentityConfig } from "./identity";
 import type { TlsConfig } from "./tls";
+import type { ExternalConfig, KeepalivedConfig } from "./reach";
+
+export type { ExternalConfig, KeepalivedConfig } from "./reach";
 import type { IronicConfig } from "./ironic";
 import type { ImagesConfig } from "./images";
 import type { ResolvedResources } from "./resources";
@@ -65,20 +68,6 @@ export interface ConductorConfig {
     external?: ExternalConfig;
 }
 
-/** The BMC-facing address and URLs of an Ironic: each optional, at least one set (reach.ts). */
-export interface ExternalConfig {
-    ip?: string;
-    httpUrl?: string;
-    callbackUrl?: string;
-}
-
-/** keepalived beyond provisioning.ip: more VIPs, the VRRP router id, the password from the user's Secret. */
-export interface KeepalivedConfig {
-    extraVips: { ip: string; interface?: string; prefix?: number }[];
-    virtualRouterId?: number;
-    passwordSecret?: { name: string; key: string };
-}
-
 /** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
 export interface CaSource {
     kind: "configMap" | "secret";
@@ -120,7 +109,6 @@ export interface StackConfig extends IdentityConfig {
     /** baremetal-operator deployed by the stack (off by default): its release and where its module comes from. */
     bmo: BmoConfig;
     /** The live check after the workload: on/off, how it reaches the API, how long it waits. */
-    /** single: what BMCs on another network reach Ironic at (multi: conductors[].external). */
     external?: ExternalConfig;
     keepalived: KeepalivedConfig;
     readiness: ReadinessConfig;
