@@ -5,7 +5,7 @@ import { resolveMetrics } from "./metrics";
 import { resolveResources } from "./resources";
 import { resolveDatabase } from "./database";
 import { MAX_DHCP_SLOTS, type ParsedSections } from "./schema";
-import type { CaSource, StackConfig } from "./types";
+import type { StackConfig } from "./types";
 import { resolveKubernetes } from "./kubernetes";
 import { resolvePlacement } from "./placement";
 import { resolvePorts } from "./ports";
@@ -15,6 +15,7 @@ import { resolveTls } from "./tls";
 import { resolveIronic } from "./ironic";
 import { resolveImages } from "./images";
 import { resolveReach } from "./reach";
+import { resolveNetwork } from "./network";
 
 /** The DHCP range (single) or each slice (multi) must offer at least this many addresses unless `provisioning.dhcp.minSize` says otherwise. */
 export const DEFAULT_MIN_DHCP_RANGE = 8;
@@ -46,39 +47,13 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         conductors: p.conductors ?? [],
         kubernetes: resolveKubernetes(p.kubernetes),
         resources: resolveResources(p.resources),
-        proxy: {
-            httpProxy: p.proxy?.httpProxy,
-            httpsProxy: p.proxy?.httpsProxy,
-            noProxy: p.proxy?.noProxy ?? [],
-            applyToIronic: p.proxy?.applyToIronic ?? false,
-        },
-        trust: trustDefaults(p.trust),
-        imagePullSecrets: p.imagePullSecrets ?? [],
+        ...resolveNetwork(p),
         imageCache: resolveImageCache(p.imageCache, p.ironic?.ipa ?? {}),
         metrics: resolveMetrics(p.metrics),
         bmo: resolveBmo(p.bmo),
         ...resolveReach(p),
         readiness: resolveReadiness(p.readiness),
     };
-}
-
-type CaSourceRaw = { configMap?: string; secret?: string; key?: string };
-
-/** A user's CA bundle: its kind, name and key (default `ca.crt`). */
-function caSource(b: CaSourceRaw | undefined): CaSource | undefined {
-    if (!b) return undefined;
-    const [kind, name] = b.secret !== undefined ? (["secret", b.secret] as const) : (["configMap", b.configMap!] as const);
-    return { kind, name, key: b.key ?? "ca.crt" };
-}
-
-/** The CA bundles of trust.*, each only when configured. */
-function trustDefaults(t: ParsedSections["trust"]): StackConfig["trust"] {
-    const out: StackConfig["trust"] = {};
-    for (const k of ["extraCaBundle", "bmcCa", "trustedCa"] as const) {
-        const b = caSource(t?.[k]);
-        if (b) out[k] = b;
-    }
-    return out;
 }
 
 function provisioningDefaults(prov: ParsedSections["provisioning"]): StackConfig["provisioning"] {

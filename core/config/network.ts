@@ -4,6 +4,7 @@
  * every pod (`imagePullSecrets`). Each free string is checked for what reads it: curl's proxy and
  * no-proxy variables, a Kubernetes object name, an image reference.
  *
+ * Their schemas, defaults, resolved types and documentation in one place (core/config/section.ts).
  * The sections are built from schema.ts's `strict`, handed in by schema.ts (as resources.ts does:
  * importing schema.ts here would make an import circle).
  */
@@ -11,6 +12,7 @@ import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 import type { SchemaBlocks } from "./resources";
+import type { ReferenceRow } from "./section";
 import { ipFamily } from "../ip";
 import { checked, controlProblem, dnsNameProblem, subdomainProblem } from "./strings";
 
@@ -132,3 +134,59 @@ export function networkSections({ strict }: Pick<SchemaBlocks, "strict">) {
         imagePullSecrets: z.array(objectName("a Secret name (DNS subdomain)")),
     };
 }
+
+type Parsed = { [K in keyof ReturnType<typeof networkSections>]?: z.infer<ReturnType<typeof networkSections>[K]> };
+
+/** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
+export interface CaSource {
+    kind: "configMap" | "secret";
+    name: string;
+    key: string;
+}
+
+/** A user's CA bundle: its kind, name and key (default `ca.crt`). */
+function resolveCaSource(b: z.infer<ReturnType<typeof caSource>> | undefined): CaSource | undefined {
+    if (!b) return undefined;
+    const [kind, name] = b.secret !== undefined ? (["secret", b.secret] as const) : (["configMap", b.configMap!] as const);
+    return { kind, name, key: b.key ?? "ca.crt" };
+}
+
+/** Defaults: no proxy, no extra CA, no pull Secrets. */
+export function resolveNetwork(p: Parsed) {
+    const trust: { extraCaBundle?: CaSource; bmcCa?: CaSource; trustedCa?: CaSource } = {};
+    for (const k of ["extraCaBundle", "bmcCa", "trustedCa"] as const) {
+        const b = resolveCaSource(p.trust?.[k]);
+        if (b) trust[k] = b;
+    }
+    return {
+        /** The proxy of the IPA downloads (and of Ironic with applyToIronic); noProxy is the user's list only. */
+        proxy: { httpProxy: p.proxy?.httpProxy, httpsProxy: p.proxy?.httpsProxy, noProxy: p.proxy?.noProxy ?? [], applyToIronic: p.proxy?.applyToIronic ?? false },
+        /** The CA bundles of trust.*, each only when configured. */
+        trust,
+        /** Secrets the kubelet pulls every pod's images with (the user's). */
+        imagePullSecrets: p.imagePullSecrets ?? [],
+    };
+}
+
+/** What StackConfig holds for `proxy`, `trust`, `imagePullSecrets`. */
+export type NetworkConfig = ReturnType<typeof resolveNetwork>;
+
+export const NETWORK_DOCS: { descriptions: Record<keyof Parsed, string>; reference: ReferenceRow[] } = {
+    descriptions: {
+        proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
+        trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
+        imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
+    },
+    reference: [
+        { keys: ["proxy.httpProxy","proxy.httpsProxy"], type: "`http(s)://host[:port]`", default: "— (no proxy)", notes: "the IPA downloader's `HTTP(S)_PROXY` and `http(s)_proxy`; no credentials in the URL (refused: they would be readable in the pod spec)" },
+        { keys: ["proxy.noProxy"], type: "list of hosts, `.domains`, IP addresses, CIDRs (IPv4 or IPv6)", default: "`[]`", notes: "added after the defaults (loopback, `.svc`, `.<clusterDomain>`, the provisioning CIDR and Ironic's addresses); add your Service CIDR and internal mirrors" },
+        { keys: ["proxy.applyToIronic"], type: "bool", default: "`false`", notes: "also set the proxy variables on the `ironic` container; then list your BMC networks in `proxy.noProxy`" },
+        { keys: ["trust.extraCaBundle.configMap","trust.extraCaBundle.secret"], type: "object name", default: "—", notes: "exactly one: your ConfigMap or Secret with extra PEM CAs the IPA download trusts besides the system bundle (read, never written)" },
+        { keys: ["trust.extraCaBundle.key"], type: "key", default: "`ca.crt`", notes: "the key holding the bundle" },
+        { keys: ["trust.bmcCa.configMap","trust.bmcCa.secret"], type: "object name", default: "— (system bundle only)", notes: "exactly one: your ConfigMap or Secret with PEM CAs Ironic's BMC drivers (Redfish, iDRAC-Redfish) trust **besides** the system bundle: `[redfish]verify_ca`; updates apply without a restart; see [BMC CA](networks-and-trust.md#bmc-ca-and-trusted-ca)" },
+        { keys: ["trust.bmcCa.key"], type: "key", default: "`ca.crt`", notes: "the key holding the BMC CAs" },
+        { keys: ["trust.trustedCa.configMap","trust.trustedCa.secret"], type: "object name", default: "— (system bundle only)", notes: "exactly one: your ConfigMap or Secret with PEM CAs Ironic trusts besides the system bundle for its own HTTPS downloads (deploy images, image sources, checksums): `[DEFAULT]webserver_verify_ca`; updates apply without a restart" },
+        { keys: ["trust.trustedCa.key"], type: "key", default: "`ca.crt`", notes: "the key holding the trusted CAs" },
+        { keys: ["imagePullSecrets"], type: "list of Secret names", default: "`[]`", notes: "yours, in the namespace; on every pod the program renders" },
+    ],
+};

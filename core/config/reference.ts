@@ -21,6 +21,7 @@ import { KUBERNETES_DOCS } from "./kubernetes";
 import { PLACEMENT_DOCS } from "./placement";
 import { PORTS_DOCS } from "./ports";
 import { REACH_DOCS } from "./reach";
+import { NETWORK_DOCS } from "./network";
 import { READINESS_DOCS } from "./readiness";
 import { TLS_DOCS } from "./tls";
 import type { ResourceRole } from "./resources";
@@ -42,9 +43,9 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
     kubernetes: KUBERNETES_DOCS.description,
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
-    proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
-    trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",
-    imagePullSecrets: "Secrets (yours, in the namespace) every pod pulls its images with.",
+    proxy: NETWORK_DOCS.descriptions.proxy,
+    trust: NETWORK_DOCS.descriptions.trust,
+    imagePullSecrets: NETWORK_DOCS.descriptions.imagePullSecrets,
     imageCache: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
     external: REACH_DOCS.descriptions.external,
     keepalived: REACH_DOCS.descriptions.keepalived,
@@ -134,19 +135,8 @@ export const REFERENCE: ReferenceRow[] = [
     { keys: ["bmo.goproxy"], type: "URL", default: "`https://proxy.golang.org`", notes: "the Go module proxy the zip comes from: `https://`, `http://` or `file://` (a GOPROXY-shaped directory such as `$(go env GOMODCACHE)/cache/download`, for air-gapped runs); the verified zip is cached (under `bmo/` of `$METAL3_IRONIC_CACHE`, else `$XDG_CACHE_HOME/metal3-ironic`, else `~/.cache/metal3-ironic`)" },
     // resources
     { keys: ["resources.<role>.requests.cpu","resources.<role>.requests.memory","resources.<role>.limits.cpu","resources.<role>.limits.memory"], type: "quantity", default: "below", notes: "per container role; what you set is laid over the defaults key by key; a request above its limit is refused" },
-    // proxy
-    { keys: ["proxy.httpProxy","proxy.httpsProxy"], type: "`http(s)://host[:port]`", default: "— (no proxy)", notes: "the IPA downloader's `HTTP(S)_PROXY` and `http(s)_proxy`; no credentials in the URL (refused: they would be readable in the pod spec)" },
-    { keys: ["proxy.noProxy"], type: "list of hosts, `.domains`, IP addresses, CIDRs (IPv4 or IPv6)", default: "`[]`", notes: "added after the defaults (loopback, `.svc`, `.<clusterDomain>`, the provisioning CIDR and Ironic's addresses); add your Service CIDR and internal mirrors" },
-    { keys: ["proxy.applyToIronic"], type: "bool", default: "`false`", notes: "also set the proxy variables on the `ironic` container; then list your BMC networks in `proxy.noProxy`" },
-    // trust
-    { keys: ["trust.extraCaBundle.configMap","trust.extraCaBundle.secret"], type: "object name", default: "—", notes: "exactly one: your ConfigMap or Secret with extra PEM CAs the IPA download trusts besides the system bundle (read, never written)" },
-    { keys: ["trust.extraCaBundle.key"], type: "key", default: "`ca.crt`", notes: "the key holding the bundle" },
-    { keys: ["trust.bmcCa.configMap","trust.bmcCa.secret"], type: "object name", default: "— (system bundle only)", notes: "exactly one: your ConfigMap or Secret with PEM CAs Ironic's BMC drivers (Redfish, iDRAC-Redfish) trust **besides** the system bundle: `[redfish]verify_ca`; updates apply without a restart; see [BMC CA](networks-and-trust.md#bmc-ca-and-trusted-ca)" },
-    { keys: ["trust.bmcCa.key"], type: "key", default: "`ca.crt`", notes: "the key holding the BMC CAs" },
-    { keys: ["trust.trustedCa.configMap","trust.trustedCa.secret"], type: "object name", default: "— (system bundle only)", notes: "exactly one: your ConfigMap or Secret with PEM CAs Ironic trusts besides the system bundle for its own HTTPS downloads (deploy images, image sources, checksums): `[DEFAULT]webserver_verify_ca`; updates apply without a restart" },
-    { keys: ["trust.trustedCa.key"], type: "key", default: "`ca.crt`", notes: "the key holding the trusted CAs" },
-    // imagePullSecrets
-    { keys: ["imagePullSecrets"], type: "list of Secret names", default: "`[]`", notes: "yours, in the namespace; on every pod the program renders" },
+    // proxy, trust, imagePullSecrets
+    ...NETWORK_DOCS.reference,
 ];
 
 /** The resources table: what each container role is and why its defaults (resources.ts) are what they are. */

@@ -9,8 +9,10 @@ import type { ReadinessConfig } from "./readiness";
 import type { IdentityConfig } from "./identity";
 import type { TlsConfig } from "./tls";
 import type { ExternalConfig, KeepalivedConfig } from "./reach";
+import type { NetworkConfig } from "./network";
 
 export type { ExternalConfig, KeepalivedConfig } from "./reach";
+export type { CaSource } from "./network";
 import type { IronicConfig } from "./ironic";
 import type { ImagesConfig } from "./images";
 import type { ResolvedResources } from "./resources";
@@ -68,14 +70,7 @@ export interface ConductorConfig {
     external?: ExternalConfig;
 }
 
-/** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
-export interface CaSource {
-    kind: "configMap" | "secret";
-    name: string;
-    key: string;
-}
-
-export interface StackConfig extends IdentityConfig {
+export interface StackConfig extends IdentityConfig, NetworkConfig {
     images: ImagesConfig;
     ports: PortsConfig;
     provisioning: {
@@ -96,12 +91,6 @@ export interface StackConfig extends IdentityConfig {
     kubernetes: KubernetesConfig;
     /** Requests and limits per container role, defaults laid under what was set. */
     resources: ResolvedResources;
-    /** The proxy of the IPA downloads (and of Ironic with applyToIronic); noProxy is the user's list only. */
-    proxy: { httpProxy?: string; httpsProxy?: string; noProxy: string[]; applyToIronic: boolean };
-    /** An extra CA bundle the IPA downloads trust besides the system bundle: the user's ConfigMap or Secret. */
-    trust: { extraCaBundle?: CaSource; bmcCa?: CaSource; trustedCa?: CaSource };
-    /** Secrets the kubelet pulls every pod's images with (the user's). */
-    imagePullSecrets: string[];
     /** Where the conductors get IPA from: a cache of this stack, another stack's, or the user's URLs. */
     imageCache: ImageCacheConfig;
     /** The ironic-prometheus-exporter beside every Ironic, sensor collection, an optional ServiceMonitor. */
