@@ -22,6 +22,7 @@ import { PLACEMENT_DOCS } from "./placement";
 import { PORTS_DOCS } from "./ports";
 import { REACH_DOCS } from "./reach";
 import { NETWORK_DOCS } from "./network";
+import { PROVISIONING_DOCS } from "./provisioning";
 import { READINESS_DOCS } from "./readiness";
 import { TLS_DOCS } from "./tls";
 import type { ResourceRole } from "./resources";
@@ -35,7 +36,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     ...IDENTITY_DESCRIPTIONS,
     images: IMAGES_DOCS.description,
     ports: PORTS_DOCS.description,
-    provisioning: "The provisioning network (required): Ironic's address and CIDR, optional DHCP.",
+    provisioning: PROVISIONING_DOCS.description,
     tls: TLS_DOCS.description,
     placement: PLACEMENT_DOCS.description,
     ironic: IRONIC_DOCS.description,
@@ -64,30 +65,7 @@ export const REFERENCE: ReferenceRow[] = [
     // ports
     ...PORTS_DOCS.reference,
     // provisioning
-    { keys: ["provisioning.ip"], type: "IPv4 or IPv6", default: "**required** (single)", notes: "Ironic's address on the provisioning network (the VIP with keepalived); not used with multi; of `provisioning.cidr`'s family" },
-    { keys: ["provisioning.cidr"], type: "IPv4 or IPv6 CIDR", default: "**required**", notes: "`172.22.0.0/24` or `fd00:1:2:3::/64` (IPv6: a prefix of /64 or longer, not link-local; see [IPv6](networks-and-trust.md#ipv6-provisioning-networks)); every provisioning address is of its family; dual-stack: an IPv4 CIDR here and the IPv6 side in `provisioning.ipv6`" },
-    { keys: ["provisioning.interface"], type: "interface name", default: "—", notes: "`eth1`; dnsmasq binds to it (else to `provisioning.ip`); required with keepalived" },
-    { keys: ["provisioning.keepalived"], type: "bool", default: "`false`", notes: "run keepalived to hold `provisioning.ip` as a VIP" },
-    { keys: ["provisioning.dhcp"], type: "object", default: "— (no DHCP: virtual media only)", notes: "omit for virtual-media-only networks" },
-    { keys: ["provisioning.dhcp.rangeStart","provisioning.dhcp.rangeEnd"], type: "IPv4 or IPv6", default: "**required** with `dhcp`", notes: "inside the CIDR, ordered, not containing `provisioning.ip` or the gateway" },
-    { keys: ["provisioning.dhcp.gateway"], type: "IPv4", default: "— (no router option)", notes: "IPv4 only: DHCPv6 has no router option (IPv6 hosts take their route from the network router's advertisements)" },
-    { keys: ["provisioning.dhcp.dns"], type: "IPv4 or IPv6", default: "— (no DNS option)" },
-    { keys: ["provisioning.dhcp.leaseTime"], type: "dnsmasq time", default: "`1h`", notes: "`3600`, `45m`, `1d`, `infinite`" },
-    { keys: ["provisioning.dhcp.minSize"], type: "int", default: "`8`", notes: "smallest acceptable range (single) or slice (multi)" },
-    { keys: ["provisioning.dhcp.slots"], type: "1–64", default: "the previous run's count, else 4 (or listed conductors + 1 when more)", notes: "multi: number of equal slices; changing it on a deployed stack needs `reslice` (see [Re-slicing](topologies.md#re-slicing))" },
-    { keys: ["provisioning.dhcp.reslice"], type: "bool", default: "`false`", notes: "multi: allow this run to cut the range anew when `rangeStart`, `rangeEnd` or `slots` changed; remove it after the re-slice" },
-    { keys: ["provisioning.dhcp.extraRanges[]"], type: "list", default: "`[]`", notes: "IPv4 provisioning networks only: relayed subnets, each with its own range (see [Relayed subnets](networks-and-trust.md#relayed-subnets-dhcp-relay)); multi: sliced like the main range" },
-    { keys: ["provisioning.dhcp.extraRanges[].subnet"], type: "IPv4 CIDR", default: "**required**", notes: "the relayed subnet; overlaps neither `provisioning.cidr` nor another entry" },
-    { keys: ["provisioning.dhcp.extraRanges[].rangeStart","provisioning.dhcp.extraRanges[].rangeEnd"], type: "IPv4", default: "**required**", notes: "usable addresses of `subnet`, ordered" },
-    { keys: ["provisioning.dhcp.extraRanges[].gateway"], type: "IPv4", default: "**required**", notes: "the subnet's router (usually the relay), inside `subnet`, outside the range" },
-    { keys: ["provisioning.dhcp.extraRanges[].dns"], type: "IPv4", default: "— (no DNS option)" },
-    { keys: ["provisioning.dhcp.extraRanges[].leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
-    { keys: ["provisioning.ipv6"], type: "object", default: "— (one family)", notes: "dual-stack: the IPv6 side of an IPv4 `provisioning.cidr` (Ironic's API, `http_url` and JSON-RPC stay IPv4; `my_ipv6`, DHCPv6 and IPv6 boot URLs per conductor); no keepalived; see [Dual-stack](networks-and-trust.md#dual-stack-provisioning-networks)" },
-    { keys: ["provisioning.ipv6.cidr"], type: "IPv6 CIDR", default: "**required** with `ipv6`", notes: "the link's /64 (or longer), not link-local" },
-    { keys: ["provisioning.ipv6.ip"], type: "IPv6", default: "**required** (single)", notes: "Ironic's IPv6 address (`[DEFAULT]my_ipv6`, in its certificate); multi: `conductors[].ipv6` instead" },
-    { keys: ["provisioning.ipv6.dhcp.rangeStart","provisioning.ipv6.dhcp.rangeEnd"], type: "IPv6", default: "— (no DHCPv6)", notes: "needs `provisioning.dhcp`; inside `ipv6.cidr`, ordered, not containing Ironic's IPv6 addresses; multi: cut into the same slots as the IPv4 range (a conductor serves slot k of both)" },
-    { keys: ["provisioning.ipv6.dhcp.dns"], type: "IPv6", default: "— (no DNS option)" },
-    { keys: ["provisioning.ipv6.dhcp.leaseTime"], type: "dnsmasq time", default: "`provisioning.dhcp.leaseTime`" },
+    ...PROVISIONING_DOCS.reference,
     // tls
     ...TLS_DOCS.reference,
     // placement

@@ -6,13 +6,14 @@
 import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 
-import { cidr, ipAddress, relayIpv4 } from "./addresses";
+import { cidr, ipAddress } from "./addresses";
 import { hostName, kubeContext, labelKey, labelValue, nodeName, quoted, storageClassName } from "./strings";
 import { networkSections } from "./network";
 import { externalBlock, reachSections } from "./reach";
 import { tlsSection } from "./tls";
 import { ironicSection } from "./ironic";
 import { imagesSection } from "./images";
+import { provisioningSection } from "./provisioning";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
@@ -27,10 +28,7 @@ import { identitySections } from "./identity";
 // ---------------------------------------------------------------------------------------------
 // Building blocks
 
-/** Upper bound of `provisioning.dhcp.extraRanges` (relayed subnets): each is a dnsmasq tag and a few lines per file. */
-export const MAX_EXTRA_DHCP_RANGES = 32;
-/** Upper bound of `provisioning.dhcp.slots` (and so of any DHCP slot number + 1). */
-export const MAX_DHCP_SLOTS = 64;
+export { MAX_DHCP_SLOTS, MAX_EXTRA_DHCP_RANGES } from "./provisioning";
 
 /** A strict object whose unknown keys are reported with a "did you mean" hint. */
 export function strict<T extends z.ZodRawShape>(shape: T) {
@@ -84,11 +82,6 @@ export const quantity = z
         "must be a Kubernetes quantity such as 10Gi, 512Mi, 500m or 2",
     );
 
-/** dnsmasq lease time: seconds, or a number with m/h/d/w, or "infinite". */
-export const leaseTime = z
-    .string()
-    .regex(/^(infinite|[0-9]+[smhdw]?)$/, "must be a dnsmasq lease time such as 3600, 45m, 1h, 1d or infinite");
-
 // ---------------------------------------------------------------------------------------------
 // Sections. Each top-level key is a separate Pulumi config key (`metal3-ironic:<key>`), parsed
 // separately so that a problem in one section does not hide problems in another.
@@ -98,32 +91,7 @@ export const sections = {
     ...identitySections({ dnsLabel }),
     images: imagesSection({ strict }),
     ports: portsSection({ strict, port }),
-    provisioning: strict({
-        interface: ifname.optional(),
-        ip: ipAddress.optional(),
-        cidr: cidr,
-        keepalived: z.boolean().optional(),
-        dhcp: strict({
-            rangeStart: ipAddress,
-            rangeEnd: ipAddress,
-            gateway: ipAddress.optional(),
-            dns: ipAddress.optional(),
-            leaseTime: leaseTime.optional(),
-            minSize: z.number().int().min(1).optional(),
-            slots: z.number().int().min(1).max(MAX_DHCP_SLOTS).optional(),
-            reslice: z.boolean().optional(),
-            extraRanges: z
-                .array(strict({ subnet: cidr, rangeStart: relayIpv4, rangeEnd: relayIpv4, gateway: relayIpv4, dns: relayIpv4.optional(), leaseTime: leaseTime.optional() }))
-                .max(MAX_EXTRA_DHCP_RANGES)
-                .optional(),
-        }).optional(),
-        /** Dual-stack: the IPv6 side of an IPv4 provisioning network (rules/dual-stack.ts). */
-        ipv6: strict({
-            cidr: cidr,
-            ip: ipAddress.optional(),
-            dhcp: strict({ rangeStart: ipAddress, rangeEnd: ipAddress, dns: ipAddress.optional(), leaseTime: leaseTime.optional() }).optional(),
-        }).optional(),
-    }),
+    provisioning: provisioningSection({ strict, ifname }),
     tls: tlsSection({ strict, dnsLabel }),
     placement: placementSection({ strict, labelKey, labelValue }),
     ironic: ironicSection({ strict }),

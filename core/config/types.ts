@@ -10,53 +10,15 @@ import type { IdentityConfig } from "./identity";
 import type { TlsConfig } from "./tls";
 import type { ExternalConfig, KeepalivedConfig } from "./reach";
 import type { NetworkConfig } from "./network";
+import type { ProvisioningConfig } from "./provisioning";
 
 export type { ExternalConfig, KeepalivedConfig } from "./reach";
 export type { CaSource } from "./network";
+export type { DhcpConfig, ExtraDhcpRangeConfig, Ipv6Config } from "./provisioning";
 import type { IronicConfig } from "./ironic";
 import type { ImagesConfig } from "./images";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseConfig } from "./database";
-
-export interface DhcpConfig {
-    rangeStart: string;
-    rangeEnd: string;
-    gateway?: string;
-    dns?: string;
-    leaseTime: string;
-    /** Smallest acceptable range (single) or slice (multi). */
-    minSize: number;
-    /**
-     * Number of equal slices the range is cut into (multi), when set. Unset, the planner resolves
-     * it: the previous run's count, else one per conductor plus one (core/plan/slots.ts).
-     */
-    slots?: number;
-    /** Multi: allow this run to cut the range anew when the range or slot count changed. */
-    reslice: boolean;
-    /** Relayed subnets (hosts behind a DHCP relay), each with its own range; in multi sliced like the main range. */
-    extraRanges: ExtraDhcpRangeConfig[];
-}
-
-/** A relayed subnet's DHCP range: dnsmasq answers requests a relay forwards with a giaddr in `subnet`. */
-export interface ExtraDhcpRangeConfig {
-    subnet: string;
-    rangeStart: string;
-    rangeEnd: string;
-    /** The subnet's router (usually the relay itself): how its hosts reach the conductors. */
-    gateway: string;
-    dns?: string;
-    /** Default: the main range's lease time. */
-    leaseTime: string;
-}
-
-/** Dual-stack: IPv6 next to an IPv4 provisioning.cidr; Ironic's API, http_url and JSON-RPC stay on IPv4. */
-export interface Ipv6Config {
-    cidr: string;
-    /** Single: Ironic's IPv6 address (multi: conductors[].ipv6 or found on the node). */
-    ip?: string;
-    /** DHCPv6 next to provisioning.dhcp (multi: sliced with the same slots). */
-    dhcp?: { rangeStart: string; rangeEnd: string; dns?: string; leaseTime: string };
-}
 
 /** A per-node override of topology multi: the node's address (else found at start), interface, slot pin. */
 export interface ConductorConfig {
@@ -73,16 +35,7 @@ export interface ConductorConfig {
 export interface StackConfig extends IdentityConfig, NetworkConfig {
     images: ImagesConfig;
     ports: PortsConfig;
-    provisioning: {
-        interface?: string;
-        /** Ironic's address (single); unused with multi, where each conductor has its own. */
-        ip: string;
-        cidr: string;
-        keepalived: boolean;
-        dhcp?: DhcpConfig;
-        /** Dual-stack: the IPv6 side of an IPv4 provisioning network (DHCPv6, my_ipv6, certificates). */
-        ipv6?: Ipv6Config;
-    };
+    provisioning: ProvisioningConfig;
     tls: TlsConfig;
     placement: PlacementConfig;
     ironic: IronicConfig;
