@@ -17,6 +17,7 @@ import { resolveImages } from "./images";
 import { resolveReach } from "./reach";
 import { resolveNetwork } from "./network";
 import { resolveProvisioning } from "./provisioning";
+import { resolveConductors } from "./conductors";
 
 export { DEFAULT_DHCP_SLOTS, DEFAULT_MIN_DHCP_RANGE, defaultDhcpSlots } from "./provisioning";
 
@@ -31,7 +32,7 @@ export function applyDefaults(p: ParsedSections): StackConfig {
         placement: resolvePlacement(p.placement),
         ironic: resolveIronic(p.ironic),
         database: resolveDatabase(p.database),
-        conductors: p.conductors ?? [],
+        conductors: resolveConductors(p.conductors),
         kubernetes: resolveKubernetes(p.kubernetes),
         resources: resolveResources(p.resources),
         ...resolveNetwork(p),

@@ -14,6 +14,7 @@
  * relative to docs/.
  */
 import { IDENTITY_DESCRIPTIONS, IDENTITY_REFERENCE } from "./identity";
+import { CONDUCTORS_DOCS } from "./conductors";
 import { DATABASE_DOCS } from "./database";
 import { IMAGES_DOCS } from "./images";
 import { IRONIC_DOCS } from "./ironic";
@@ -41,7 +42,7 @@ export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
     placement: PLACEMENT_DOCS.description,
     ironic: IRONIC_DOCS.description,
     database: DATABASE_DOCS.description,
-    conductors: "multi, optional: per-node overrides (every control-plane node runs a conductor, listed or not).",
+    conductors: CONDUCTORS_DOCS.description,
     kubernetes: KUBERNETES_DOCS.description,
     resources: "CPU/memory requests and limits per container role (defaults for every container).",
     proxy: NETWORK_DOCS.descriptions.proxy,
@@ -90,9 +91,7 @@ export const REFERENCE: ReferenceRow[] = [
     // database
     ...DATABASE_DOCS.reference,
     // conductors
-    { keys: ["conductors"], type: "list of `{name, ip?, interface?, slot?, external?}`", default: "`[]`", notes: "multi, optional overrides per node (every selected node runs a conductor, listed or not): Kubernetes node name, its provisioning IP (the conductor's JSON-RPC host; default: found on the node), interface (default `provisioning.interface`), pinned DHCP slot (default: the slot the node had, else the lowest free one)" },
-    { keys: ["conductors[].ipv6"], type: "IPv6", default: "found on the node in `provisioning.ipv6.cidr`", notes: "multi, dual-stack: the node's IPv6 provisioning address (`my_ipv6`, its IPv6 boot URLs, its certificate)" },
-    { keys: ["conductors[].external.ip","conductors[].external.httpUrl","conductors[].external.callbackUrl"], type: "IP / `https://host[:port]`", default: "—", notes: "multi: what BMCs on another network reach this node's conductor at, as `external.*` (list every conductor node: one without hands BMCs its provisioning-network URLs); its certificate gets the hosts; see [BMCs on another network](networks-and-trust.md#bmcs-on-another-network)" },
+    ...CONDUCTORS_DOCS.reference,
     // external, keepalived
     ...REACH_DOCS.reference,
     // kubernetes

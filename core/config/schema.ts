@@ -6,14 +6,15 @@
 import { closest, distance } from "fastest-levenshtein";
 import { z } from "zod";
 
-import { cidr, ipAddress } from "./addresses";
-import { hostName, kubeContext, labelKey, labelValue, nodeName, quoted, storageClassName } from "./strings";
+import { cidr } from "./addresses";
+import { hostName, kubeContext, labelKey, labelValue, quoted, storageClassName } from "./strings";
 import { networkSections } from "./network";
-import { externalBlock, reachSections } from "./reach";
+import { reachSections } from "./reach";
 import { tlsSection } from "./tls";
 import { ironicSection } from "./ironic";
 import { imagesSection } from "./images";
 import { provisioningSection } from "./provisioning";
+import { conductorsSection } from "./conductors";
 import { resourcesSection } from "./resources";
 import { imageCacheSection } from "./image-cache";
 import { bmoSection } from "./bmo";
@@ -96,7 +97,7 @@ export const sections = {
     placement: placementSection({ strict, labelKey, labelValue }),
     ironic: ironicSection({ strict }),
     database: databaseSection({ strict, quantity, hostName, port, dnsLabel, storageClassName, cidr }),
-    conductors: z.array(strict({ name: nodeName, ip: ipAddress.optional(), ipv6: ipAddress.optional(), interface: ifname.optional(), slot: z.number().int().min(0).optional(), external: externalBlock(strict).optional() })),
+    conductors: conductorsSection({ strict, ifname }),
     kubernetes: kubernetesSection({ strict, kubeContext }),
     resources: resourcesSection({ quantity, strict }),
     /** proxy, trust, imagePullSecrets (network.ts). */

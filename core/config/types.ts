@@ -11,26 +11,16 @@ import type { TlsConfig } from "./tls";
 import type { ExternalConfig, KeepalivedConfig } from "./reach";
 import type { NetworkConfig } from "./network";
 import type { ProvisioningConfig } from "./provisioning";
+import type { ConductorConfig } from "./conductors";
 
 export type { ExternalConfig, KeepalivedConfig } from "./reach";
 export type { CaSource } from "./network";
+export type { ConductorConfig } from "./conductors";
 export type { DhcpConfig, ExtraDhcpRangeConfig, Ipv6Config } from "./provisioning";
 import type { IronicConfig } from "./ironic";
 import type { ImagesConfig } from "./images";
 import type { ResolvedResources } from "./resources";
 import type { DatabaseConfig } from "./database";
-
-/** A per-node override of topology multi: the node's address (else found at start), interface, slot pin. */
-export interface ConductorConfig {
-    name: string;
-    ip?: string;
-    /** Dual-stack: the node's IPv6 provisioning address (else found at start in provisioning.ipv6.cidr). */
-    ipv6?: string;
-    interface?: string;
-    slot?: number;
-    /** What BMCs on another network reach this conductor at (multi). */
-    external?: ExternalConfig;
-}
 
 export interface StackConfig extends IdentityConfig, NetworkConfig {
     images: ImagesConfig;
