@@ -9,8 +9,8 @@ import * as path from "path";
 import { z } from "zod";
 
 import { applyDefaults } from "../core/config/defaults";
-import { REFERENCE, RESOURCE_ROLE_NOTES, type ReferenceRow } from "../core/config/reference";
-import { DEFAULT_RESOURCES, RESOURCE_ROLES } from "../core/config/resources";
+import { REFERENCE, type ReferenceRow } from "../core/config/reference";
+import { DEFAULT_RESOURCES, RESOURCE_ROLE_NOTES, RESOURCE_ROLES } from "../core/config/resources";
 import { TOP_LEVEL_KEYS, sections } from "../core/config/schema";
 import { findUp } from "../core/render/assets";
 

@@ -9,6 +9,7 @@ import { z } from "zod";
 
 import { BMO_PINNED } from "../bmo-release";
 import { checked, controlProblem, tooLong } from "./strings";
+import type { SectionDocs } from "./section";
 
 /** The section, defaulted. */
 export interface BmoConfig {
@@ -62,3 +63,13 @@ export function resolveBmo(b: Parsed): BmoConfig {
     const sum = b?.checksum ?? (v === BMO_PINNED.version ? BMO_PINNED.h1 : undefined);
     return { enabled: b?.enabled ?? false, version: v, ...(sum !== undefined ? { checksum: sum } : {}), goproxy: (b?.goproxy ?? DEFAULT_GOPROXY).replace(/\/+$/, "") };
 }
+
+export const BMO_DOCS: SectionDocs = {
+    description: "baremetal-operator deployed in the namespace from its release's Go module, already wired to this Ironic (off by default).",
+    reference: [
+        { keys: ["bmo.enabled"], type: "bool", default: "`false`", notes: "deploy baremetal-operator in the namespace, wired to this Ironic (its `<name>-bmo` ConfigMap, CA and credentials), with its release's CRDs (kept on delete), RBAC and validating webhook (a serving certificate from a CA of its own); see [Getting started](getting-started.md#baremetal-operator-from-the-stack). The CRDs are cluster-wide: one stack per cluster enables it" },
+        { keys: ["bmo.version"], type: "release tag", default: "`v0.13.2`", notes: "the release whose `config/` (from its Go module) is deployed; another than the default needs `bmo.checksum`" },
+        { keys: ["bmo.checksum"], type: "`h1:` hash", default: "v0.13.2's: `h1:XSkyBv4l1OvCL66b7T0FEUaGeS0zOjQKhot9V8zeZQc=`", notes: "the module zip's go.sum hash (`github.com/metal3-io/baremetal-operator <version> h1:…`): the zip is refused unless it matches" },
+        { keys: ["bmo.goproxy"], type: "URL", default: "`https://proxy.golang.org`", notes: "the Go module proxy the zip comes from: `https://`, `http://` or `file://` (a GOPROXY-shaped directory such as `$(go env GOMODCACHE)/cache/download`, for air-gapped runs); the verified zip is cached (under `bmo/` of `$METAL3_IRONIC_CACHE`, else `$XDG_CACHE_HOME/metal3-ironic`, else `~/.cache/metal3-ironic`)" },
+    ],
+};

@@ -12,6 +12,7 @@ import { z } from "zod";
 
 import { IPA_ARCHITECTURES, type IpaArchitecture } from "../contract";
 import { checked, httpUrl, httpUrlProblem, pathWord, quoted } from "./strings";
+import type { SectionDocs } from "./section";
 
 export const IMAGE_CACHE_MODES = ["deploy", "external", "none"] as const;
 export type ImageCacheMode = (typeof IMAGE_CACHE_MODES)[number];
@@ -158,3 +159,23 @@ export const IMAGE_CACHE_KEYS_BY_MODE: Record<string, readonly ImageCacheMode[]>
 };
 
 export const modeList = (modes: readonly ImageCacheMode[]) => modes.map((m) => quoted(m)).join(" or ");
+
+export const IMAGE_CACHE_DOCS: SectionDocs = {
+    description: "Where conductors get IPA: deploy (a cache here), external (another stack's cache) or none (your URLs).",
+    reference: [
+        { keys: ["imageCache.mode"], default: "`deploy`", notes: "where the conductors get IPA, see [IPA image cache](ipa-cache.md)" },
+        { keys: ["imageCache.ipa"], type: "list of `{architecture, baseUri?, branch?, flavor?, filename?, sha256?}`", default: "`[{architecture: x86_64}]`", notes: "`deploy`: one IPA per architecture (`x86_64`, `aarch64`), each field defaulting to `ironic.ipa.*`; `filename` is the tarball name (`IPA_FILENAME`); `sha256` the tarball's expected SHA-256 (`sha256sum`): a download with other content is never served, and an `http://` `baseUri` needs it (or `allowHttp`); `external`: only `architecture`, what the other cache holds" },
+        { keys: ["imageCache.minimumModificationTime"], type: "UTC time", default: "—", notes: "`deploy`: part of the version key, and a tarball with an older `Last-Modified` is refused, e.g. `2026-08-01T00:00:00Z`" },
+        { keys: ["imageCache.allowHttp"], type: "bool", default: "`false`", notes: "`deploy`: download from an `http://` `baseUri` without an `imageCache.ipa[].sha256` (a mirror you trust the path to); otherwise refused" },
+        { keys: ["imageCache.storageSize"], type: "quantity", default: "`5Gi`", notes: "`deploy`: the cache's claim" },
+        { keys: ["imageCache.storageClass"], type: "StorageClass name", default: "cluster default", notes: "`deploy`" },
+        { keys: ["imageCache.retainOnDelete"], type: "bool", default: "`true`", notes: "`deploy`: keep the claim on `pulumi destroy`" },
+        { keys: ["imageCache.protect"], type: "bool", default: "`true`", notes: "`deploy`: `protect` the claim" },
+        { keys: ["imageCache.port"], type: "1–65535", default: "`6186`", notes: "`deploy`: the cache Service's HTTPS port" },
+        { keys: ["imageCache.url"], type: "`https://` URL", default: "**required** with `external`", notes: "the other stack's `imageCacheUrl` output" },
+        { keys: ["imageCache.caSecret"], type: "Secret name", default: "—", notes: "`external` (this or `caPem` required), `none`: a Secret in the namespace with `ca.crt`, the cache's (or your server's) CA; read, never written" },
+        { keys: ["imageCache.caPem"], type: "PEM certificates", default: "—", notes: "instead of `caSecret`: the CA itself, e.g. the other stack's `imageCacheCaCertificate` output" },
+        { keys: ["imageCache.kernelUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: `imageCache.kernelUrl.x86_64`, `.aarch64`: your IPA kernels (http/https, no `,`)" },
+        { keys: ["imageCache.ramdiskUrl"], type: "map architecture → URL", default: "— (**required** with `none`)", notes: "`none`: the initramfs of each architecture that has a kernel" },
+    ],
+};

@@ -1,12 +1,13 @@
 /**
  * `metrics`: the ironic-prometheus-exporter beside every Ironic (each conductor's in multi), the
  * conductors' sensor data collection, and an optional ServiceMonitor. Its schema, defaults and
- * resolved type in one place (registered by schema.ts and defaults.ts).
+ * resolved type and documentation in one place (core/config/section.ts).
  */
 import { z } from "zod";
 
 import { EXPORTER } from "../contract";
 import { labelKey, labelValue } from "./strings";
+import type { SectionDocs } from "./section";
 
 /** The image template's interval (release-38.0: "do not lower below 120", BMC polling every 60 s). */
 export const DEFAULT_SENSOR_INTERVAL = 160;
@@ -64,3 +65,15 @@ export function resolveMetrics(m: Parsed): MetricsConfig {
         },
     };
 }
+
+export const METRICS_DOCS: SectionDocs = {
+    description: "Sensor data and the ironic-prometheus-exporter beside every Ironic (every conductor in multi); optional ServiceMonitor.",
+    reference: [
+        { keys: ["metrics.enabled"], type: "bool", default: "`false`", notes: "sensor data collection on every conductor and an `ironic-prometheus-exporter` container in every Ironic pod, each serving only its own conductor's nodes, plus a headless Service with one endpoint per conductor; see [Metrics](metrics.md)" },
+        { keys: ["metrics.sensorInterval"], type: "seconds, 60–86400", default: "`160`", notes: "how often each conductor reads its nodes' BMC sensors (`[sensor_data]interval`); the image's default; exporter files not refreshed for 3 intervals are dropped" },
+        { keys: ["metrics.port"], type: "port", default: "`9608`", notes: "the exporter's port on each Ironic node's host network (bound to the pod IP, plain HTTP: the release-38.0 image has no exporter TLS)" },
+        { keys: ["metrics.serviceMonitor.enabled"], type: "bool", default: "`false`", notes: "also a prometheus-operator `ServiceMonitor` (monitoring.coreos.com/v1) scraping every conductor's exporter; a switch, not a lookup (previews stay the same whether or not the CRD is installed): without the CRD `pulumi up` fails" },
+        { keys: ["metrics.serviceMonitor.labels"], type: "map of label → value", default: "`{}`", notes: "extra labels on the ServiceMonitor, e.g. the one your Prometheus' `serviceMonitorSelector` matches (`release: prometheus`)" },
+        { keys: ["metrics.serviceMonitor.interval"], type: "Prometheus duration", default: "— (Prometheus' own)", notes: "the scrape interval of every exporter (`endpoints[].interval`)" },
+    ],
+};

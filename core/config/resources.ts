@@ -7,6 +7,7 @@
  * with schema.ts, which registers this section.
  */
 import { z } from "zod";
+import type { SectionDocs } from "./section";
 
 /** The container roles, one per container kind the program renders (a closed set: typos get a hint). */
 export const RESOURCE_ROLES = [
@@ -94,3 +95,32 @@ export function resolveResources(parsed: Partial<Record<ResourceRole, ContainerR
     }
     return out;
 }
+
+export const RESOURCES_DOCS: SectionDocs = {
+    description: "CPU/memory requests and limits per container role (defaults for every container).",
+    reference: [
+        { keys: ["resources.<role>.requests.cpu","resources.<role>.requests.memory","resources.<role>.limits.cpu","resources.<role>.limits.memory"], type: "quantity", default: "below", notes: "per container role; what you set is laid over the defaults key by key; a request above its limit is refused" },
+    ],
+};
+
+/** The resources table: what each container role is and why its defaults (resources.ts) are what they are. */
+export const RESOURCE_ROLE_NOTES: Record<ResourceRole, { containers: string; why: string }> = {
+    ironic: { containers: "`ironic` (API and conductor, one Python process)", why: "the usual limit in metal3 deployments; large fleets may need more" },
+    httpd: { containers: "`httpd` (API TLS proxy, images, virtual media)", why: "Apache workers; files are sent from the page cache" },
+    dnsmasq: { containers: "`dnsmasq`", why: "a few MiB resident" },
+    dhcpPruner: { containers: "`dhcp-pruner` (multi)", why: "Python with ssl and json, one poll at a time" },
+    certMinter: { containers: "`conductor-certs` (multi)", why: "Python minting one RSA key at start, then the start wrapper's address check every 15 s" },
+    slotAgent: { containers: "`dhcp-slot-agent` (multi with DHCP)", why: "Python with ssl and json, one Lease request every 2 s" },
+    ramdiskLogs: { containers: "`ramdisk-logs`", why: "a watcher that unpacks log tarballs as they arrive" },
+    ipaDownloader: { containers: "the IPA cache's init `ipa-downloader-<arch>`", why: "downloads and unpacks a ramdisk of several hundred MiB" },
+    ipaCacheServer: { containers: "the IPA cache's `server`", why: "Python's threaded HTTP server, files sent in 1 MiB chunks" },
+    ipaCacheClient: { containers: "init `ipa-cache-client` of the Ironic pods", why: "curl copying from the cache; a CA bundle" },
+    exporter: { containers: "`ironic-prometheus-exporter` (with `metrics.enabled`)", why: "gunicorn with 4 Flask workers concatenating a few small files per scrape" },
+    caBundles: { containers: "init `ca-bundles` and `ca-bundles-watch` (with `trust.bmcCa` or `trust.trustedCa`)", why: "`cat` and `sha256sum` of a few PEM files every 10 s" },
+    dhcpDirs: { containers: "init `dhcp-dirs`", why: "one `mkdir`" },
+    sharedDirs: { containers: "init `shared-dirs`", why: "one `mkdir`" },
+    addressCheck: { containers: "init `provisioning-ip` (single without keepalived)", why: "`ip addr` once a second, for at most 60 s" },
+    keepalived: { containers: "`keepalived`", why: "VRRP only" },
+    mariadb: { containers: "`mariadb`", why: "256 MiB InnoDB buffer pool plus connections" },
+    schemaJobs: { containers: "the schema Jobs' container", why: "`ironic-dbsync` loads all of Ironic; migrations batch rows" },
+};
