@@ -5,7 +5,6 @@ import { resolveMetrics } from "./metrics";
 import { resolveResources } from "./resources";
 import { resolveDatabase } from "./database";
 import type { ParsedSections } from "./schema";
-import type { StackConfig } from "./types";
 import { resolveKubernetes } from "./kubernetes";
 import { resolvePlacement } from "./placement";
 import { resolvePorts } from "./ports";
@@ -22,7 +21,7 @@ import { resolveConductors } from "./conductors";
 export { DEFAULT_DHCP_SLOTS, DEFAULT_MIN_DHCP_RANGE, defaultDhcpSlots } from "./provisioning";
 
 /** The defaulted configuration. Sections that are absent (or failed to parse) get every default. */
-export function applyDefaults(p: ParsedSections): StackConfig {
+export function applyDefaults(p: ParsedSections) {
     return {
         ...resolveIdentity(p),
         images: resolveImages(p.images, p.bmo?.version),
