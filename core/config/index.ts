@@ -6,10 +6,11 @@
  * `tools/plan.ts` hands in the raw config read from Pulumi.<stack>.yaml.
  *
  * This file only re-exports:
- *   schema.ts     zod building blocks and one schema per top-level key (`sections`)
+ *   <section>.ts  one module per section: schema, defaults (resolver), type, docs (section.ts)
+ *   schema.ts     zod building blocks and the sections in order (`sections`)
  *   strings.ts    free strings checked for what their consumer accepts (env, ini, iPXE, Kubernetes)
- *   defaults.ts   what an unset key means
- *   types.ts      the validated, defaulted configuration (StackConfig)
+ *   defaults.ts   every section's resolver applied (applyDefaults)
+ *   types.ts      the validated, defaulted configuration (StackConfig: applyDefaults' return type)
  *   rules/        cross-field rules, one file per topic, reported in the order of rules/index.ts
  *   validate.ts   validateConfig, ConfigIssue, formatIssues
  *   raw.ts        the raw config from the engine (rawConfigFromEntries, PROJECT)

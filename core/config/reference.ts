@@ -1,13 +1,13 @@
 /**
- * The configuration reference: what each key means to a person, next to the schema (schema.ts)
- * that says what it accepts. The single source of
+ * The configuration reference: what each key means to a person, written in each section's module
+ * beside its schema (core/config/section.ts) and assembled here in the table's order. The source of
  *   - Pulumi.yaml's description of each top-level key (`TOP_LEVEL_DESCRIPTIONS`), and
  *   - docs/configuration.md's reference table (`REFERENCE`),
  * both written by `npm run config-schema` (tools/config-schema.ts, tools/config-reference.ts);
  * test/components/config-schema.test.ts fails when either file drifts or when a key of the schema
- * has no row here (or a row names a key the schema does not know).
+ * has no row (or a row names a key the schema does not know).
  *
- * Rows are in the table's order. `keys` are spelled as `pulumi config set --path` takes them
+ * In each module's rows: `keys` are spelled as `pulumi config set --path` takes them
  * (`[]` for the items of a list, `<role>` for any one segment). `type` is left out where the schema
  * says it exactly (an enum: its values are listed from the schema). `default` is checked against
  * what an empty configuration resolves to (defaults.ts) wherever that is a single value. Links are
