@@ -201,6 +201,7 @@ export class ScaleLab {
 
     /** For each MAC in turn, from the client namespace (test/scale/dhcp_probe.py): who offered and how long the first offer took. */
     ask(macs: string[]): { mac: string; server?: string; ms: number }[] {
+        if (macs.length === 0) throw new Error("no MAC to ask for (an empty sample)");
         const r = run("ip", ["netns", "exec", this.clientNs, "python3", path.join(__dirname, "dhcp_probe.py"), "--interface", this.clientIf, ...macs], { timeout: 60000 + macs.length * 6000 });
         return r.stdout
             .split("\n")
