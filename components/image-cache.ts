@@ -77,14 +77,9 @@ export interface StackImageCache {
     ownRootPem?: pulumi.Output<string>;
 }
 
-/**
- * Multi with tls.mode "generate": the conductor CA is an intermediate of the stack CA whose key is
- * in the cluster (conductors mint from it), so a cache certificate from the stack CA would be one
- * that key could forge: the cache gets a root of its own, which only the conductors' cache client
- * trusts. Elsewhere the stack CA (whose key never leaves Pulumi's state) signs it.
- */
+/** The cache's root of its own when the plan says so (ImageCachePlan ownRoot), else the stack CA. */
 function cacheRoot(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, pki: StackPki | undefined): StackPki | undefined {
-    if (plan.imageCache.mode !== "deploy" || plan.conductorCa?.source !== "stack-intermediate" || !pki) return pki;
+    if (!plan.imageCache.ownRoot || !pki) return pki;
     const args = { commonName: `metal3-ironic ${plan.namespace}/${plan.name} IPA cache CA`, ...plan.tls.validity, protectKey: false };
     return new StackPki(`${name}-ipa-cache-root`, args, { parent });
 }

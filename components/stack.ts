@@ -139,11 +139,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
             pulumi.log.info(namespaceNotCreatedNote(plan), this);
             return pulumi.output(plan.namespace);
         }
-        // Deleting a namespace deletes the volumes in it: keep it when the database volume is kept.
-        // With bmo.enabled the BareMetalHosts of the namespace, if any, are kept too (as its CRDs are).
-        const db = plan.database;
-        const keep = ((db.kind === "mariadb" || db.kind === "mariadb-operator") && db.retainOnDelete) || plan.bmo.enabled;
-        return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: keep }).metadata.name;
+        return new k8s.core.v1.Namespace(`${name}-namespace`, namespaceManifest(plan), { parent: this, retainOnDelete: plan.keepNamespaceOnDelete }).metadata.name;
     }
 
     /**

@@ -44,6 +44,14 @@ interface ImageCacheCommon {
     ca?: { secretName: string; userOwned: boolean; pem?: string };
     oslo: OsloSetting[];
     bmoEnv: Record<string, string>;
+    /**
+     * Mode deploy with a conductor CA that is an intermediate of the stack CA (multi, tls.mode
+     * generate): its key is in the cluster (conductors mint from it) and could forge a cache
+     * certificate of the stack CA, so the cache's certificate comes from a root of its own, which
+     * only the conductors' cache client trusts. False otherwise (the stack CA, whose key never
+     * leaves Pulumi's state, signs it; or no cache here).
+     */
+    ownRoot: boolean;
 }
 
 /** The cache's volume claim (imageCache.storageSize, storageClass) and what is kept when the stack goes (retainOnDelete, protect). */
@@ -117,7 +125,7 @@ export function imageCacheOsloSettings(config: StackConfig): OsloSetting[] {
     return osloFor(u.architectures, u.defaultArchitecture, u.kernelUrls, u.ramdiskUrls, u.hasCa);
 }
 
-export function planImageCache(config: StackConfig, downloaderEnv: EnvMap): ImageCachePlan {
+export function planImageCache(config: StackConfig, downloaderEnv: EnvMap, conductorCaIsIntermediate: boolean): ImageCachePlan {
     const c = config.imageCache;
     const u = imageCacheUrls(config);
     const cacheName = u.cacheName;
@@ -143,6 +151,7 @@ export function planImageCache(config: StackConfig, downloaderEnv: EnvMap): Imag
         ...(u.hasCa ? { ca: { secretName: c.mode === "deploy" && config.tls.mode === "cert-manager" ? names.tlsSecret : names.caSecret, userOwned: c.caSecret !== undefined, ...(c.caPem !== undefined ? { pem: c.caPem } : {}) } } : {}),
         oslo: imageCacheOsloSettings(config),
         bmoEnv: bmoDeployEnv(u.architectures, u.defaultArchitecture, u.kernelUrls, u.ramdiskUrls),
+        ownRoot: c.mode === "deploy" && conductorCaIsIntermediate,
     };
     switch (c.mode) {
         case "deploy": {

@@ -4,6 +4,7 @@
  * Composes conductors.ts, env.ts, certificates.ts and database.ts.
  */
 import type { StackConfig } from "../config";
+import { DEPLOYED_DATABASE_KINDS } from "../config/database";
 import { urlOf } from "../ip";
 import { apiCertificate, conductorCaPlan, tlsPlan } from "./certificates";
 import { nodeDataReadersHash } from "./conductor";
@@ -27,6 +28,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
     const topology = planTopology(config, previous.dhcpSlots);
     const serviceDnsNames = [name, `${name}.${namespace}`, `${name}.${namespace}.svc`, `${name}.${namespace}.svc.${config.clusterDomain}`];
     const database = databasePlan(config);
+    const conductorCa = conductorCaPlan(config);
     // Multi: each conductor is reached on its own node's IP, which no shared value can name.
     const host = topology.kind === "multi" ? "<conductor IP>" : topology.conductor.ip;
     return {
@@ -53,11 +55,12 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         keepalived: config.keepalived,
         clusterDomain: config.clusterDomain,
         createNamespace: config.createNamespace,
+        keepNamespaceOnDelete: (DEPLOYED_DATABASE_KINDS.includes(config.database.kind) && config.database.retainOnDelete) || config.bmo.enabled,
         kubernetes: config.kubernetes,
         bmo: config.bmo,
         readiness: config.readiness,
         apiUsername: config.ironic.apiUsername,
-        conductorCa: conductorCaPlan(config),
+        conductorCa,
         database,
         topology,
         dhcpEnabled: provisioning.dhcp !== undefined,
@@ -65,7 +68,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         ironicEnv: ironicEnv(config, database),
         osloSettings: osloSettings(config),
         ipaDownloaderEnv: ipaDownloaderEnv(config),
-        imageCache: planImageCache(config, ipaDownloaderEnv(config)),
+        imageCache: planImageCache(config, ipaDownloaderEnv(config), conductorCa?.source === "stack-intermediate"),
         trust: planTrust(config),
         userOwned: userOwned(config),
         upgrade: upgradeSubject(config),

@@ -196,6 +196,12 @@ export interface IronicPlan {
     keepalived: StackConfig["keepalived"];
     clusterDomain: string;
     createNamespace: boolean;
+    /**
+     * The namespace this stack creates is kept on `pulumi destroy`: deleting it would delete the
+     * database volume kept in it (a deployed database with retainOnDelete), or, with bmo.enabled,
+     * the BareMetalHosts that may live in it (kept like BMO's CRDs).
+     */
+    keepNamespaceOnDelete: boolean;
     /** The kubeconfig context of the stack's own Kubernetes provider (kubernetes.*). */
     kubernetes: StackConfig["kubernetes"];
     /** baremetal-operator, deployed and wired with bmo.enabled (bmo.*). */

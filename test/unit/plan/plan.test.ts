@@ -9,7 +9,7 @@ import { listedConductors, multiTopologyOf } from "../../../core/plan/read";
 import { databasePlan } from "../../../core/plan/database";
 import { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "../../../core/plan/env";
 import * as barrel from "../../../core/plan";
-import { configOf, devNoDhcpRaw, devRaw, haRaw, tlsExistingRaw, vmediaRaw } from "./support";
+import { configOf, devNoDhcpRaw, devRaw, haRaw, tlsExistingRaw, vmediaRaw, withKeys } from "./support";
 
 describe("plan/plan: buildPlan", function () {
     it("single (dev): labels, selector, names, Service DNS names and URLs on the provisioning IP", function () {
@@ -97,6 +97,19 @@ describe("plan/plan: buildPlan", function () {
     it("is deterministic: two plans of one config are equal, key order included", function () {
         const config = configOf(haRaw);
         assert.equal(JSON.stringify(buildPlan(config)), JSON.stringify(buildPlan(config)));
+    });
+
+    it("keepNamespaceOnDelete: kept with a deployed database kept on delete, or with bmo.enabled; not with sqlite, external or a volume let go", function () {
+        assert.equal(buildPlan(configOf(devRaw)).keepNamespaceOnDelete, false, "sqlite: nothing of the user's in the namespace");
+        assert.equal(buildPlan(configOf(haRaw)).keepNamespaceOnDelete, true, "mariadb, retainOnDelete by default: its volume is in the namespace");
+        assert.equal(buildPlan(configOf(withKeys(haRaw, { database: { kind: "mariadb", retainOnDelete: false } }))).keepNamespaceOnDelete, false);
+        assert.equal(buildPlan(configOf(withKeys(devRaw, { bmo: { enabled: true } }))).keepNamespaceOnDelete, true, "BareMetalHosts may live in it");
+    });
+
+    it("imageCache.ownRoot: only a deployed cache of a multi stack whose conductor CA is an intermediate of the stack CA (tls generate) gets a root of its own", function () {
+        assert.equal(buildPlan(configOf(haRaw)).imageCache.ownRoot, true);
+        assert.equal(buildPlan(configOf(devRaw)).imageCache.ownRoot, false, "single: no conductor CA");
+        assert.equal(buildPlan(configOf(withKeys(haRaw, { imageCache: { mode: "none", kernelUrl: { x86_64: "https://images.example/ipa.kernel" }, ramdiskUrl: { x86_64: "https://images.example/ipa.initramfs" } } }))).imageCache.ownRoot, false, "no cache here");
     });
 
     it("multiTopologyOf (core/plan/read.ts): the multi topology as planned; on another topology a bug of the program, said as one", function () {
