@@ -32,6 +32,20 @@ import { secretNeedles } from "./secret-config";
 import { ConfigSecrets, secretTransformations } from "./config-secrets";
 import { stackMeta } from "../core/manifests/meta";
 
+/**
+ * What each database kind registers before the schema Job: what the workload waits for. One entry
+ * per kind of the plan (a new kind does not compile without one); sqlite and external deploy nothing.
+ */
+const DATABASE_PARTS: Record<IronicPlan["database"]["kind"], (parent: pulumi.ComponentResource, name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined) => pulumi.Resource[]> = {
+    sqlite: () => [],
+    external: () => [],
+    mariadb: (parent, name, plan, namespace, pki) => [new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent }).statefulSet],
+    "mariadb-operator": (parent, name, plan, namespace, pki) => {
+        const cluster = new MariaDBOperatorCluster(`${name}-galera`, { plan, namespace, pki: pki! }, { parent });
+        return [cluster.credentials, ...cluster.sqlObjects];
+    },
+};
+
 export class Metal3Ironic extends pulumi.ComponentResource {
     /** The outputs a stack exports, under the names the next run reads back (readPreviousState). */
     public readonly outputs: Metal3IronicOutputs;
@@ -147,12 +161,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
      * the workload rolls. Returns what the workload waits for (`before`, the database, the Job) and the Job, if there is one.
      */
     private database(name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined, before: pulumi.Resource[]): { mounted: pulumi.Resource[]; upgrade?: pulumi.Resource } {
-        const mounted = [...before];
-        if (plan.database.kind === "mariadb") mounted.push(new MariaDB(`${name}-mariadb`, { plan, namespace, pki }, { parent: this }).statefulSet);
-        if (plan.database.kind === "mariadb-operator") {
-            const cluster = new MariaDBOperatorCluster(`${name}-galera`, { plan, namespace, pki: pki! }, { parent: this });
-            mounted.push(cluster.credentials, ...cluster.sqlObjects);
-        }
+        const mounted = [...before, ...DATABASE_PARTS[plan.database.kind](this, name, plan, namespace, pki)];
         if (!plan.database.jobs) return { mounted };
         const upgrade = this.schemaJob(`${name}-db-upgrade`, plan, "upgrade", namespace, [...mounted]);
         return { mounted: [...mounted, upgrade], upgrade };
