@@ -1,6 +1,6 @@
 /**
- * The shape of the stack configuration: zod building blocks and one schema per top-level key.
- * Structural problems (wrong type, malformed address, unknown key) are reported from here, with
+ * The shape of the stack configuration: zod building blocks, and the top-level keys in order, each
+ * section's schema from its module (core/config/section.ts). Structural problems (wrong type, malformed address, unknown key) are reported from here, with
  * the key path and a fix; cross-field rules live in `rules/`.
  */
 import { closest, distance } from "fastest-levenshtein";
