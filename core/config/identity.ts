@@ -5,7 +5,7 @@
  */
 import { z } from "zod";
 
-import type { ReferenceRow } from "./section";
+import type { ParsedOf, SectionsDocs } from "./section";
 import { dnsName } from "./strings";
 
 /** The five sections; `dnsLabel` is the schema's RFC 1123 label (schema.ts). */
@@ -19,7 +19,7 @@ export function identitySections({ dnsLabel }: { dnsLabel: z.ZodString }) {
     };
 }
 
-type Parsed = { [K in keyof ReturnType<typeof identitySections>]?: z.infer<ReturnType<typeof identitySections>[K]> };
+type Parsed = ParsedOf<ReturnType<typeof identitySections>>;
 
 /** Defaults: one Ironic, in namespace `metal3`, objects named `ironic-…`, the namespace created, `cluster.local`. */
 export function resolveIdentity(p: Parsed) {
@@ -35,20 +35,20 @@ export function resolveIdentity(p: Parsed) {
 /** What StackConfig holds for these keys. */
 export type IdentityConfig = ReturnType<typeof resolveIdentity>;
 
-/** Pulumi.yaml's line for each key. */
-export const IDENTITY_DESCRIPTIONS: Record<keyof IdentityConfig, string> = {
-    topology: "single (one Ironic) or multi (one Ironic + dnsmasq per control-plane node).",
-    namespace: "Namespace of every object.",
-    name: "Name prefix of every object (DNS label, at most 40 characters).",
-    createNamespace: "Create the namespace (false when it is managed elsewhere).",
-    clusterDomain: "Cluster DNS domain, used in the certificate SANs.",
+/** Pulumi.yaml's line for each key, and the reference rows in the table's order. */
+export const IDENTITY_DOCS: SectionsDocs<keyof Parsed> = {
+    descriptions: {
+        topology: "single (one Ironic) or multi (one Ironic + dnsmasq per control-plane node).",
+        namespace: "Namespace of every object.",
+        name: "Name prefix of every object (DNS label, at most 40 characters).",
+        createNamespace: "Create the namespace (false when it is managed elsewhere).",
+        clusterDomain: "Cluster DNS domain, used in the certificate SANs.",
+    },
+    reference: [
+        { keys: ["topology"], default: "`single`", notes: "`multi` needs `provisioning.interface` (a node that joins unlisted finds its address there) and a shared database: `database.kind` `mariadb-operator` or `external` (or `mariadb`, which a node loss stops: [Database](database.md#what-survives-a-node-loss))" },
+        { keys: ["namespace"], type: "DNS label", default: "`metal3`" },
+        { keys: ["name"], type: "DNS label (≤ 40)", default: "`ironic`", notes: "prefix of every object name" },
+        { keys: ["createNamespace"], type: "bool", default: "`true`", notes: "`false` when the namespace is managed elsewhere; it must then admit privileged pods (Pod Security label `pod-security.kubernetes.io/enforce=privileged`)" },
+        { keys: ["clusterDomain"], type: "DNS domain", default: "`cluster.local`", notes: "used in the certificate SANs" },
+    ],
 };
-
-/** The reference rows, in the table's order. */
-export const IDENTITY_REFERENCE: ReferenceRow[] = [
-    { keys: ["topology"], default: "`single`", notes: "`multi` needs `provisioning.interface` (a node that joins unlisted finds its address there) and a shared database: `database.kind` `mariadb-operator` or `external` (or `mariadb`, which a node loss stops: [Database](database.md#what-survives-a-node-loss))" },
-    { keys: ["namespace"], type: "DNS label", default: "`metal3`" },
-    { keys: ["name"], type: "DNS label (≤ 40)", default: "`ironic`", notes: "prefix of every object name" },
-    { keys: ["createNamespace"], type: "bool", default: "`true`", notes: "`false` when the namespace is managed elsewhere; it must then admit privileged pods (Pod Security label `pod-security.kubernetes.io/enforce=privileged`)" },
-    { keys: ["clusterDomain"], type: "DNS domain", default: "`cluster.local`", notes: "used in the certificate SANs" },
-];

@@ -12,7 +12,7 @@ import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 import type { SchemaBlocks } from "./resources";
-import type { ReferenceRow } from "./section";
+import type { ParsedOf, SectionsDocs } from "./section";
 import { ipFamily } from "../ip";
 import { checked, controlProblem, dnsNameProblem, subdomainProblem } from "./strings";
 
@@ -135,7 +135,7 @@ export function networkSections({ strict }: Pick<SchemaBlocks, "strict">) {
     };
 }
 
-type Parsed = { [K in keyof ReturnType<typeof networkSections>]?: z.infer<ReturnType<typeof networkSections>[K]> };
+type Parsed = ParsedOf<ReturnType<typeof networkSections>>;
 
 /** A user's PEM bundle in the namespace (a ConfigMap or Secret key): read or mounted, never written. */
 export interface CaSource {
@@ -171,7 +171,7 @@ export function resolveNetwork(p: Parsed) {
 /** What StackConfig holds for `proxy`, `trust`, `imagePullSecrets`. */
 export type NetworkConfig = ReturnType<typeof resolveNetwork>;
 
-export const NETWORK_DOCS: { descriptions: Record<keyof Parsed, string>; reference: ReferenceRow[] } = {
+export const NETWORK_DOCS: SectionsDocs<keyof Parsed> = {
     descriptions: {
         proxy: "The HTTP(S) proxy of the IPA downloads (and of Ironic with applyToIronic), and what bypasses it.",
         trust: "An extra CA bundle (your ConfigMap or Secret) the IPA downloads trust besides the system bundle.",

@@ -11,7 +11,7 @@ import * as ipaddr from "ipaddr.js";
 import { z } from "zod";
 
 import type { SchemaBlocks } from "./resources";
-import { pick, type ReferenceRow } from "./section";
+import { pick, type ParsedOf, type SectionsDocs } from "./section";
 import { checked, controlProblem, dnsNameProblem } from "./strings";
 import { objectName } from "./network";
 
@@ -97,7 +97,7 @@ export function reachSections({ strict }: Pick<SchemaBlocks, "strict">) {
     };
 }
 
-type Parsed = { [K in keyof ReturnType<typeof reachSections>]?: z.infer<ReturnType<typeof reachSections>[K]> };
+type Parsed = ParsedOf<ReturnType<typeof reachSections>>;
 
 /** The BMC-facing address and URLs of an Ironic: each optional, at least one set (rules/reach.ts). */
 export type ExternalConfig = z.infer<ReturnType<typeof externalBlock>>;
@@ -121,7 +121,7 @@ export function resolveReach(p: Parsed) {
 /** What StackConfig holds for `keepalived`. */
 export type KeepalivedConfig = ReturnType<typeof resolveReach>["keepalived"];
 
-export const REACH_DOCS: { descriptions: Record<keyof Parsed, string>; reference: ReferenceRow[] } = {
+export const REACH_DOCS: SectionsDocs<keyof Parsed> = {
     descriptions: {
         external: "single: what BMCs on another network reach Ironic at (virtual media and IPA's callback URLs); multi: conductors[].external.",
         keepalived: "With provisioning.keepalived: extra VIPs, the VRRP virtual router id and password (your Secret).",

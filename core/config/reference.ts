@@ -13,7 +13,7 @@
  * what an empty configuration resolves to (defaults.ts) wherever that is a single value. Links are
  * relative to docs/.
  */
-import { IDENTITY_DESCRIPTIONS, IDENTITY_REFERENCE } from "./identity";
+import { IDENTITY_DOCS } from "./identity";
 import { CONDUCTORS_DOCS } from "./conductors";
 import { DATABASE_DOCS } from "./database";
 import { IMAGE_CACHE_DOCS } from "./image-cache";
@@ -37,7 +37,7 @@ type TopKey = (typeof TOP_LEVEL_KEYS)[number];
 
 /** One line per top-level key, for Pulumi.yaml (the nested keys are listed from the schema). */
 export const TOP_LEVEL_DESCRIPTIONS: Record<TopKey, string> = {
-    ...IDENTITY_DESCRIPTIONS,
+    ...IDENTITY_DOCS.descriptions,
     images: IMAGES_DOCS.description,
     ports: PORTS_DOCS.description,
     provisioning: PROVISIONING_DOCS.description,
@@ -63,7 +63,7 @@ export type { ReferenceRow } from "./section";
 
 export const REFERENCE: ReferenceRow[] = [
     // topology, namespace, name, createNamespace, clusterDomain
-    ...IDENTITY_REFERENCE,
+    ...IDENTITY_DOCS.reference,
     // images
     ...IMAGES_DOCS.reference,
     // ports

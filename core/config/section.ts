@@ -20,6 +20,15 @@ export interface SectionBlocks {
     strict: <T extends z.ZodRawShape>(shape: T) => z.ZodObject<T, z.core.$strict>;
 }
 
+/** A module of several top-level keys (identity.ts, network.ts, reach.ts), as parsed: each absent when unset or unparsed. */
+export type ParsedOf<T extends Record<string, z.ZodType>> = { [K in keyof T]?: z.infer<T[K]> };
+
+/** Such a module's documentation: Pulumi.yaml's line for each of its keys, and their reference rows. */
+export interface SectionsDocs<K extends string> {
+    descriptions: Record<K, string>;
+    reference: ReferenceRow[];
+}
+
 /** A section's documentation: Pulumi.yaml's line for its top-level key, and its reference rows. */
 export interface SectionDocs {
     description: string;
