@@ -106,7 +106,7 @@ function runUnit(run: Run, u: Unit, lane: number): Promise<number> {
         // A process group of its own, so an interrupted run stops it and what it started.
         const child = spawn(process.execPath, [MOCHA, ...run.mochaArgs, ...u.files], {
             cwd: ROOT,
-            env: { ...process.env, TEST_RESULTS_FILE: run.resultsFile, TEST_FAILURES_FILE: failuresFile(run.logDir), TEST_END_DIR: run.logDir },
+            env: { ...process.env, ...u.env, TEST_RESULTS_FILE: run.resultsFile, TEST_FAILURES_FILE: failuresFile(run.logDir), TEST_END_DIR: run.logDir },
             stdio: ["ignore", out, out],
             detached: true,
         });

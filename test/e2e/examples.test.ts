@@ -16,6 +16,7 @@ import * as path from "path";
 import * as YAML from "yaml";
 
 import { readRender } from "../../tools/diff";
+import { selectExamples, selectsTheRest } from "../../tools/test-results";
 import { compareStack } from "./compare";
 import { describeConductorScenarios } from "./conductors";
 import { HA_FILE, haStack } from "./ha-stack";
@@ -178,7 +179,8 @@ const NOT_DEPLOYED: Record<string, string> = {
 };
 const NOT_EXAMPLES = Object.keys(NOT_DEPLOYED);
 
-describe("e2e: every example stack file is deployed by this suite", function () {
+// Registered in the process that deploys the stacks no selection names (the check needs no cluster), so it runs once per `npm test`.
+if (selectsTheRest(process.env.E2E_EXAMPLES)) describe("e2e: every example stack file is deployed by this suite", function () {
     it("each Pulumi.<stack>.yaml of the checkout and of test/fixtures is in EXAMPLES (a new example cannot be left out)", function () {
         const files = [ROOT, path.join(ROOT, "test", "fixtures")].flatMap((dir) => fs.readdirSync(dir).filter((f) => /^Pulumi\.[^.]+\.yaml$/.test(f) && !NOT_EXAMPLES.includes(f)).map((f) => path.join(dir, f)));
         const missing = files.filter((f) => !EXAMPLES.some((ex) => ex.file === f)).map((f) => path.relative(ROOT, f));
@@ -232,7 +234,8 @@ function writtenConfig(stackFile: string): unknown {
     return mask(YAML.parse(fs.readFileSync(stackFile, "utf8")).config);
 }
 
-for (const ex of EXAMPLES) {
+// The stacks this process deploys: all, or the part its unit of `npm test` names (tools/test-results.ts planUnits).
+for (const ex of selectExamples(EXAMPLES, process.env.E2E_EXAMPLES)) {
     describe(`e2e: example stack ${ex.stack} with the real Pulumi CLI on the local cluster`, function () {
         this.timeout(30 * 60 * 1000);
         let cluster: Cluster;

@@ -10,8 +10,9 @@
  * Started lazily, so a run whose --grep selects none of a cluster's suites starts no cluster. The
  * files of the "api" suites sort after examples.test.ts (hence tls-cert-manager.test.ts), so in one
  * mocha process it starts once the example stacks' clusters are stopped and never idles through
- * them (an idle cluster took 3.7 % of a core, measured); `npm test` runs examples.test.ts in a
- * process of its own (tools/test-results.ts planUnits), beside the other e2e suites. A
+ * them (an idle cluster took 3.7 % of a core, measured); `npm test` runs examples.test.ts in two
+ * processes of its own, the ha stack in one and the other stacks in the other ($E2E_EXAMPLES,
+ * tools/test-results.ts planUnits), beside the other e2e suites. A
  * cluster is stopped by `stopSharedCluster` (a suite that knows it is the last user), else by a
  * root `after` hook at the end of the run (failed or not), else at process exit (a run that ends
  * before that hook); a killed test process stops it through sys.ts's onInterrupt (Cluster.up

@@ -32,13 +32,22 @@ import { tierOf } from "../../tools/test-results";
 const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_SUITE_BEGIN, EVENT_TEST_BEGIN, EVENT_HOOK_BEGIN, EVENT_RUN_END } = Mocha.Runner.constants;
 const CHECKOUT = path.join(__dirname, "..", "..");
 
+/**
+ * A test file's name in the results: its path in the checkout, with the part of it this process runs
+ * when a unit runs one file in several parts ($TEST_FILE_PART, e.g. `test/e2e/examples.test.ts [ha]`).
+ */
+function relativeName(file: string): string {
+    const rel = path.relative(CHECKOUT, path.resolve(file)).split(path.sep).join("/");
+    return process.env.TEST_FILE_PART ? `${rel} [${process.env.TEST_FILE_PART}]` : rel;
+}
+
 /** Per-file wall time (hooks included) and counts, appended to `file` as each test file ends. */
 function recordFileTimes(runner: Mocha.Runner, file: string, testFile: RegExp): void {
     let current: { file: string; start: bigint; passed: number; failed: number; pending: number } | undefined;
     const close = () => {
         if (!current) return;
         const seconds = Number(process.hrtime.bigint() - current.start) / 1e9;
-        const rel = path.relative(CHECKOUT, path.resolve(current.file)).split(path.sep).join("/");
+        const rel = relativeName(current.file);
         fs.appendFileSync(file, [tierOf(rel), rel, seconds.toFixed(1), current.passed, current.failed, current.pending].join("\t") + "\n");
         current = undefined;
     };
@@ -75,7 +84,7 @@ function recordFailures(runner: Mocha.Runner, file: string, testFile: RegExp): v
     runner.on(EVENT_TEST_FAIL, (r, err: Error) => {
         // Test files only: a test that runs mocha on fixture suites (failing by design) inherits the variable.
         if (!r.file || !testFile.test(r.file)) return;
-        const rel = path.relative(CHECKOUT, path.resolve(r.file)).split(path.sep).join("/");
+        const rel = relativeName(r.file);
         const message = String(err?.message ?? err).split("\n").slice(0, FAILURE_LINES).map((l) => l.slice(0, FAILURE_LINE_CHARS));
         // The first frame in the checkout's test/ (mocha has made the stack's paths relative to it).
         const frame = String(err?.stack ?? "").split("\n").find((l) => /^\s+at /.test(l) && (l.includes("(test/") || l.includes(`(${path.join(CHECKOUT, "test")}${path.sep}`)));

@@ -8,7 +8,7 @@ import * as fs from "fs";
 import * as path from "path";
 
 import { needsToolchain, testFiles } from "../../tools/run-tests";
-import { breakdown, failureDigest, readFailures, nextUnit, planUnits, tierOf, ToolchainNeed } from "../../tools/test-results";
+import { breakdown, failureDigest, readFailures, nextUnit, planUnits, selectExamples, selectsTheRest, tierOf, ToolchainNeed } from "../../tools/test-results";
 import { tmpDir } from "../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..");
@@ -26,6 +26,7 @@ describe("npm test (tools/run-tests.ts)", function () {
                 ["integration+toolchain", ["test/integration/pods.test.ts"], "cluster"],
                 ["integration+toolchain-single", ["test/integration/pods-single-bmo.test.ts"], "cluster"],
                 ["integration+toolchain-vmedia", ["test/integration/pods-vmedia-bmo.test.ts"], "cluster"],
+                ["e2e-examples-ha", ["test/e2e/examples.test.ts"], "all"],
                 ["e2e-examples", ["test/e2e/examples.test.ts"], "all"],
                 ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
                 ["integration-2", ["test/integration/c2.test.ts"], "none"],
@@ -42,8 +43,8 @@ describe("npm test (tools/run-tests.ts)", function () {
         const queue = [...units];
         const take = (stages: ToolchainNeed[]) => queue.splice(nextUnit(queue, built(stages)), 1)[0].name;
         assert.deepEqual(
-            [take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster", "all"])],
-            ["integration-1", "integration-2", "unit+program", "integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "integration+toolchain-2", "e2e-examples", "e2e"],
+            [take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster", "all"]), take(["cluster", "all"])],
+            ["integration-1", "integration-2", "unit+program", "integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "integration+toolchain-2", "e2e-examples-ha", "e2e-examples", "e2e"],
         );
         assert.equal(nextUnit(queue, built(["cluster", "all"])), -1);
         // With the cluster stage built and the rest not: the pod tier goes first, whatever its place.
@@ -51,10 +52,32 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(waiting[nextUnit(waiting, built(["cluster"]))].name, "integration+toolchain");
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "e2e-examples", "integration-1", "integration-2", "integration+toolchain-2", "e2e", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "e2e-examples-ha", "e2e-examples", "integration-1", "integration-2", "integration+toolchain-2", "e2e", "unit+program"]);
+        // The example stacks' two units: the ha stack (and the scenarios that go on with it), and the rest.
+        assert.deepEqual(units.filter((u) => u.env).map((u) => [u.name, u.env]), [
+            ["e2e-examples-ha", { E2E_EXAMPLES: "ha", TEST_FILE_PART: "ha" }],
+            ["e2e-examples", { E2E_EXAMPLES: "!ha", TEST_FILE_PART: "!ha" }],
+        ]);
         // A file that needs all of it makes its unit wait for all of it.
         const mixed = planUnits(["test/integration/x.test.ts", "test/integration/y.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"));
         assert.deepEqual(mixed.map((u) => [u.name, u.needsToolchain]), [["integration+toolchain", "cluster"], ["integration+toolchain-2", "all"]]);
+    });
+
+    it("splits the example stacks by $E2E_EXAMPLES: those named, or all but those; the coverage check runs where the rest does; a wrong name is an error naming the stacks", function () {
+        const all = ["dev", "ha", "vmedia", "v6"].map((stack) => ({ stack }));
+        const names = (sel: string | undefined) => selectExamples(all, sel).map((ex) => ex.stack);
+        assert.deepEqual(names(undefined), ["dev", "ha", "vmedia", "v6"]);
+        assert.deepEqual(names(""), ["dev", "ha", "vmedia", "v6"]);
+        assert.deepEqual(names("ha"), ["ha"]);
+        assert.deepEqual(names("!ha"), ["dev", "vmedia", "v6"]);
+        assert.deepEqual(names(" v6, dev "), ["dev", "v6"]);
+        assert.deepEqual(names("!ha,!v6"), ["dev", "vmedia"]);
+        // Each part plus the other is every stack, once: the units of planUnits leave none out.
+        const parts = planUnits(["test/e2e/examples.test.ts"], () => "all").map((u) => names(u.env?.E2E_EXAMPLES));
+        assert.deepEqual(parts.flat().sort(), ["dev", "ha", "v6", "vmedia"]);
+        assert.throws(() => names("ha,hx"), /E2E_EXAMPLES names no example stack: hx \(the stacks: dev, ha, vmedia, v6\)/);
+        assert.throws(() => names("ha,!dev"), /E2E_EXAMPLES mixes stacks and exclusions: ha,!dev/);
+        assert.deepEqual([undefined, "", "!ha", "ha", "dev,v6"].map(selectsTheRest), [true, true, true, false, false]);
     });
 
     it("finds every test file of the checkout, and the ones that need the toolchain from their source", function () {
@@ -133,11 +156,12 @@ describe("npm test (tools/run-tests.ts)", function () {
         fs.rmSync(dir, { recursive: true, force: true });
         assert.equal(r.status, 1, r.stdout + r.stderr);
         // CI reads the totals from this file (.ci/run), not only from the output it tees.
-        assert.equal(totals, "npm test: 0 passed, 2 failed\n");
-        // Both e2e units (the example stacks, the other suites), each named with the target.
+        assert.equal(totals, "npm test: 0 passed, 3 failed\n");
+        // The three e2e units (the example stacks in two parts, the other suites), each named with the target.
+        assert.match(r.stdout, /e2e-examples-ha \(test\/e2e\/examples\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /e2e-examples \(test\/e2e\/examples\.test\.ts\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
         assert.match(r.stdout, /e2e \(test\/e2e\/consumer\.test\.ts, .*\) not run: the toolchain build \(tools\/toolchain\/build\.sh\) exited 1 while building k8s/);
-        assert.match(r.stdout, /^npm test: 0 passed, 2 failed/m);
+        assert.match(r.stdout, /^npm test: 0 passed, 3 failed/m);
     });
 
     it("a failed cluster stage fails the units that wait for it, naming the target, while the rest of the build may still run", function () {
