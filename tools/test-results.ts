@@ -79,24 +79,26 @@ export function planUnits(files: string[], tc: (f: string) => ToolchainNeed): Un
     const rest = (f: string) => !isPods(f) && !isSingle(f) && !isVmedia(f);
     const clusterFiles = of(["integration"], true);
     const units: Unit[] = [
-        // The pod tier (its BMO scenarios boot VMs: 1390-1520 s measured) first and alone, so that
-        // with a warm cache one lane runs it while the other runs the rest, and on an empty cache
-        // it starts the moment the cluster stage is built, the other files that need that stage
-        // (integration+toolchain-2) going to the lane that would wait for the Pulumi stage.
+        // Longest first, by the times of a fresh machine's run (3357612: the 15 slowest files of
+        // .ci/run): with a warm cache three lanes take them in this order, and no more than two
+        // provisioning tiers (TCG VMs, CPU-bound) run at once (all three at once took 3.5x as long,
+        // stop 56). The pod tier (1680 s; its BMO scenarios boot VMs) starts the moment the
+        // cluster stage is built on an empty cache.
         { name: "integration+toolchain", files: clusterFiles.filter(isPods), needsToolchain: most(clusterFiles.filter(isPods)) },
-        // The single topology's provisioning tier next (two VMs provisioned by BMO), beside it.
-        { name: "integration+toolchain-single", files: clusterFiles.filter(isSingle), needsToolchain: most(clusterFiles.filter(isSingle)) },
-        // Virtual media's (one VM, booted from ISOs), so that a lane free once the cluster stage is built takes it.
-        { name: "integration+toolchain-vmedia", files: clusterFiles.filter(isVmedia), needsToolchain: most(clusterFiles.filter(isVmedia)) },
-        // The example stacks (about half the e2e tier's time: each deploys on a cluster of its
-        // own) apart from the other e2e suites, in two units: the ha stack with the day-2 and
-        // conductor scenarios that go on with its deployment (about 460 s), and the nine others
-        // (about 400 s). On an empty cache the toolchain is the critical path and they come after
-        // it: two lanes deploy them at once (they were 816 s in one, after a 2402 s wait).
-        ...examplesUnits(of(["e2e"], true).filter(isExamples)),
-        { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: "none" },
-        { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: "none" },
+        // The other files that need the cluster stage (scale, upgrade, v6; 859 s).
         { name: "integration+toolchain-2", files: clusterFiles.filter(rest), needsToolchain: most(clusterFiles.filter(rest)) },
+        // The integration files that need no toolchain, in two halves (every other file: 778 and 732 s).
+        { name: "integration-2", files: of(["integration"], false).filter((_, i) => i % 2 === 1), needsToolchain: "none" },
+        { name: "integration-1", files: of(["integration"], false).filter((_, i) => i % 2 === 0), needsToolchain: "none" },
+        // The single topology's provisioning tier (two VMs provisioned by BMO: 586 s), then virtual media's (one VM, booted from ISOs: 493 s).
+        { name: "integration+toolchain-single", files: clusterFiles.filter(isSingle), needsToolchain: most(clusterFiles.filter(isSingle)) },
+        { name: "integration+toolchain-vmedia", files: clusterFiles.filter(isVmedia), needsToolchain: most(clusterFiles.filter(isVmedia)) },
+        // The example stacks (each deploys on a cluster of its own) apart from the other e2e
+        // suites, in two units: the nine stacks (about 425 s) and the ha stack with the day-2 and
+        // conductor scenarios that go on with its deployment (about 420 s). On an empty cache the
+        // toolchain is the critical path and they come after it: two lanes deploy them at once
+        // (they were 816 s in one, after a 2402 s wait).
+        ...examplesUnits(of(["e2e"], true).filter(isExamples)),
         { name: "e2e", files: of(["e2e"], true).filter((f) => !isExamples(f)).concat(of(["e2e"], false)), needsToolchain: "all" },
         { name: "unit+program+toolchain", files: of(["unit", "program"], true), needsToolchain: most(of(["unit", "program"], true)) },
         { name: "unit+program", files: of(["unit", "program"], false), needsToolchain: "none" },
@@ -107,8 +109,8 @@ export function planUnits(files: string[], tc: (f: string) => ToolchainNeed): Un
 /** examples.test.ts in two units (selectExamples): the ha stack and what follows it, and the rest. */
 function examplesUnits(files: string[]): Unit[] {
     return [
-        { name: "e2e-examples-ha", files, needsToolchain: "all", env: { E2E_EXAMPLES: "ha", TEST_FILE_PART: "ha" } },
         { name: "e2e-examples", files, needsToolchain: "all", env: { E2E_EXAMPLES: "!ha", TEST_FILE_PART: "!ha" } },
+        { name: "e2e-examples-ha", files, needsToolchain: "all", env: { E2E_EXAMPLES: "ha", TEST_FILE_PART: "ha" } },
     ];
 }
 

@@ -24,13 +24,13 @@ describe("npm test (tools/run-tests.ts)", function () {
             units.map((u) => [u.name, u.files, u.needsToolchain]),
             [
                 ["integration+toolchain", ["test/integration/pods.test.ts"], "cluster"],
+                ["integration+toolchain-2", ["test/integration/pods-v6.test.ts"], "cluster"],
+                ["integration-2", ["test/integration/c2.test.ts"], "none"],
+                ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
                 ["integration+toolchain-single", ["test/integration/pods-single-bmo.test.ts"], "cluster"],
                 ["integration+toolchain-vmedia", ["test/integration/pods-vmedia-bmo.test.ts"], "cluster"],
-                ["e2e-examples-ha", ["test/e2e/examples.test.ts"], "all"],
                 ["e2e-examples", ["test/e2e/examples.test.ts"], "all"],
-                ["integration-1", ["test/integration/c.test.ts", "test/integration/c3.test.ts"], "none"],
-                ["integration-2", ["test/integration/c2.test.ts"], "none"],
-                ["integration+toolchain-2", ["test/integration/pods-v6.test.ts"], "cluster"],
+                ["e2e-examples-ha", ["test/e2e/examples.test.ts"], "all"],
                 ["e2e", ["test/e2e/b.test.ts"], "all"],
                 ["unit+program", ["test/components/a.test.ts", "test/unit/d.test.ts"], "none"],
             ],
@@ -44,7 +44,7 @@ describe("npm test (tools/run-tests.ts)", function () {
         const take = (stages: ToolchainNeed[]) => queue.splice(nextUnit(queue, built(stages)), 1)[0].name;
         assert.deepEqual(
             [take([]), take([]), take([]), take([]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster"]), take(["cluster", "all"]), take(["cluster", "all"])],
-            ["integration-1", "integration-2", "unit+program", "integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "integration+toolchain-2", "e2e-examples-ha", "e2e-examples", "e2e"],
+            ["integration-2", "integration-1", "unit+program", "integration+toolchain", "integration+toolchain-2", "integration+toolchain-single", "integration+toolchain-vmedia", "e2e-examples", "e2e-examples-ha", "e2e"],
         );
         assert.equal(nextUnit(queue, built(["cluster", "all"])), -1);
         // With the cluster stage built and the rest not: the pod tier goes first, whatever its place.
@@ -52,11 +52,11 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.equal(waiting[nextUnit(waiting, built(["cluster"]))].name, "integration+toolchain");
         // With the toolchain there (a warm cache), the longest first.
         const warm = planUnits(files, tc);
-        assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "integration+toolchain-single", "integration+toolchain-vmedia", "e2e-examples-ha", "e2e-examples", "integration-1", "integration-2", "integration+toolchain-2", "e2e", "unit+program"]);
+        assert.deepEqual([0, 0, 0, 0, 0, 0, 0, 0, 0, 0].map(() => warm.splice(nextUnit(warm, built(["cluster", "all"])), 1)[0].name), ["integration+toolchain", "integration+toolchain-2", "integration-2", "integration-1", "integration+toolchain-single", "integration+toolchain-vmedia", "e2e-examples", "e2e-examples-ha", "e2e", "unit+program"]);
         // The example stacks' two units: the ha stack (and the scenarios that go on with it), and the rest.
         assert.deepEqual(units.filter((u) => u.env).map((u) => [u.name, u.env]), [
-            ["e2e-examples-ha", { E2E_EXAMPLES: "ha", TEST_FILE_PART: "ha" }],
             ["e2e-examples", { E2E_EXAMPLES: "!ha", TEST_FILE_PART: "!ha" }],
+            ["e2e-examples-ha", { E2E_EXAMPLES: "ha", TEST_FILE_PART: "ha" }],
         ]);
         // A file that needs all of it makes its unit wait for all of it.
         const mixed = planUnits(["test/integration/x.test.ts", "test/integration/y.test.ts", "test/integration/pods.test.ts"], (f) => (f.endsWith("x.test.ts") ? "all" : "cluster"));
