@@ -24,6 +24,7 @@ import {
     sha256,
 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
+import type { ImageCachePlan } from "../core/plan/image-cache";
 import { StackPki, serverTlsSecret } from "./pki";
 import { stackMeta } from "../core/manifests/meta";
 
@@ -77,6 +78,19 @@ export interface StackImageCache {
     ownRootPem?: pulumi.Output<string>;
 }
 
+/**
+ * Per mode of the plan's cache, one entry each (a new mode does not compile without one): the CA the
+ * Ironic pods trust for it, and whether this stack deploys it. Deploy: what signs the cache's server
+ * certificate (the stack CA or the cache's own root; ImageCache issues it); external and none: the
+ * PEM the config gives, if any (a caSecret is the user's, read by the pods only).
+ */
+const givenPem = (ic: ImageCachePlan) => (ic.ca?.pem !== undefined ? pulumi.output(ic.ca.pem) : undefined);
+const CACHE_MODES: Record<ImageCachePlan["mode"], { caPem: (ic: ImageCachePlan, issuer: StackPki | undefined) => pulumi.Output<string> | undefined; deploys: boolean }> = {
+    deploy: { caPem: (_, issuer) => issuer?.caCertPem, deploys: true },
+    external: { caPem: givenPem, deploys: false },
+    none: { caPem: givenPem, deploys: false },
+};
+
 /** The cache's root of its own when the plan says so (ImageCachePlan ownRoot), else the stack CA. */
 function cacheRoot(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, pki: StackPki | undefined): StackPki | undefined {
     if (!plan.imageCache.ownRoot || !pki) return pki;
@@ -96,8 +110,7 @@ export function imageCacheForStack(parent: pulumi.ComponentResource, name: strin
     if (imageCacheClient(plan)) {
         mounted.push(new k8s.core.v1.ConfigMap(`${name}-ipa-cache-client`, { metadata: stackMeta(plan, ic.names.clientConfigMap, { namespace }), data: imageCacheClientData() }, { parent }));
     }
-    // Deploy: the stack CA (or the cache's own root) signs the cache's server certificate (ImageCache issues it).
-    const caPem = ic.mode === "deploy" ? issuer?.caCertPem : ic.ca?.pem !== undefined ? pulumi.output(ic.ca.pem) : undefined;
+    const caPem = CACHE_MODES[ic.mode].caPem(ic, issuer);
     if (ic.ca && !ic.ca.userOwned && caPem) {
         mounted.push(new k8s.core.v1.Secret(`${name}-ipa-cache-ca`, { metadata: stackMeta(plan, ic.ca.secretName, { namespace }), stringData: { "ca.crt": caPem } }, { parent }));
     }
@@ -106,5 +119,5 @@ export function imageCacheForStack(parent: pulumi.ComponentResource, name: strin
 
 /** Mode deploy: the cache of this stack (after the Ironic workload, which waits for it only through its client's retries). */
 export function deployImageCache(parent: pulumi.ComponentResource, name: string, plan: IronicPlan, namespace: pulumi.Output<string>, pki: StackPki | undefined): ImageCache | undefined {
-    return plan.imageCache.mode === "deploy" ? new ImageCache(`${name}-ipa-cache`, { plan, namespace, pki }, { parent }) : undefined;
+    return CACHE_MODES[plan.imageCache.mode].deploys ? new ImageCache(`${name}-ipa-cache`, { plan, namespace, pki }, { parent }) : undefined;
 }

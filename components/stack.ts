@@ -18,7 +18,7 @@ import { MariaDBOperatorCluster } from "./mariadb-operator";
 import { Readiness } from "./readiness";
 import { RawConfig } from "../core/config";
 import { SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS, bmoConfigMapData, dbJob, inNamespace, namespaceManifest, namespaceNotCreatedNote, schemaJobHint } from "../core/manifests";
-import { IronicPlan } from "../core/plan";
+import { IronicPlan, stackCaOf, userTlsSecretOf } from "../core/plan";
 import { readExistingTls } from "./existing-tls";
 import { topologySummary } from "../core/plan/summary";
 import { pinNote } from "../core/plan/upgrade";
@@ -88,7 +88,8 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const pki = this.stackPki(name, plan);
         // With tls.mode "existing" the user's Secret is read (never registered: this program must
         // not write, replace or delete it); its CA goes to BMO and to the stack output.
-        const existing = plan.tls.source === "user" ? readExistingTls(`${name}-existing-tls`, plan.namespace, plan.names.tlsSecret, this) : undefined;
+        const userTls = userTlsSecretOf(plan);
+        const existing = userTls ? readExistingTls(`${name}-existing-tls`, plan.namespace, userTls, this) : undefined;
         // The CA alone, in the layout baremetal-operator mounts at /opt/metal3/certs/ca (the multi
         // pods verify their peers with it); none with cert-manager: ca.crt of the issuer's Secrets.
         const caPem = existing ? existing.caCertPem : pki?.caCertPem;
@@ -143,7 +144,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
 
     /** The stack CA, where the plan has one (core/plan/certificates.ts tlsPlan); none with cert-manager (components/cert-manager.ts). */
     private stackPki(name: string, plan: IronicPlan): StackPki | undefined {
-        const ca = plan.tls.source === "issuer" ? undefined : plan.tls.stackCa;
+        const ca = stackCaOf(plan);
         return ca ? new StackPki(`${name}-pki`, ca, { parent: this }) : undefined;
     }
 

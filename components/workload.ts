@@ -5,7 +5,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 
-import { IronicPlan } from "../core/plan";
+import { IronicPlan, stackIssuesApiCertificate } from "../core/plan";
 import { Conductors } from "./conductors";
 import { ExistingTls } from "./existing-tls";
 import { Ironic } from "./ironic";
@@ -29,27 +29,46 @@ dependsOn: pulumi.Resource[],
 credentialsHash: pulumi.Input<string>,
 cacheCaPem?: pulumi.Output<string>,
 ): { workload: Ironic | Conductors; mounted: pulumi.Resource[] } {
-    if (plan.topology.kind === "multi") {
+    return WORKLOADS[plan.topology.kind]({ parent, name, plan, namespace, pki, existing, dependsOn, credentialsHash, cacheCaPem });
+}
+
+interface WorkloadInputs {
+    parent: pulumi.ComponentResource;
+    name: string;
+    plan: IronicPlan;
+    namespace: pulumi.Output<string>;
+    pki: StackPki | undefined;
+    existing: ExistingTls | undefined;
+    dependsOn: pulumi.Resource[];
+    credentialsHash: pulumi.Input<string>;
+    cacheCaPem?: pulumi.Output<string>;
+}
+
+/** The workload of each topology of the plan, one entry each (a new topology does not compile without one). */
+const WORKLOADS: Record<IronicPlan["topology"]["kind"], (w: WorkloadInputs) => { workload: Ironic | Conductors; mounted: pulumi.Resource[] }> = {
+    multi: ({ parent, name, plan, namespace, pki, existing, dependsOn, credentialsHash, cacheCaPem }) => {
         // "generate": the conductor CA is issued from the stack's PKI; "existing": it is the
         // user's Secret, and the API certificate (httpd) is theirs too; "cert-manager": both are
         // Certificates of the issuer (components/cert-manager.ts).
-        const own = plan.tls.source === "user" ? { tlsCertPem: existing!.tlsCertPem } : plan.tls.source === "stack" ? { pki: pki! } : {};
+        const own = existing ? { tlsCertPem: existing.tlsCertPem } : stackIssuesApiCertificate(plan) ? { pki: pki! } : {};
         return { workload: new Conductors(workloadComponentName(name, "multi"), { plan, namespace, ...own, credentialsHash, cacheCaPem, dependsOn }, { parent }), mounted: dependsOn };
-    }
-    let tlsCertPem: pulumi.Output<string> | undefined;
-    const mounted = [...dependsOn];
-    if (plan.tls.source === "stack" && pki) {
-        // Only with "generate": with "existing" the API certificate is the user's, even when a
-        // stack PKI exists (for MariaDB), and its Secret is theirs.
-        const request = { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses };
-        const server = serverTlsSecret(pki, name, request, stackMeta(plan, plan.names.tlsSecret, { namespace }), { issue: pki, secret: parent }, `${name}-api`)!;
-        mounted.push(server.secret);
-        tlsCertPem = server.certPem;
-    } else if (existing) {
-        // The user's certificate: pods roll when it changes (on the next pulumi up).
-        tlsCertPem = existing.tlsCertPem;
-    }
-    // cert-manager: no hash (this program never sees the certificate); the image restarts httpd
-    // when the kubelet updates the mounted Secret (RESTART_CONTAINER_CERTIFICATE_UPDATED).
-    return { workload: new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, credentialsHash, dependsOn: mounted }, { parent }), mounted };
-}
+    },
+    single: ({ parent, name, plan, namespace, pki, existing, dependsOn, credentialsHash }) => {
+        let tlsCertPem: pulumi.Output<string> | undefined;
+        const mounted = [...dependsOn];
+        if (stackIssuesApiCertificate(plan) && pki) {
+            // Only with "generate": with "existing" the API certificate is the user's, even when a
+            // stack PKI exists (for MariaDB), and its Secret is theirs.
+            const request = { commonName: `${plan.name}.${plan.namespace}.svc`, dnsNames: plan.certificate.dnsNames, ipAddresses: plan.certificate.ipAddresses };
+            const server = serverTlsSecret(pki, name, request, stackMeta(plan, plan.names.tlsSecret, { namespace }), { issue: pki, secret: parent }, `${name}-api`)!;
+            mounted.push(server.secret);
+            tlsCertPem = server.certPem;
+        } else if (existing) {
+            // The user's certificate: pods roll when it changes (on the next pulumi up).
+            tlsCertPem = existing.tlsCertPem;
+        }
+        // cert-manager: no hash (this program never sees the certificate); the image restarts httpd
+        // when the kubelet updates the mounted Secret (RESTART_CONTAINER_CERTIFICATE_UPDATED).
+        return { workload: new Ironic(workloadComponentName(name, "single"), { plan, namespace, tlsCertPem, credentialsHash, dependsOn: mounted }, { parent }), mounted };
+    },
+};

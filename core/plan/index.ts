@@ -19,7 +19,7 @@ export { buildPlan } from "./plan";
 export { admitPlan } from "./admit";
 export type { ConductorCaPlan, EnvMap, IronicPlan, CertValidity, ListedConductor, OsloSetting, SingleConductor, StackCaPlan, TlsPlan, TopologyPlan } from "./types";
 export { cidrParts, planTopology } from "./conductors";
-export { databaseOf, dhcpSlotsOf, listedConductors, listedConductorsByNode, multiTopologyOf } from "./read";
+export { databaseOf, dhcpSlotsOf, listedConductors, listedConductorsByNode, multiTopologyOf, stackCaOf, stackIssuesApiCertificate, userTlsSecretOf } from "./read";
 export { databaseEnv } from "./database";
 export { commonEnv, ipaDownloaderEnv, ironicEnv, osloSettings } from "./env";
 export { apiCertificate, conductorCaPlan, nodeCertificateSans } from "./certificates";

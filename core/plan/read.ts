@@ -6,7 +6,7 @@
  */
 import type { DatabaseCommonPlan, DatabaseKindPlan, DatabasePlan } from "./database";
 import type { DhcpSlotPlan } from "./slots";
-import type { ConductorCaPlan, IronicPlan, ListedConductor, TopologyPlan } from "./types";
+import type { ConductorCaPlan, IronicPlan, ListedConductor, StackCaPlan, TopologyPlan } from "./types";
 
 /** Multi: the listed nodes in config order (none for single). */
 export function listedConductors(plan: IronicPlan): ListedConductor[] {
@@ -41,4 +41,19 @@ export function databaseOf<K extends DatabaseKindPlan["kind"]>(db: DatabasePlan,
 /** Multi with your (your issuer's) conductor CA: the bundle it must chain to, which the minter checks (its env and its mount). */
 export function conductorCaChainCheck(plan: { conductorCa?: ConductorCaPlan }): string | undefined {
     return plan.conductorCa && "chainCheck" in plan.conductorCa ? plan.conductorCa.chainCheck : undefined;
+}
+
+/** The stack CA this program generates, where the plan has one (tls generate; existing where MariaDB or the conductors need one); none with an issuer. */
+export function stackCaOf(plan: Pick<IronicPlan, "tls">): StackCaPlan | undefined {
+    return "stackCa" in plan.tls ? plan.tls.stackCa : undefined;
+}
+
+/** tls.mode existing: the user's TLS Secret, which the program reads and never writes (undefined otherwise). */
+export function userTlsSecretOf(plan: Pick<IronicPlan, "tls" | "names">): string | undefined {
+    return plan.tls.source === "user" ? plan.names.tlsSecret : undefined;
+}
+
+/** Whether the stack CA issues the API certificate (tls generate); with existing it is the user's, with cert-manager the issuer's. */
+export function stackIssuesApiCertificate(plan: Pick<IronicPlan, "tls">): boolean {
+    return plan.tls.source === "stack";
 }
