@@ -97,7 +97,7 @@ export class Metal3Ironic extends pulumi.ComponentResource {
         const db = this.database(name, plan, namespace, pki, [creds.secret, ...cacert, ...registerCertificates(this, name, plan, namespace)]);
         const cache = imageCacheForStack(this, name, plan, namespace, pki);
         // What the workload mounts or needs first (it waits for all of them), each step's own.
-        const { workload, mounted } = ironicWorkload(this, name, plan, namespace, pki, existing, [...db.mounted, ...cache.mounted], creds.rollHash, cache.ownRootPem);
+        const { workload, mounted } = ironicWorkload({ parent: this, name, plan, namespace, pki, existing, dependsOn: [...db.mounted, ...cache.mounted], credentialsHash: creds.rollHash, cacheCaPem: cache.ownRootPem });
         const upgrade = db.upgrade;
         deployImageCache(this, name, plan, namespace, cache.pki);
         if (plan.metrics.enabled) new Metrics(`${name}-metrics`, { plan, namespace }, { parent: this });

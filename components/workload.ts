@@ -18,21 +18,12 @@ import { stackMeta } from "../core/manifests/meta";
  * waiting for `dependsOn`; with what it mounts of its own (the API certificate's Secret), which
  * those who wire to the API (BMO) wait for too.
  */
-export function ironicWorkload(
-parent: pulumi.ComponentResource,
-name: string,
-plan: IronicPlan,
-namespace: pulumi.Output<string>,
-pki: StackPki | undefined,
-existing: ExistingTls | undefined,
-dependsOn: pulumi.Resource[],
-credentialsHash: pulumi.Input<string>,
-cacheCaPem?: pulumi.Output<string>,
-): { workload: Ironic | Conductors; mounted: pulumi.Resource[] } {
-    return WORKLOADS[plan.topology.kind]({ parent, name, plan, namespace, pki, existing, dependsOn, credentialsHash, cacheCaPem });
+export function ironicWorkload(w: WorkloadInputs): { workload: Ironic | Conductors; mounted: pulumi.Resource[] } {
+    return WORKLOADS[w.plan.topology.kind](w);
 }
 
-interface WorkloadInputs {
+/** What the workload is built from: the stack (its parent), the plan, the stack PKI and the user's certificate where there are, what it waits for. */
+export interface WorkloadInputs {
     parent: pulumi.ComponentResource;
     name: string;
     plan: IronicPlan;
