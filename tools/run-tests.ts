@@ -29,7 +29,7 @@ import * as os from "os";
 import * as path from "path";
 
 import { exitFlushed } from "./exit-flushed";
-import { LaneTimes, nextUnit, planUnits, readFailures, readResults, report, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
+import { LaneTimes, nextUnit, planUnits, readFailures, readResults, report, resultName, tierOf, TIERS, ToolchainNeed, Unit } from "./test-results";
 import { sleep, toolchainEnded, waitForToolchain } from "./toolchain-wait";
 
 const ROOT = path.join(__dirname, "..");
@@ -178,7 +178,8 @@ async function lane(run: Run, n: number): Promise<void> {
         const s = Date.now();
         const code = await runUnit(run, u, n);
         times.units.push({ name: u.name, seconds: (Date.now() - s) / 1000 });
-        const failedInFiles = readResults(run.resultsFile).filter((r) => u.files.includes(r.file)).reduce((a, r) => a + r.failed, 0);
+        const names = u.files.map((f) => resultName(f, u.env?.TEST_FILE_PART));
+        const failedInFiles = readResults(run.resultsFile).filter((r) => names.includes(r.file)).reduce((a, r) => a + r.failed, 0);
         if (code !== 0 && failedInFiles === 0) run.extraFailures.push(`${u.name}: mocha exited ${code} without a test failure (a crash or a compile error: see ${path.join(run.logDir, `${u.name}.log`)})`);
     }
 }

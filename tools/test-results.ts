@@ -106,6 +106,15 @@ export function planUnits(files: string[], tc: (f: string) => ToolchainNeed): Un
     return units.filter((u) => u.files.length > 0);
 }
 
+/**
+ * A test file's name in the results (the reporter's lines, test/helpers/e2e-tally-reporter.ts): its
+ * path in the checkout, with the part a unit runs when one file runs in several units
+ * ($TEST_FILE_PART, e.g. `test/e2e/examples.test.ts [ha]`).
+ */
+export function resultName(rel: string, part: string | undefined): string {
+    return part ? `${rel} [${part}]` : rel;
+}
+
 /** examples.test.ts in two units (selectExamples): the ha stack and what follows it, and the rest. */
 function examplesUnits(files: string[]): Unit[] {
     return [

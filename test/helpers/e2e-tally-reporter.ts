@@ -27,18 +27,14 @@ import * as path from "path";
 
 import Mocha from "mocha";
 
-import { tierOf } from "../../tools/test-results";
+import { resultName, tierOf } from "../../tools/test-results";
 
 const { EVENT_TEST_PASS, EVENT_TEST_FAIL, EVENT_TEST_PENDING, EVENT_SUITE_BEGIN, EVENT_TEST_BEGIN, EVENT_HOOK_BEGIN, EVENT_RUN_END } = Mocha.Runner.constants;
 const CHECKOUT = path.join(__dirname, "..", "..");
 
-/**
- * A test file's name in the results: its path in the checkout, with the part of it this process runs
- * when a unit runs one file in several parts ($TEST_FILE_PART, e.g. `test/e2e/examples.test.ts [ha]`).
- */
+/** A test file's name in the results: its path in the checkout, with the part of it this process runs (resultName). */
 function relativeName(file: string): string {
-    const rel = path.relative(CHECKOUT, path.resolve(file)).split(path.sep).join("/");
-    return process.env.TEST_FILE_PART ? `${rel} [${process.env.TEST_FILE_PART}]` : rel;
+    return resultName(path.relative(CHECKOUT, path.resolve(file)).split(path.sep).join("/"), process.env.TEST_FILE_PART);
 }
 
 /** Per-file wall time (hooks included) and counts, appended to `file` as each test file ends. */

@@ -12,13 +12,13 @@ import { spawnSync } from "child_process";
 import * as fs from "fs";
 import * as path from "path";
 
-import { FailureNote, readFailures } from "../../../tools/test-results";
+import { FailureNote, readFailures, resultName } from "../../../tools/test-results";
 import { tmpDir } from "../../helpers/sys";
 
 const ROOT = path.join(__dirname, "..", "..", "..");
 const FIXTURES = path.join(ROOT, "test", "fixtures", "e2e-tally");
 
-function runFixtures(extra: string[] = []): { status: number | null; out: string; tally: string[]; results: string[]; failures: FailureNote[] } {
+function runFixtures(extra: string[] = [], env: Record<string, string> = {}): { status: number | null; out: string; tally: string[]; results: string[]; failures: FailureNote[] } {
     const dir = tmpDir("e2e-tally");
     const file = path.join(dir, "tally");
     const results = path.join(dir, "results.tsv");
@@ -26,7 +26,7 @@ function runFixtures(extra: string[] = []): { status: number | null; out: string
     fs.writeFileSync(file, "");
     const r = spawnSync(process.execPath, [require.resolve("mocha/bin/mocha.js"), "--reporter-option", `e2eDir=${FIXTURES}`, ...extra, path.join(FIXTURES, "suites.ts")], {
         cwd: ROOT,
-        env: { ...process.env, E2E_TALLY_FILE: file, TEST_RESULTS_FILE: results, TEST_FAILURES_FILE: failures },
+        env: { ...process.env, E2E_TALLY_FILE: file, TEST_RESULTS_FILE: results, TEST_FAILURES_FILE: failures, ...env },
         encoding: "utf8",
         timeout: 60000,
     });
@@ -80,6 +80,15 @@ describe("e2e tally (.mocharc.json's reporter): every test of the tier counted, 
         );
         assert.match(r.failures[3].error, /\nat .*test\/fixtures\/e2e-tally\/suites\.ts:\d+/, "the failing line in the test file");
         assert.deepEqual(runFixtures().failures, [], "suites.ts is no test file: a test that runs mocha on fixtures adds no failure to the run's digest");
+    });
+
+    it("names the part of a file a unit runs ($TEST_FILE_PART) in its results and failures, as the runner looks them up (resultName)", function () {
+        const r = runFixtures(["--reporter-option", "testFilePattern=suites\\.ts$"], { TEST_FILE_PART: "!ha" });
+        const name = resultName("test/fixtures/e2e-tally/suites.ts", "!ha");
+        assert.equal(name, "test/fixtures/e2e-tally/suites.ts [!ha]");
+        assert.deepEqual(r.results.map((l) => l.split("\t").slice(0, 2)), [["fixtures", name]], "its tier is still the directory's");
+        assert.deepEqual([...new Set(r.failures.map((f) => f.file))], [name]);
+        assert.equal(resultName("test/fixtures/e2e-tally/suites.ts", undefined), "test/fixtures/e2e-tally/suites.ts");
     });
 
     it("counts only the tests the grep selects", function () {
