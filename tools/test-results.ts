@@ -45,9 +45,8 @@ export interface Unit {
  * stack, or names and exclusions mixed, is an error naming it.
  */
 export function selectExamples<T extends { stack: string }>(all: T[], selection: string | undefined): T[] {
-    const names = (selection ?? "").split(",").map((n) => n.trim()).filter(Boolean);
+    const { names, excluding } = parseSelection(selection);
     if (names.length === 0) return all;
-    const excluding = names[0].startsWith("!");
     const bare = names.map((n) => n.replace(/^!/, ""));
     const unknown = bare.filter((n) => !all.some((ex) => ex.stack === n));
     if (unknown.length > 0) throw new Error(`E2E_EXAMPLES names no example stack: ${unknown.join(", ")} (the stacks: ${all.map((ex) => ex.stack).join(", ")})`);
@@ -57,7 +56,14 @@ export function selectExamples<T extends { stack: string }>(all: T[], selection:
 
 /** Whether a selection of selectExamples covers the stacks no selection names (none, or exclusions): the unit that checks every stack file is an example. */
 export function selectsTheRest(selection: string | undefined): boolean {
-    return !(selection ?? "").trim() || (selection ?? "").trim().startsWith("!");
+    const { names, excluding } = parseSelection(selection);
+    return names.length === 0 || excluding;
+}
+
+/** $E2E_EXAMPLES's names (trimmed, empty ones dropped), and whether the first is an exclusion (`!name`). */
+function parseSelection(selection: string | undefined): { names: string[]; excluding: boolean } {
+    const names = (selection ?? "").split(",").map((n) => n.trim()).filter(Boolean);
+    return { names, excluding: names[0]?.startsWith("!") ?? false };
 }
 
 /**

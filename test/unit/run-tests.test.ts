@@ -77,7 +77,8 @@ describe("npm test (tools/run-tests.ts)", function () {
         assert.deepEqual(parts.flat().sort(), ["dev", "ha", "v6", "vmedia"]);
         assert.throws(() => names("ha,hx"), /E2E_EXAMPLES names no example stack: hx \(the stacks: dev, ha, vmedia, v6\)/);
         assert.throws(() => names("ha,!dev"), /E2E_EXAMPLES mixes stacks and exclusions: ha,!dev/);
-        assert.deepEqual([undefined, "", "!ha", "ha", "dev,v6"].map(selectsTheRest), [true, true, true, false, false]);
+        assert.deepEqual([undefined, "", "!ha", "ha", "dev,v6", " , !ha"].map(selectsTheRest), [true, true, true, false, false, true]);
+        assert.deepEqual(names(" , !ha"), ["dev", "vmedia", "v6"], "an empty name is dropped before the first is read, in both");
     });
 
     it("finds every test file of the checkout, and the ones that need the toolchain from their source", function () {
