@@ -1,11 +1,12 @@
 /**
- * The single-topology Ironic workload: dnsmasq ConfigMap, Deployment and API Service.
+ * The single-topology Ironic workload: dnsmasq ConfigMap, Deployment and API Service (bound to
+ * provisioning.ip: with its EndpointSlice).
  * A thin shell: every object body comes from the pure functions in manifests.ts.
  */
 import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
-import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicService, sha256 } from "../core/manifests";
+import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicEndpointSlice, ironicService, sha256 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
 import { stackMeta } from "../core/manifests/meta";
@@ -26,6 +27,8 @@ export class Ironic extends pulumi.ComponentResource {
     public readonly deployment: k8s.apps.v1.Deployment;
     public readonly service: k8s.core.v1.Service;
     public readonly dnsmasqConfig?: k8s.core.v1.ConfigMap;
+    /** provisioning.bindInterface: the Service's endpoint, provisioning.ip. */
+    public readonly endpointSlice?: k8s.discovery.v1.EndpointSlice;
 
     constructor(name: string, args: IronicArgs, opts?: pulumi.ComponentResourceOptions) {
         super(WORKLOAD_IDENTITY.single.component, name, {}, opts);
@@ -49,7 +52,11 @@ export class Ironic extends pulumi.ComponentResource {
             inNamespace(ironicDeployment(plan, rollOn), args.namespace),
             { parent: this, dependsOn, ...fromMulti.workload },
         );
-        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this, ...fromMulti.service });
+        // Bound: the Service's endpoint is written first, so what waits on the Service (the readiness check) waits on it too.
+        const slice = ironicEndpointSlice(plan);
+        if (slice) this.endpointSlice = new k8s.discovery.v1.EndpointSlice(`${name}-endpoints`, inNamespace(slice, args.namespace), { parent: this });
+        const serviceDeps = this.endpointSlice ? { dependsOn: [this.endpointSlice] } : {};
+        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this, ...serviceDeps, ...fromMulti.service });
         this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service.metadata.name });
     }
 }

@@ -42,3 +42,12 @@ export const DHCP_SLOT_COMPONENT = "dhcp-slot";
 export function dhcpSlotLeaseLabels(instance: string): Labels {
     return { ...componentLabel(DHCP_SLOT_COMPONENT), [LABEL.instance]: instance, [LABEL.partOf]: "metal3", [LABEL.managedBy]: "dhcp-slot-agent" };
 }
+
+/**
+ * An EndpointSlice this program writes for `service`, a Service without a selector: the service
+ * name ties it to the Service, and a manager other than the EndpointSlice controller's
+ * (endpointslice-controller.k8s.io) keeps that controller from touching it.
+ */
+export function endpointSliceLabels(labels: Labels, service: string): Labels {
+    return { ...labels, "kubernetes.io/service-name": service, "endpointslice.kubernetes.io/managed-by": "metal3-ironic.metal3.io" };
+}

@@ -8,7 +8,7 @@
  *   volumes.ts     volume and mount factories, podVolumes (per topology), databaseVolumes
  *   topology.ts    how containers start and where the pod runs, per topology
  *   containers.ts  one builder per container of the Ironic pod
- *   ironic.ts      ironicPodSpec, ironicDeployment, conductorDaemonSet, ironicService
+ *   ironic.ts      ironicPodSpec, ironicDeployment, conductorDaemonSet, ironicService, ironicEndpointSlice
  *   mariadb.ts     mariadbStatefulSet, mariadbService, mariadbPvc, mariadbSelector, dbJob, schemaJobHint
  *   mariadb-operator.ts  the MariaDB operator's objects (database.kind mariadb-operator) and their NetworkPolicy
  *   networkpolicy.ts  the NetworkPolicy admitting only Ironic and the schema Jobs to MariaDB
@@ -20,7 +20,7 @@
  */
 export { ANNOTATIONS, contentHash, inNamespace, sha256, tlsSecretBody } from "./meta";
 export { databaseVolumes } from "./volumes";
-export { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "./ironic";
+export { conductorDaemonSet, ironicDeployment, ironicEndpointSlice, ironicPodSpec, ironicService } from "./ironic";
 export { dbJob, mariadbPvc, mariadbSelector, mariadbService, mariadbStatefulSet, schemaJobHint, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS } from "./mariadb";
 export { mariadbNetworkPolicy } from "./networkpolicy";
 export { bmoConfigMapData, dnsmasqConfigHash, dnsmasqConfigMapData, nodeDataConfigMapData, scriptsConfigHash, scriptsConfigMapData, scriptsConfigMapName } from "./configmaps";

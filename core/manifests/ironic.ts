@@ -7,6 +7,7 @@ import type * as k8s from "@pulumi/kubernetes";
 import type * as pulumi from "@pulumi/pulumi";
 
 import { IRONIC_GID, IRONIC_UID, PATHS } from "../contract";
+import { endpointSliceLabels } from "../labels";
 import type { IronicPlan } from "../plan/types";
 import { dnsmasqConfigHash } from "./configmaps";
 import {
@@ -116,7 +117,7 @@ export function conductorDaemonSet(plan: IronicPlan, annotations: Record<string,
     };
 }
 
-/** ClusterIP Service in front of the API (httpd's TLS proxy on the host network). */
+/** ClusterIP Service in front of the API (httpd's TLS proxy on the host network); bound, without a selector (its endpoint: ironicEndpointSlice). */
 export function ironicService(plan: IronicPlan): k8s.types.input.core.v1.Service {
     return {
         apiVersion: "v1",
@@ -124,8 +125,28 @@ export function ironicService(plan: IronicPlan): k8s.types.input.core.v1.Service
         metadata: stackMeta(plan, plan.names.service),
         spec: {
             type: "ClusterIP",
-            selector: plan.selector,
-            ports: [{ name: "ironic-api", port: plan.ports.api, targetPort: plan.ports.api, protocol: "TCP" }],
+            ...(plan.apiBind ? {} : { selector: plan.selector }),
+            ports: [{ name: API_PORT_NAME, port: plan.ports.api, targetPort: plan.ports.api, protocol: "TCP" }],
         },
+    };
+}
+
+const API_PORT_NAME = "ironic-api";
+
+/**
+ * The bound API Service's one endpoint, provisioning.ip, written by this program (managed-by names
+ * it, so the EndpointSlice controller leaves it alone); undefined when the Service selects the pod.
+ * Always ready: traffic waits on httpd there, as BMO's IRONIC_ENDPOINT on that address would.
+ */
+export function ironicEndpointSlice(plan: IronicPlan): k8s.types.input.discovery.v1.EndpointSlice | undefined {
+    const address = plan.apiBind;
+    if (!address) return undefined;
+    return {
+        apiVersion: "discovery.k8s.io/v1",
+        kind: "EndpointSlice",
+        metadata: stackMeta(plan, `${plan.names.service}-provisioning`, { labels: endpointSliceLabels(plan.labels, plan.names.service) }),
+        addressType: address.includes(":") ? "IPv6" : "IPv4",
+        endpoints: [{ addresses: [address], conditions: { ready: true } }],
+        ports: [{ name: API_PORT_NAME, port: plan.ports.api, protocol: "TCP" }],
     };
 }

@@ -64,6 +64,8 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         database,
         topology,
         dhcpEnabled: provisioning.dhcp !== undefined,
+        // The rules allow provisioning.bindInterface with single only.
+        ...(provisioning.bindInterface && topology.kind === "single" ? { apiBind: topology.conductor.ip } : {}),
         commonEnv: commonEnv(config),
         ironicEnv: ironicEnv(config, database),
         osloSettings: osloSettings(config),

@@ -215,6 +215,12 @@ export interface IronicPlan {
     database: DatabasePlan;
     topology: TopologyPlan;
     dhcpEnabled: boolean;
+    /**
+     * provisioning.bindInterface (single): the one address httpd's API and boot files listen on
+     * (provisioning.ip), where the kubelet probes httpd and the API Service's EndpointSlice points;
+     * absent: every address of the node, and the Service selects the pod.
+     */
+    apiBind?: string;
     /** Environment common to the ironic and httpd containers. */
     commonEnv: EnvMap;
     /** Extra environment of the ironic container: the image variables and OS_* overrides. */

@@ -605,7 +605,7 @@ export class PodRunner {
             return code >= 200 && code < 400;
         }
         if (p.tcpSocket) {
-            const r = spawnSync("ip", ["netns", "exec", this.o.netns, "bash", "-c", `exec 3<>/dev/tcp/${host}/${p.tcpSocket.port}`], { timeout: 5000 });
+            const r = spawnSync("ip", ["netns", "exec", this.o.netns, "bash", "-c", `exec 3<>/dev/tcp/${p.tcpSocket.host ?? host}/${p.tcpSocket.port}`], { timeout: 5000 });
             return r.status === 0;
         }
         throw new Error(`container ${name}: probe kind not supported: ${JSON.stringify(p)}`);

@@ -288,3 +288,103 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         assert.ok(pod.isRunning("ca-bundles-watch"));
     });
 });
+
+describe("pods as declared: dev stack bound to provisioning.ip, on a node with two NICs (provisioning.bindInterface; pod runner)", function () {
+    this.timeout(300000);
+    const net = new NetnsLab();
+    let work = "";
+    let s: Stack;
+    let cache: ImageCacheLab;
+    let pod: PodRunner;
+    let nodeNs = "";
+    let provNs = "";
+    let clusterNs = "";
+    let ca = "";
+    /** The node's cluster address (eth0): the pod's hostIP and podIP, where the kubelet and kube-proxy reach it unless told otherwise. */
+    const NODE_IP = "10.0.0.2";
+    const dial = (ns: string, url: string, extra: string[] = []) =>
+        run("ip", ["netns", "exec", ns, "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", ...extra, url], { allowFail: true, timeout: 20000 });
+    const refused = (ns: string, url: string) => {
+        const r = dial(ns, url, ["-k"]);
+        assert.equal(r.status, 7, `${url} from ${ns}: expected the connection refused (curl 7), got ${r.status} ${r.stdout} ${r.stderr}`);
+    };
+
+    before(async function () {
+        podRunnerPrerequisites(this);
+        work = tmpDir("pods-bind");
+        // The dev stack, bound; the readiness check off (port-forward cannot reach a bound API: a config error otherwise).
+        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev", (raw) => ({ ...raw, provisioning: { ...(raw.provisioning as object), bindInterface: true }, readiness: { enabled: false } }));
+        const images = prepareImages(work);
+        const sw = net.addNamespace("sw");
+        const prov = net.addBridge(sw, "br");
+        const cl = net.addBridge(sw, "cl");
+        // The node: eth0 on the cluster network (its Kubernetes address), eth1 on the provisioning network.
+        nodeNs = net.addNamespace("b0");
+        net.plug(nodeNs, "b0", sw, prov, { cidr: `${s.plan.provisioning.ip}/24`, rename: s.plan.provisioning.interface });
+        net.plug(nodeNs, "c0", sw, cl, { cidr: `${NODE_IP}/24`, rename: "eth0" });
+        // A host (or a node whose route reaches it, as kube-proxy's) on the provisioning network, and another node's view of the cluster network.
+        provNs = net.addNamespace("bp");
+        net.plug(provNs, "bp", sw, prov, { cidr: "172.22.0.150/24" });
+        clusterNs = net.addNamespace("cn");
+        net.plug(clusterNs, "cn", sw, cl, { cidr: "10.0.0.9/24" });
+        const dep = s.rendered.objects.find((o) => o.kind === "Deployment" && o.metadata.name === s.plan.names.deployment)!;
+        cache = new ImageCacheLab({ rendered: s.rendered, cluster: s.cluster, images, work });
+        pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: NODE_IP, podIP: NODE_IP, hosts: cache.hosts });
+        ca = path.join(work, "ca.crt");
+        fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
+    });
+
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") pod?.printLogs();
+    });
+
+    after(async function () {
+        await pod?.stop();
+        await cache?.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+
+    it("every container becomes ready: the kubelet probes httpd at provisioning.ip, as declared (the node's own address has no httpd)", async function () {
+        const httpd = pod.spec.containers.find((c: any) => c.name === "httpd");
+        assert.equal(httpd.readinessProbe.httpGet.host, s.plan.provisioning.ip);
+        assert.equal(httpd.livenessProbe.tcpSocket.host, s.plan.provisioning.ip);
+        await cache.serve(nodeNs);
+        await pod.runInitContainers();
+        pod.startContainers();
+        for (const c of pod.spec.containers) await pod.waitReady(c.name, 180000);
+        assert.equal(pod.runProbe("httpd", { ...httpd.livenessProbe, tcpSocket: { port: s.plan.ports.http } }), false, "the same probe at the pod IP (the node's eth0) fails");
+    });
+
+    it("httpd listens on provisioning.ip alone for the API and the boot files, on every address for virtual media; the node's other NIC and loopback refuse them", function () {
+        const { api, http, vmediaTls } = s.plan.ports;
+        const listeners = (port: number) =>
+            run("ip", ["netns", "exec", nodeNs, "ss", "-Hltn", `sport = :${port}`]).stdout.trim().split("\n").filter(Boolean).map((l) => l.trim().split(/\s+/)[3]).sort();
+        assert.deepEqual(listeners(api), [`${s.plan.provisioning.ip}:${api}`]);
+        assert.deepEqual(listeners(http), [`${s.plan.provisioning.ip}:${http}`]);
+        assert.ok(listeners(vmediaTls).length > 0 && listeners(vmediaTls).every((a) => /^(\*|\[::\]|0\.0\.0\.0):/.test(a)), `virtual media on every address: ${listeners(vmediaTls)}`);
+        for (const url of [`https://${NODE_IP}:${api}/v1`, `http://${NODE_IP}:${http}/boot.ipxe`]) refused(clusterNs, url);
+        for (const url of [`https://127.0.0.1:${api}/v1`, `http://127.0.0.1:${http}/boot.ipxe`]) refused(nodeNs, url);
+        // Virtual media answers on the node's other address too (TLS; no file asked for is found).
+        const vm = dial(clusterNs, `https://${NODE_IP}:${vmediaTls}/redfish/none.iso`, ["-k"]);
+        assert.notEqual(vm.status, 7, `virtual media on ${NODE_IP}: ${vm.stderr}`);
+        // A host on the provisioning network gets its iPXE script.
+        assert.equal(dial(provNs, `http://${s.plan.provisioning.ip}:${http}/boot.ipxe`).stdout, "200");
+    });
+
+    it("the API Service as kube-proxy forwards it: its name resolved to the EndpointSlice's address answers over TLS verified with the stack CA for that name, with the API credentials (what baremetal-operator dials)", function () {
+        const slice = s.rendered.objects.find((o) => o.kind === "EndpointSlice" && o.metadata.labels?.["kubernetes.io/service-name"] === s.plan.names.service)!;
+        const service = s.rendered.objects.find((o) => o.kind === "Service" && o.metadata.name === s.plan.names.service)!;
+        assert.equal(service.spec.selector, undefined, "the Service selects no pod");
+        const [address] = slice.endpoints[0].addresses;
+        const port = slice.ports.find((p: any) => p.name === service.spec.ports[0].name).port;
+        assert.equal(address, s.plan.provisioning.ip);
+        const bmoUrl = new URL(s.rendered.objects.find((o) => o.kind === "ConfigMap" && o.metadata.name === s.plan.names.bmoConfigMap)!.data.IRONIC_ENDPOINT);
+        assert.equal(bmoUrl.port, String(service.spec.ports[0].port));
+        const creds = s.cluster.secrets[s.plan.names.credentialsSecret];
+        const r = dial(provNs, `${bmoUrl.origin}/v1/nodes`, ["--cacert", ca, "--resolve", `${bmoUrl.hostname}:${bmoUrl.port}:${address}`, "-u", `${creds.username}:${creds.password}`, "-H", "X-OpenStack-Ironic-API-Version: 1.82"]);
+        assert.equal(r.stdout, "200", `GET ${bmoUrl.origin}/v1/nodes at ${address}:${port}: ${r.stderr}`);
+        const anonymous = dial(provNs, `${bmoUrl.origin}/v1/nodes`, ["--cacert", ca, "--resolve", `${bmoUrl.hostname}:${bmoUrl.port}:${address}`]);
+        assert.equal(anonymous.stdout, "401", "without the credentials");
+    });
+});

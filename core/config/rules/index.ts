@@ -3,6 +3,7 @@
  * Adding a rule is adding a file here that exports a `Rule` and listing it below; `rule.ts` (the
  * type) and `network.ts` (the provisioning network as numbers) are shared by the rules, not rules.
  */
+import { bindRule } from "./bind";
 import { bmoRule } from "./bmo";
 import { conductorsRule } from "./conductors";
 import { databaseRule } from "./database";
@@ -54,4 +55,5 @@ export const RULES: readonly Rule[] = [
     downloadsRule,
     externalRule,
     keepalivedRule,
+    bindRule,
 ];

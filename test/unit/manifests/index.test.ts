@@ -18,7 +18,7 @@ describe("manifests/index", function () {
         const from: Record<string, Record<string, unknown>> = {
             ANNOTATIONS: meta, contentHash: meta, inNamespace: meta, sha256: meta, tlsSecretBody: meta,
             databaseVolumes: volumes,
-            conductorDaemonSet: ironic, ironicDeployment: ironic, ironicPodSpec: ironic, ironicService: ironic,
+            conductorDaemonSet: ironic, ironicDeployment: ironic, ironicEndpointSlice: ironic, ironicPodSpec: ironic, ironicService: ironic,
             dbJob: mariadb, mariadbPvc: mariadb, mariadbSelector: mariadb, mariadbService: mariadb, mariadbStatefulSet: mariadb,
             schemaJobHint: mariadb, SCHEMA_JOB_PROVIDER_TIMEOUT_SECONDS: mariadb, mariadbNetworkPolicy: networkpolicy,
             bmoConfigMapData: configmaps, dnsmasqConfigHash: configmaps, dnsmasqConfigMapData: configmaps,

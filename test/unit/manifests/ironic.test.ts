@@ -6,10 +6,11 @@ import type { TopologyPlan } from "../../../core/plan/types";
 import { IMAGE_CACHE_ANNOTATIONS, imageCacheClient, imageCacheClientData } from "../../../core/manifests/image-cache";
 import { contentHash } from "../../../core/manifests/meta";
 import { dnsmasqConfigHash } from "../../../core/manifests/configmaps";
-import { conductorDaemonSet, ironicDeployment, ironicPodSpec, ironicService } from "../../../core/manifests/ironic";
+import { conductorDaemonSet, ironicDeployment, ironicEndpointSlice, ironicPodSpec, ironicService } from "../../../core/manifests/ironic";
 import { podVolumes } from "../../../core/manifests/volumes";
 import type { IronicPlan } from "../../../core/plan";
-import { ALL, dev, devNoDhcp, ha, haNoDhcp, plain, vmedia } from "./support";
+import { planOf, tlsExistingRaw, withKeys } from "../plan/support";
+import { ALL, dev, devNoDhcp, ha, haNoDhcp, plain, tlsExisting, vmedia } from "./support";
 
 const containerNames = (plan: IronicPlan) => {
     const spec = plain(ironicPodSpec(plan));
@@ -169,5 +170,33 @@ describe("manifests/ironic", function () {
             metadata: { name: "ironic", namespace: "metal3", labels: ha.labels },
             spec: { type: "ClusterIP", selector: ha.selector, ports: [{ name: "ironic-api", port: 6385, targetPort: 6385, protocol: "TCP" }] },
         });
+        assert.equal(ironicEndpointSlice(ha), undefined);
+        assert.equal(ironicEndpointSlice(dev), undefined);
+    });
+
+    it("bound (provisioning.bindInterface): the Service selects nothing, its one endpoint provisioning.ip in an EndpointSlice the EndpointSlice controller leaves alone; httpd is probed there", function () {
+        assert.deepEqual(plain(ironicService(tlsExisting)).spec, { type: "ClusterIP", ports: [{ name: "ironic-api", port: 6385, targetPort: 6385, protocol: "TCP" }] });
+        assert.deepEqual(ironicEndpointSlice(tlsExisting), {
+            apiVersion: "discovery.k8s.io/v1",
+            kind: "EndpointSlice",
+            metadata: {
+                name: "ironic-provisioning",
+                namespace: "metal3",
+                labels: { ...tlsExisting.labels, "kubernetes.io/service-name": "ironic", "endpointslice.kubernetes.io/managed-by": "metal3-ironic.metal3.io" },
+            },
+            addressType: "IPv4",
+            endpoints: [{ addresses: ["172.22.0.2"], conditions: { ready: true } }],
+            ports: [{ name: "ironic-api", port: 6385, protocol: "TCP" }],
+        });
+        const httpd = (plan: IronicPlan) => plain(ironicPodSpec(plan)).containers.find((c: any) => c.name === "httpd");
+        assert.equal(httpd(tlsExisting).readinessProbe.httpGet.host, "172.22.0.2");
+        assert.equal(httpd(tlsExisting).livenessProbe.tcpSocket.host, "172.22.0.2");
+        // Not bound: the kubelet's own choice, the pod's (node's) address.
+        assert.equal(httpd(dev).readinessProbe.httpGet.host, undefined);
+        assert.equal(httpd(dev).livenessProbe.tcpSocket.host, undefined);
+        // An IPv6 provisioning network: an IPv6 slice.
+        const v6 = planOf(withKeys(tlsExistingRaw, { provisioning: { interface: "eth1", ip: "fd00:1:2:3::2", cidr: "fd00:1:2:3::/64", bindInterface: true } }));
+        assert.deepEqual(plain(ironicEndpointSlice(v6)).endpoints, [{ addresses: ["fd00:1:2:3::2"], conditions: { ready: true } }]);
+        assert.equal(plain(ironicEndpointSlice(v6)).addressType, "IPv6");
     });
 });

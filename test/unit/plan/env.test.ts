@@ -68,6 +68,11 @@ describe("plan/env: commonEnv", function () {
         });
         assert.deepEqual(commonEnv(configOf(raw)), { ...SHARED_ENV, PROVISIONING_IP: "172.22.0.2", IRONIC_RAMDISK_SSH_KEY: ED25519 });
     });
+
+    it("provisioning.bindInterface: ironic and httpd get LISTEN_ALL_INTERFACES=false (the image's httpd binds the API and boot-file ports to provisioning.ip)", function () {
+        const raw = withKeys(devRaw, { provisioning: { ...(devRaw.provisioning as object), bindInterface: true }, readiness: { enabled: false } });
+        assert.deepEqual(commonEnv(configOf(raw)), { ...commonEnv(configOf(devRaw)), LISTEN_ALL_INTERFACES: "false" });
+    });
 });
 
 /** The default image cache (mode deploy, x86_64): Ironic's deploy images and the CA bundle that verifies them. */

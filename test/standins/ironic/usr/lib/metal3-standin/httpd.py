@@ -3,7 +3,8 @@
 
 Started by the stand-in /bin/runhttpd with the JSON file it writes (/conf/httpd/standin.json).
 Python standard library plus python3-bcrypt, nothing else. Listeners, as the image's httpd
-configuration has them:
+configuration has them (LISTEN_ALL_INTERFACES=false binds the plain and API ports to IRONIC_IP,
+not the virtual-media port):
 
 * plain HTTP on HTTP_PORT: DocumentRoot /shared/html. With virtual-media TLS the directories
   /shared/html/redfish and /shared/html/ilo are refused (403); with HTTPD_SERVE_NODE_IMAGES=false
@@ -328,7 +329,9 @@ def main():
     servers = [Server("plain", bind, CONF["plain"]["port"])]
     if CONF.get("vmedia"):
         v = CONF["vmedia"]
-        servers.append(Server("vmedia", bind, v["port"], tls_context(v["cert"], v["key"], False)))
+        # The image's vmedia vhost template has `Listen <port>` and no address, whatever
+        # LISTEN_ALL_INTERFACES says (ironic-config/apache2-vmedia.conf.j2): every address.
+        servers.append(Server("vmedia", "", v["port"], tls_context(v["cert"], v["key"], False)))
     if CONF.get("api"):
         a = CONF["api"]
         htp = None
