@@ -72,3 +72,15 @@ export function pinningLines(stack: string, objects: Record<string, any>[]): str
             return reason ? [`warning: image ${image} (stack ${stack}) is ${reason.startsWith("not pinned") ? reason : `not pinned: ${reason}`}; the policy pack's images-pinned rule refuses it outside its devStacks (default: dev)`] : [];
         });
 }
+
+/** Where BMO, hosts and BMCs reach this stack, and where httpd listens. */
+export function endpointLines(plan: IronicPlan): string[] {
+    const lines: string[] = [];
+    lines.push("endpoints:");
+    lines.push(`  API (in cluster, for BMO)  ${plan.urls.apiInCluster}`);
+    lines.push(`  API (provisioning network) ${plan.urls.apiProvisioning}`);
+    lines.push(`  images / iPXE              ${plan.urls.http}`);
+    lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
+    lines.push(`  httpd listens on           ${plan.apiBind ? `${plan.apiBind} alone for the API and images (provisioning.bindInterface), every address for virtual media` : "every address of the node (provisioning.bindInterface: false)"}`);
+    return lines;
+}

@@ -25,7 +25,7 @@ import { findUp } from "../core/render/assets";
 import { formatDiff, objectId, readRender } from "./diff";
 import { bmoCacheDir } from "../components/bmo-release";
 import { exitFlushed } from "./exit-flushed";
-import { dhcpLines, pinningLines } from "./plan-summary";
+import { dhcpLines, endpointLines, pinningLines } from "./plan-summary";
 import { valueOf } from "./offline";
 import { renderOffline, readStackFile, StackFile } from "./render";
 
@@ -186,14 +186,11 @@ async function main(): Promise<number> {
     if (args.diff && !args.previous) lines.push("note: --diff without --previous compares this render as a first run; for a deployed stack render both sides with its outputs (pulumi stack output --json > deployed.json; the base with --previous deployed.json --write-outputs base.json, this one with --previous base.json)");
     lines.push(`wrote ${rendered.files.length} objects to ${path.relative(process.cwd(), outDir) || "."}/`);
     lines.push("objects per kind:");
-    for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(12)} ${n}`);
+    const width = Math.max(12, ...Object.keys(rendered.kinds).map((k) => k.length));
+    for (const [kind, n] of Object.entries(rendered.kinds)) lines.push(`  ${kind.padEnd(width)} ${n}`);
     // Objects the program only reads: they must exist before `pulumi up`, and are never written.
     for (const r of rendered.reads) lines.push(`reads: ${r.type.split(":").pop()} ${r.id} (existing)`);
-    lines.push("endpoints:");
-    lines.push(`  API (in cluster, for BMO)  ${plan.urls.apiInCluster}`);
-    lines.push(`  API (provisioning network) ${plan.urls.apiProvisioning}`);
-    lines.push(`  images / iPXE              ${plan.urls.http}`);
-    lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
+    lines.push(...endpointLines(plan));
     const ready = readinessPlan(plan);
     const waitsFor = ready && (ready.expected.length > 0 ? `conductors ${ready.expected.join(", ")}` : "a conductor");
     lines.push(ready ? `readiness: after the workload, waits up to ${plan.readiness.timeoutSeconds} s (mode ${plan.readiness.mode}) for ${waitsFor} alive in GET /v1/conductors` : "readiness: off (readiness.enabled false)");

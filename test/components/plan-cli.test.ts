@@ -83,6 +83,7 @@ describe("npm run plan", function () {
         assert.match(a.stdout, /^wrote 15 objects to /m);
         assert.match(a.stdout, /Deployment\s+2/);
         assert.match(a.stdout, /API \(in cluster, for BMO\)\s+https:\/\/ironic\.metal3\.svc:6385/);
+        assert.match(a.stdout, /httpd listens on\s+every address of the node \(provisioning\.bindInterface: false\)/);
         assert.match(a.stdout, /172\.22\.0\.10-172\.22\.0\.100 \(91 addresses\)/);
     });
 
