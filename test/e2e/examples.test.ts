@@ -85,6 +85,35 @@ function userConductorCa(c: Cluster, ws: Workspace, work: string): void {
 }
 
 /**
+ * provisioning.bindInterface switched off and on again on the deployed (bound) stack, as a pull
+ * request's preview shows it: the Service and the Deployment are updated in place, the
+ * EndpointSlice goes and comes back, nothing is replaced; each time render = deployed.
+ */
+function switchBind(c: Cluster, ws: Workspace, work: string): void {
+    const changes = () => {
+        const steps: { op: string; urn: string }[] = JSON.parse(ws.pulumi(["preview", "--json"]).stdout).steps ?? [];
+        // What the diff changes (not what the preview only reads or refreshes).
+        return steps.filter((st) => !["same", "read", "refresh"].includes(st.op)).map((st) => `${st.op} ${st.urn.split("::").pop()}`).sort();
+    };
+    for (const [bound, expected] of [
+        [false, ["delete ironic-ironic-endpoints", "update ironic-ironic-deployment", "update ironic-ironic-service"]],
+        [true, ["create ironic-ironic-endpoints", "update ironic-ironic-deployment", "update ironic-ironic-service"]],
+    ] as const) {
+        ws.pulumi(["config", "set", "--path", "metal3-ironic:provisioning.bindInterface", String(bound)]);
+        assert.deepEqual(changes(), expected, `bindInterface ${bound}: the preview`);
+        ws.up();
+        const service = c.get(["service", "-n", "metal3", "ironic"]);
+        assert.equal(service.spec.selector !== undefined, !bound, `bindInterface ${bound}: the Service ${bound ? "selects nothing" : "selects the pod"}`);
+        const slice = c.kubectl(["get", "endpointslice", "-n", "metal3", "ironic-provisioning", "-o", "json"], { allowFail: true });
+        assert.equal(slice.status === 0, bound, `bindInterface ${bound}: the EndpointSlice ${bound ? "exists" : "is gone"}`);
+        const out = path.join(work, `render-bind-${bound}`);
+        assert.equal(plan(ws.stackFile, out).status, 0);
+        assert.deepEqual(compareStack(renderedObjects(out), (args) => c.get(args)), []);
+        assert.equal(ws.previewNoChanges().status, 0, `bindInterface ${bound}: a second preview is quiet`);
+    }
+}
+
+/**
  * database.kind mariadb-operator: the operator's CRDs (its Go module, as mariadb-operator.test.ts
  * installs them) and a stand-in for its status. No operator runs on the local cluster (kwok runs
  * no pod), and `pulumi up` waits for each operator object's Ready condition
@@ -150,7 +179,12 @@ export const EXAMPLES: Example[] = [
     // Deployed once: the day-2 and the conductor scenarios go on with it after these checks (ha-stack.ts).
     { stack: "ha", file: HA_FILE, shared: haStack, followedBy: [describeLifecycleScenarios, describeConductorScenarios] },
     { stack: "vmedia", file: path.join(ROOT, "test", "fixtures", "Pulumi.vmedia.yaml") },
-    { stack: "tls-existing", file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"), prepare: userTlsSecret },
+    {
+        stack: "tls-existing",
+        file: path.join(ROOT, "test", "fixtures", "Pulumi.tls-existing.yaml"),
+        prepare: userTlsSecret,
+        then: { title: "provisioning.bindInterface off, then on again: the Service and Deployment updated in place, the EndpointSlice deleted and created, nothing replaced; render = deployed and a quiet preview each time", run: switchBind },
+    },
     // The user's certificate alone (JSON-RPC on the stack's own root), then a CA of the user's for the conductors.
     {
         stack: "tls-existing-ha",
