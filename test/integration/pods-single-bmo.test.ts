@@ -1,6 +1,7 @@
 /**
  * The provisioning tier of the `single` topology: the dev stack (Pulumi.dev.yaml, one Ironic,
- * SQLite, its own dnsmasq) with bmo.enabled, its Ironic pod and baremetal-operator's pod started
+ * SQLite, its own dnsmasq) with bmo.enabled and httpd bound to provisioning.ip
+ * (provisioning.bindInterface: BMO dials the API Service's EndpointSlice address), its Ironic pod and baremetal-operator's pod started
  * as declared (test/helpers/pod-runner.ts) on the local cluster's kube-apiserver, and two VMs with
  * real firmware behind a Redfish BMC: a legacy BIOS host and a UEFI host, driven by BMO at once
  * from registering to provisioned and back to available, BMO's status the oracle. The `multi`
@@ -40,19 +41,30 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
         lab.makeWork("pods-sb");
         process.env.METAL3_IRONIC_CACHE = path.join(lab.work, "cache");
         // The dev example as a user enables BMO in it; its release from the toolchain's Go module cache.
-        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev", (raw) => ({ ...raw, bmo: { enabled: true, goproxy: toolchainGoProxy() } }));
+        // httpd bound to provisioning.ip (provisioning.bindInterface; the readiness check, which would
+        // port-forward to the node's loopback, off): BMO reaches the API at the Service's EndpointSlice.
+        s = await renderStack(path.join(ROOT, "Pulumi.dev.yaml"), "dev", (raw) => ({
+            ...raw,
+            provisioning: { ...(raw.provisioning as object), bindInterface: true },
+            readiness: { enabled: false },
+            bmo: { enabled: true, goproxy: toolchainGoProxy() },
+        }));
+        assert.equal(s.plan.apiBind, s.plan.provisioning.ip, "httpd bound to the provisioning address");
         assert.equal(s.plan.database.kind, "sqlite", "the dev example keeps Ironic's database in its pod");
         ipa = await ipaRamdisk(240000);
         requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
         const prov = s.plan.provisioning;
         await lab.setUp({ tag: "d", plan: s.plan, rendered: s.rendered, cluster: s.cluster, nodes: [{ node: "cp-0", ip: prov.ip, interface: prov.interface! }], adminIp: "172.22.0.253", dbIp: "172.22.0.250", kubeApi: { bridgeIp: "172.22.0.249" }, ipa: ipa as IpaRamdisk });
-        // The Ironic pod (every container of the Deployment), then BMO's, its API Service resolving to it.
+        // The Ironic pod (every container of the Deployment), then BMO's, its API Service resolving to
+        // the one address of the Service's EndpointSlice, as kube-proxy forwards it.
         const { pod, ns } = lab.pods[0];
         await lab.cache.serve(ns);
         await pod.runInitContainers();
         pod.startContainers();
         for (const c of pod.spec.containers) await pod.waitReady(c.name, 240000);
-        operator = await startOperator(lab, { ip: BMO_IP, apiIp: prov.ip });
+        const slice = s.rendered.objects.find((o) => o.kind === "EndpointSlice" && o.metadata.labels?.["kubernetes.io/service-name"] === s.plan.names.service);
+        assert.ok(slice, "the bound API Service's EndpointSlice is rendered");
+        operator = await startOperator(lab, { ip: BMO_IP, apiIp: slice.endpoints[0].addresses[0] });
     });
 
     it("a legacy BIOS host and a UEFI host at once: registering → inspecting (the agent's inventory) → available → provisioning a raw image with its checksum → provisioned (the image on each disk; the UEFI host boots its own boot loader from it) → deprovisioning (the agent cleans each disk) → available; every DHCP and HTTP request answered by the one conductor; BMO's log has no TLS, auth or API-version error", async function () {
