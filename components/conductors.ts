@@ -11,8 +11,8 @@ import * as k8s from "@pulumi/kubernetes";
 import * as pulumi from "@pulumi/pulumi";
 
 import { Credentials } from "./credentials";
-import { conductorDaemonSet, inNamespace, ironicService, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName, tlsSecretBody } from "../core/manifests";
-import { rollAnnotations } from "./ironic";
+import { conductorDaemonSet, inNamespace, nodeDataConfigMapData, scriptsConfigMapData, scriptsConfigMapName, tlsSecretBody } from "../core/manifests";
+import { apiService, rollAnnotations } from "./ironic";
 import { slotLeaseAccess, slotRole, slotRoleBinding, slotServiceAccount } from "../core/manifests/slots";
 import { StackPki } from "./pki";
 import { IronicPlan } from "../core/plan";
@@ -40,6 +40,8 @@ export interface ConductorsArgs {
 export class Conductors extends pulumi.ComponentResource {
     public readonly daemonSet: k8s.apps.v1.DaemonSet;
     public readonly service: k8s.core.v1.Service;
+    /** provisioning.bindInterface: the Service's endpoints, the listed conductors' addresses. */
+    public readonly endpointSlice?: k8s.discovery.v1.EndpointSlice;
 
     constructor(name: string, args: ConductorsArgs, opts?: pulumi.ComponentResourceOptions) {
         super(WORKLOAD_IDENTITY.multi.component, name, {}, opts);
@@ -87,7 +89,7 @@ export class Conductors extends pulumi.ComponentResource {
             inNamespace(conductorDaemonSet(plan, rollAnnotations(args)), namespace),
             { parent: this, dependsOn: [...args.dependsOn, rpc.secret, ...(caSecret ? [caSecret] : []), nodeData, scripts, ...slotRbac], ...fromSingle.workload },
         );
-        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent: this, ...fromSingle.service });
+        ({ service: this.service, endpointSlice: this.endpointSlice } = apiService(this, name, plan, namespace, fromSingle));
         this.registerOutputs({ daemonSet: this.daemonSet.metadata.name, service: this.service.metadata.name });
     }
 

@@ -9,6 +9,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { ANNOTATIONS, dnsmasqConfigMapData, inNamespace, ironicDeployment, ironicEndpointSlice, ironicService, sha256 } from "../core/manifests";
 import { IronicPlan } from "../core/plan";
 import { WORKLOAD_IDENTITY, switchOptions } from "./topology-switch";
+import type { SwitchOptions } from "./topology-switch";
 import { stackMeta } from "../core/manifests/meta";
 
 export interface IronicArgs {
@@ -52,11 +53,7 @@ export class Ironic extends pulumi.ComponentResource {
             inNamespace(ironicDeployment(plan, rollOn), args.namespace),
             { parent: this, dependsOn, ...fromMulti.workload },
         );
-        // Bound: the Service's endpoint is written first, so what waits on the Service (the readiness check) waits on it too.
-        const slice = ironicEndpointSlice(plan);
-        if (slice) this.endpointSlice = new k8s.discovery.v1.EndpointSlice(`${name}-endpoints`, inNamespace(slice, args.namespace), { parent: this });
-        const serviceDeps = this.endpointSlice ? { dependsOn: [this.endpointSlice] } : {};
-        this.service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), args.namespace), { parent: this, ...serviceDeps, ...fromMulti.service });
+        ({ service: this.service, endpointSlice: this.endpointSlice } = apiService(this, name, plan, args.namespace, fromMulti));
         this.registerOutputs({ deployment: this.deployment.metadata.name, service: this.service.metadata.name });
     }
 }
@@ -68,4 +65,16 @@ export function rollAnnotations(args: { tlsCertPem?: pulumi.Input<string>; crede
         ...(args.credentialsHash ? { [ANNOTATIONS.credentials]: args.credentialsHash } : {}),
         ...(args.cacheCaPem ? { [ANNOTATIONS.cacheCa]: pulumi.output(args.cacheCaPem).apply((pem) => sha256(pem)) } : {}),
     };
+}
+
+/**
+ * The API Service of either topology's component (`opts`: its topology-switch aliases); bound
+ * (provisioning.bindInterface), with its EndpointSlice (aliased like the Service), written first, so that what waits on the
+ * Service (the readiness check) waits on it too.
+ */
+export function apiService(parent: pulumi.Resource, name: string, plan: IronicPlan, namespace: pulumi.Input<string>, opts: Pick<SwitchOptions, "service" | "endpoints">) {
+    const slice = ironicEndpointSlice(plan);
+    const endpointSlice = slice ? new k8s.discovery.v1.EndpointSlice(`${name}-endpoints`, inNamespace(slice, namespace), { parent, ...opts.endpoints }) : undefined;
+    const service = new k8s.core.v1.Service(`${name}-service`, inNamespace(ironicService(plan), namespace), { parent, ...(endpointSlice ? { dependsOn: [endpointSlice] } : {}), ...opts.service });
+    return { service, endpointSlice };
 }

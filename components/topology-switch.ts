@@ -6,6 +6,7 @@
  *
  * - The API Service of each topology aliases the other topology's Service URN: the engine matches
  *   it to the existing Service and updates it in place (no create-then-delete of a fixed name).
+ *   So does its EndpointSlice (provisioning.bindInterface), one fixed name too.
  * - The workload of each topology aliases the other's workload URN, with `replaceOnChanges:
  *   ["kind"]` and `deleteBeforeReplace`. The engine does not compare types of aliased resources;
  *   it asks the provider to diff old state against new inputs, and pulumi-kubernetes' Diff does not
@@ -30,6 +31,8 @@ export const WORKLOAD_IDENTITY = {
 
 const SERVICE_TYPE = "kubernetes:core/v1:Service";
 const SERVICE = "-service";
+const ENDPOINTS_TYPE = "kubernetes:discovery.k8s.io/v1:EndpointSlice";
+const ENDPOINTS = "-endpoints";
 
 /** Name of the topology's workload component under the stack component `stackName`. */
 export function workloadComponentName(stackName: string, topology: Topology): string {
@@ -39,6 +42,8 @@ export function workloadComponentName(stackName: string, topology: Topology): st
 export interface SwitchOptions {
     /** For the API Service. */
     service: pulumi.CustomResourceOptions;
+    /** For its EndpointSlice (provisioning.bindInterface): one object whichever topology writes it. */
+    endpoints: pulumi.CustomResourceOptions;
     /** For the Deployment / DaemonSet. */
     workload: pulumi.CustomResourceOptions;
 }
@@ -57,6 +62,7 @@ export function switchOptions(componentName: string, topology: Topology, parent:
     const otherComponent = pulumi.createUrn(otherName, other.component, parent);
     return {
         service: { aliases: [pulumi.createUrn(`${otherName}${SERVICE}`, SERVICE_TYPE, otherComponent)] },
+        endpoints: { aliases: [pulumi.createUrn(`${otherName}${ENDPOINTS}`, ENDPOINTS_TYPE, otherComponent)] },
         workload: {
             aliases: [pulumi.createUrn(`${otherName}${other.workload}`, other.workloadType, otherComponent)],
             replaceOnChanges: ["kind"],

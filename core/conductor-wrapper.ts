@@ -25,6 +25,8 @@ export const CONDUCTOR_PATHS = {
     /** In the scripts ConfigMap: the node's files with NODE_PLACEHOLDERS (core/plan/conductors.ts). */
     nodeEnvTemplate: "node.env.template",
     nodeDnsmasqTemplate: "node.dnsmasq.conf.template",
+    /** In `<run>/<container>`: the node's environment as the wrapper rendered it (PROVISIONING_IP, …), which it sources. */
+    nodeEnv: "node.env",
 } as const;
 
 /**

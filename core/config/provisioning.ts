@@ -147,7 +147,7 @@ export function resolveProvisioning(prov: Parsed) {
         ip: prov?.ip ?? "",
         cidr: prov?.cidr ?? "",
         keepalived: prov?.keepalived ?? false,
-        /** httpd's API and boot-file ports on provisioning.ip only (LISTEN_ALL_INTERFACES=false), the API Service's endpoint that address. */
+        /** httpd's API and boot-file ports on the provisioning address only (LISTEN_ALL_INTERFACES=false), the API Service's endpoints those addresses. */
         bindInterface: prov?.bindInterface ?? false,
         dhcp: dhcp ? resolveDhcp(dhcp) : undefined,
         /** Dual-stack: the IPv6 side of an IPv4 provisioning network (DHCPv6, my_ipv6, certificates). */
@@ -165,7 +165,7 @@ export const PROVISIONING_DOCS: SectionDocs = {
         { keys: ["provisioning.cidr"], type: "IPv4 or IPv6 CIDR", default: "**required**", notes: "`172.22.0.0/24` or `fd00:1:2:3::/64` (IPv6: a prefix of /64 or longer, not link-local; see [IPv6](networks-and-trust.md#ipv6-provisioning-networks)); every provisioning address is of its family; dual-stack: an IPv4 CIDR here and the IPv6 side in `provisioning.ipv6`" },
         { keys: ["provisioning.interface"], type: "interface name", default: "—", notes: "`eth1`; dnsmasq binds to it (else to `provisioning.ip`); required with keepalived" },
         { keys: ["provisioning.keepalived"], type: "bool", default: "`false`", notes: "run keepalived to hold `provisioning.ip` as a VIP" },
-        { keys: ["provisioning.bindInterface"], type: "bool", default: "`false`", notes: "single: the API (`ports.api`) and the boot files (`ports.http`) listen on `provisioning.ip` only, not on every address of the node, and the API Service's endpoint is that address (baremetal-operator's node must reach it); not with `multi`, `provisioning.ipv6`, `external.ip`/`external.callbackUrl`, or a readiness check through `kubectl port-forward`; see [What listens where](security.md#what-listens-where)" },
+        { keys: ["provisioning.bindInterface"], type: "bool", default: "`false`", notes: "the API (`ports.api`) and the boot files (`ports.http`) listen on Ironic's provisioning address only (single: `provisioning.ip`; multi: each node's), not on every address of the node, and the API Service's endpoints are those addresses (single: `provisioning.ip`; multi: the `conductors[].ip` listed; baremetal-operator's node must reach them); not with `provisioning.ipv6`, `external.ip`/`external.callbackUrl` (`conductors[].external.*`), or a readiness check through `kubectl port-forward`; see [Binding httpd](security.md#binding-httpd-to-the-provisioning-address)" },
         { keys: ["provisioning.dhcp"], type: "object", default: "— (no DHCP: virtual media only)", notes: "omit for virtual-media-only networks" },
         { keys: ["provisioning.dhcp.rangeStart","provisioning.dhcp.rangeEnd"], type: "IPv4 or IPv6", default: "**required** with `dhcp`", notes: "inside the CIDR, ordered, not containing `provisioning.ip` or the gateway" },
         { keys: ["provisioning.dhcp.gateway"], type: "IPv4", default: "— (no router option)", notes: "IPv4 only: DHCPv6 has no router option (IPv6 hosts take their route from the network router's advertisements)" },

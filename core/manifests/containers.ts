@@ -13,6 +13,7 @@ import { containerResources, restrictedSecurityContext, sortedEnv, untraced } fr
 import type { Container } from "./meta";
 import { SLOT_PATHS } from "../slot-agent";
 import { slotFenceCommand, slotFenceEnv, usesSlotAgents } from "./slots";
+import { httpdCheck } from "./topology";
 import type { PodTopology } from "./topology";
 import { PRUNER_AUTH_DIR, fromSecret } from "./volumes";
 import type { Volume, VolumeMount } from "./volumes";
@@ -69,7 +70,6 @@ export function ironicContainer(plan: IronicPlan, volumeMounts: VolumeMount[], t
 /** httpd: the API's TLS proxy (to Ironic's unix socket), the image server and the virtual-media TLS vhost. */
 export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], topology: PodTopology): Container {
     const p = plan.ports;
-    const host = plan.apiBind ? { host: plan.apiBind } : {};
     return {
         name: "httpd",
         image: plan.images.ironic,
@@ -83,9 +83,8 @@ export function httpdContainer(plan: IronicPlan, volumeMounts: VolumeMount[], to
         ],
         volumeMounts,
         // Ready once it serves the IPA kernel the cache client put into /shared/html/images (mode "none" puts none there).
-        // Bound (provisioning.bindInterface), at that address: the kubelet would dial the node's own.
-        readinessProbe: { httpGet: { ...host, path: cacheUrl(plan.imageCache) ? "/images/ironic-python-agent.kernel" : "/", port: p.http, scheme: "HTTP" }, periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
-        livenessProbe: { tcpSocket: { ...host, port: p.http }, initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
+        readinessProbe: { ...httpdCheck(plan, cacheUrl(plan.imageCache) ? "/images/ironic-python-agent.kernel" : "/"), periodSeconds: 10, timeoutSeconds: 5, failureThreshold: 12 },
+        livenessProbe: { ...httpdCheck(plan), initialDelaySeconds: 30, periodSeconds: 30, timeoutSeconds: 10, failureThreshold: 10 },
         resources: containerResources(plan, "httpd"),
     };
 }

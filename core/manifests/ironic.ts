@@ -134,19 +134,20 @@ export function ironicService(plan: IronicPlan): k8s.types.input.core.v1.Service
 const API_PORT_NAME = "ironic-api";
 
 /**
- * The bound API Service's one endpoint, provisioning.ip, written by this program (managed-by names
- * it, so the EndpointSlice controller leaves it alone); undefined when the Service selects the pod.
- * Always ready: traffic waits on httpd there, as BMO's IRONIC_ENDPOINT on that address would.
+ * The bound API Service's endpoints (plan.apiBind: provisioning.ip, or each listed conductor's
+ * address), written by this program (managed-by names it, so the EndpointSlice controller leaves
+ * it alone); undefined when the Service selects the pods. Always ready, whatever the pods' state:
+ * kube-proxy keeps sending connections to a conductor that is down (clients retry, as BMO does).
  */
 export function ironicEndpointSlice(plan: IronicPlan): k8s.types.input.discovery.v1.EndpointSlice | undefined {
-    const address = plan.apiBind;
-    if (!address) return undefined;
+    const addresses = plan.apiBind;
+    if (!addresses) return undefined;
     return {
         apiVersion: "discovery.k8s.io/v1",
         kind: "EndpointSlice",
         metadata: stackMeta(plan, `${plan.names.service}-provisioning`, { labels: endpointSliceLabels(plan.labels, plan.names.service) }),
-        addressType: address.includes(":") ? "IPv6" : "IPv4",
-        endpoints: [{ addresses: [address], conditions: { ready: true } }],
+        addressType: addresses[0]?.includes(":") ? "IPv6" : "IPv4",
+        endpoints: addresses.map((a) => ({ addresses: [a], conditions: { ready: true } })),
         ports: [{ name: API_PORT_NAME, port: plan.ports.api, protocol: "TCP" }],
     };
 }

@@ -5,9 +5,10 @@
  * entry's, by NODE_NAME), and runs on every node `placement.nodeSelector` and
  * `placement.conductorNodeSelector` select (by default the control-plane nodes).
  */
-import { COMMANDS, CONDUCTOR_PATHS, WRAPPER_ENV } from "../contract";
+import { COMMANDS, CONDUCTOR_PATHS, ENV, WRAPPER_ENV } from "../contract";
 import { conductorCaChainCheck } from "../plan/read";
 import type { IronicPlan } from "../plan/types";
+import { untraced } from "./meta";
 import type { EnvVar } from "./meta";
 import { SCRIPT_FILES } from "../scripts";
 
@@ -93,3 +94,30 @@ function ipv6Env(plan: IronicPlan): EnvVar[] {
 export function podTopology(plan: IronicPlan): PodTopology {
     return plan.topology.kind === "multi" ? multiTopology(plan) : SINGLE;
 }
+
+/**
+ * How the kubelet checks httpd's plain port: with `path`, a GET that must succeed; else that it
+ * answers. Bound (provisioning.bindInterface), httpd is on the provisioning address alone, not the
+ * pod's (node's) address the kubelet dials by default: single names it (`host`); multi's template
+ * cannot (each node has its own), so a command reads the address the node's wrapper rendered.
+ */
+export function httpdCheck(plan: IronicPlan, path?: string) {
+    const port = plan.ports.http;
+    if (plan.apiBind && plan.topology.kind === "multi") {
+        const nodeEnv = `${CONDUCTOR_PATHS.run}/httpd/${CONDUCTOR_PATHS.nodeEnv}`;
+        // Untraced as every command of a container that mounts credentials (this one reads none).
+        return { exec: { command: untraced([COMMANDS.shell, "-c", BOUND_HTTPD_CHECK, "httpd-check", nodeEnv, String(port), path ?? ""]) } };
+    }
+    const host = plan.apiBind ? { host: plan.apiBind[0] } : {};
+    return path ? { httpGet: { ...host, path, port, scheme: "HTTP" } } : { tcpSocket: { ...host, port } };
+}
+
+/** $1 the node's env file, $2 the port, $3 the path (empty: any HTTP answer will do). */
+const BOUND_HTTPD_CHECK = [
+    "set -e",
+    '. "$1"',
+    `h=$${ENV.provisioningIp}`,
+    'case $h in *:*) h="[$h]" ;; esac',
+    'if [ -n "$3" ]; then exec curl -gsSf -o /dev/null --max-time 4 "http://$h:$2$3"; fi',
+    'exec curl -gsS -o /dev/null --max-time 4 "http://$h:$2/"',
+].join("\n");

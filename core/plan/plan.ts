@@ -64,8 +64,7 @@ export function buildPlan(config: StackConfig, previous: PreviousState = {}): Ir
         database,
         topology,
         dhcpEnabled: provisioning.dhcp !== undefined,
-        // The rules allow provisioning.bindInterface with single only.
-        ...(provisioning.bindInterface && topology.kind === "single" ? { apiBind: topology.conductor.ip } : {}),
+        ...(provisioning.bindInterface ? { apiBind: topology.kind === "single" ? [topology.conductor.ip] : topology.conductors.flatMap((c) => (c.ip ? [c.ip] : [])) } : {}),
         commonEnv: commonEnv(config),
         ironicEnv: ironicEnv(config, database),
         osloSettings: osloSettings(config),

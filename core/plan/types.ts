@@ -216,11 +216,12 @@ export interface IronicPlan {
     topology: TopologyPlan;
     dhcpEnabled: boolean;
     /**
-     * provisioning.bindInterface (single): the one address httpd's API and boot files listen on
-     * (provisioning.ip), where the kubelet probes httpd and the API Service's EndpointSlice points;
-     * absent: every address of the node, and the Service selects the pod.
+     * provisioning.bindInterface: httpd's API and boot files listen on each Ironic's provisioning
+     * address alone, and these are the API Service's endpoints (its EndpointSlice): single,
+     * provisioning.ip; multi, the address of each conductors[] entry that names one. Absent: every
+     * address of the node, and the Service selects the pods.
      */
-    apiBind?: string;
+    apiBind?: string[];
     /** Environment common to the ironic and httpd containers. */
     commonEnv: EnvMap;
     /** Extra environment of the ironic container: the image variables and OS_* overrides. */

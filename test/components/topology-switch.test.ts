@@ -187,6 +187,25 @@ describe("topology switch single ↔ multi (pulumi mocks, engine step model)", f
         });
     }
 
+    it("bound (provisioning.bindInterface) on both sides: the EndpointSlice of the one name is updated across the switch, both ways, never created while it exists", async function () {
+        const bind = (raw: RawConfig): RawConfig => ({ ...raw, provisioning: { ...(raw.provisioning as object), bindInterface: true }, readiness: { mode: "in-cluster" } });
+        // Without conductors[].external: IPA's callback would find no bound API there (a config error).
+        const conductors = (ha.conductors as Record<string, unknown>[]).map(({ external: _, ...c }) => c);
+        const boundSingle = await register(bind(SINGLE));
+        const boundMulti = await register(bind({ ...MULTI, conductors }), { state: boundSingle.state });
+        const slice = (r: Reg[]) => r.find((x) => x.object === "EndpointSlice/metal3/ironic-provisioning");
+        for (const [before, after] of [
+            [boundSingle, boundMulti],
+            [boundMulti, await register(bind(SINGLE), { state: boundMulti.state })],
+        ]) {
+            assert.ok(slice(before.regs) && slice(after.regs), "both sides write the EndpointSlice");
+            assert.ok(slice(after.regs)!.aliases.includes(slice(before.regs)!.urn), `the EndpointSlice aliases ${slice(before.regs)!.urn}`);
+            const steps = planSteps(before.regs, after.regs);
+            assert.deepEqual(simulate(before.regs, steps).collisions, [], "no object is created while one of its name exists");
+            assert.equal(steps.find((st) => st.object === "EndpointSlice/metal3/ironic-provisioning")!.op, "update");
+        }
+    });
+
     it("without the aliases the same switch would delete the live Service and run two dnsmasqs (the model can fail)", function () {
         const bare = multi.regs.map((r) => ({ ...r, aliases: [], deleteBeforeReplace: false, replaceOnChanges: [] }));
         const sim = simulate(single.regs, planSteps(single.regs, bare));

@@ -9,7 +9,7 @@ import { dnsmasqConfigHash } from "../../../core/manifests/configmaps";
 import { conductorDaemonSet, ironicDeployment, ironicEndpointSlice, ironicPodSpec, ironicService } from "../../../core/manifests/ironic";
 import { podVolumes } from "../../../core/manifests/volumes";
 import type { IronicPlan } from "../../../core/plan";
-import { planOf, tlsExistingRaw, withKeys } from "../plan/support";
+import { haRaw, planOf, tlsExistingRaw, withKeys } from "../plan/support";
 import { ALL, dev, devNoDhcp, ha, haNoDhcp, plain, tlsExisting, vmedia } from "./support";
 
 const containerNames = (plan: IronicPlan) => {
@@ -198,5 +198,21 @@ describe("manifests/ironic", function () {
         const v6 = planOf(withKeys(tlsExistingRaw, { provisioning: { interface: "eth1", ip: "fd00:1:2:3::2", cidr: "fd00:1:2:3::/64", bindInterface: true } }));
         assert.deepEqual(plain(ironicEndpointSlice(v6)).endpoints, [{ addresses: ["fd00:1:2:3::2"], conditions: { ready: true } }]);
         assert.equal(plain(ironicEndpointSlice(v6)).addressType, "IPv6");
+    });
+
+    it("bound multi: the EndpointSlice lists each conductors[] address (not the nodes found at start); httpd is checked at the address its node's wrapper rendered", function () {
+        const conductors = (haRaw.conductors as Record<string, unknown>[]).map(({ external: _, ...c }, i) => (i === 2 ? { name: c.name } : c));
+        const boundHa = planOf(withKeys(haRaw, { provisioning: { ...(haRaw.provisioning as object), bindInterface: true }, readiness: { mode: "in-cluster" }, conductors }));
+        assert.deepEqual(plain(ironicService(boundHa)).spec.selector, undefined);
+        assert.deepEqual(plain(ironicEndpointSlice(boundHa)).endpoints, [
+            { addresses: ["172.22.0.2"], conditions: { ready: true } },
+            { addresses: ["172.22.0.3"], conditions: { ready: true } },
+        ]);
+        const httpd = plain(conductorDaemonSet(boundHa)).spec.template.spec.containers.find((c: any) => c.name === "httpd");
+        assert.deepEqual(httpd.readinessProbe.exec.command.slice(7), ["httpd-check", "/run/metal3-ironic/httpd/node.env", "6180", "/images/ironic-python-agent.kernel"]);
+        assert.deepEqual(httpd.livenessProbe.exec.command.slice(7), ["httpd-check", "/run/metal3-ironic/httpd/node.env", "6180", ""]);
+        assert.equal(httpd.env.find((e: any) => e.name === "LISTEN_ALL_INTERFACES").value, "false");
+        // The wrapper's own run directory for httpd: where it writes node.env.
+        assert.equal(httpd.env.find((e: any) => e.name === "CONDUCTOR_RUN_DIR").value, "/run/metal3-ironic/httpd");
     });
 });
