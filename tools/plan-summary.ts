@@ -81,6 +81,8 @@ export function endpointLines(plan: IronicPlan): string[] {
     lines.push(`  API (provisioning network) ${plan.urls.apiProvisioning}`);
     lines.push(`  images / iPXE              ${plan.urls.http}`);
     lines.push(`  virtual media (TLS)        ${plan.urls.vmediaTls}`);
-    lines.push(`  httpd listens on           ${plan.apiBind ? `${plan.apiBind} alone for the API and images (provisioning.bindInterface), every address for virtual media` : "every address of the node (provisioning.bindInterface: false)"}`);
+    const where = plan.topology.kind === "single" ? plan.apiBind?.[0] : "each node's provisioning address";
+    lines.push(`  httpd listens on           ${plan.apiBind ? `${where} alone for the API and images (provisioning.bindInterface), every address for virtual media` : "every address of the node (provisioning.bindInterface: false)"}`);
+    if (plan.apiBind) lines.push(`  API Service endpoints      ${plan.apiBind.join(", ")} (EndpointSlice ${plan.names.service}-provisioning)`);
     return lines;
 }
