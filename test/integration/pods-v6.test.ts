@@ -154,6 +154,23 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
             lab.assertRefused(ns, nodeClusterIp(i), port, `${node.node}'s JSON-RPC on eth0`);
             lab.assertRefused(ns, "::1", port, `${node.node}'s JSON-RPC on loopback`);
         });
+        // httpd bound (provisioning.bindInterface): the API and the boot files on the node's IPv6
+        // provisioning address alone, virtual media on every address (the image's vhost has none);
+        // each httpd became ready through its probe command, which reads the address its node's
+        // wrapper rendered (one template for every node).
+        assert.ok(plan.apiBind, "the v6 example is bound");
+        pods.forEach(({ node, ns, pod }, i) => {
+            for (const [what, p] of [["API", plan.ports.api], ["boot files", plan.ports.http]] as const) {
+                assert.deepEqual(lab.tcpListeners(ns, p), [`[${node.ip}]:${p}`], `${node.node}'s ${what} listeners`);
+                lab.assertRefused(ns, nodeClusterIp(i), p, `${node.node}'s ${what} on eth0`);
+                lab.assertRefused(ns, "::1", p, `${node.node}'s ${what} on loopback`);
+            }
+            const vmedia = lab.tcpListeners(ns, plan.ports.vmediaTls);
+            assert.ok(vmedia.length > 0 && vmedia.every((a) => /^(\*|\[::\]|0\.0\.0\.0):/.test(a)), `${node.node}'s virtual media on every address: ${vmedia}`);
+            const httpd = pod.spec.containers.find((c: any) => c.name === "httpd");
+            assert.ok(httpd.readinessProbe.exec && pod.runProbe("httpd", httpd.readinessProbe), `${node.node}'s httpd readiness command passes`);
+            assert.ok(pod.runProbe("httpd", httpd.livenessProbe), `${node.node}'s httpd liveness command passes`);
+        });
     });
 
     it("real UEFI firmware boots over IPv6 through the conductor that owns it: OVMF's PXEv6 leases from the owner's slice (DHCPv6), fetches iPXE over TFTP from the owner, iPXE its boot script, PXE config and deploy kernel from the owner's httpd; the other conductors answer nothing", async function () {
