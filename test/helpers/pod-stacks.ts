@@ -47,3 +47,20 @@ export function dhcpListener(ns: string): { pid: number; uid: number } | undefin
     const status = fs.readFileSync(`/proc/${m[1]}/status`, "utf8");
     return { pid: Number(m[1]), uid: Number(/^Uid:\s+(\d+)/m.exec(status)![1]) };
 }
+
+/**
+ * The hooks of a suite that runs one Ironic pod: the pod's logs when a test fails; at the end the
+ * pod and the image cache stop, the network namespaces go and the work directory (unless KEEP_WORK=1).
+ */
+export function onePodHooks(suite: () => { pod?: { printLogs(): void; stop(): Promise<void> }; cache?: { stop(): Promise<unknown> }; net: { destroy(): void }; work: string }): void {
+    afterEach(function () {
+        if (this.currentTest?.state === "failed") suite().pod?.printLogs();
+    });
+    after(async function () {
+        const { pod, cache, net, work } = suite();
+        await pod?.stop();
+        await cache?.stop();
+        net.destroy();
+        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
+    });
+}

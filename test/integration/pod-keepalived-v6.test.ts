@@ -18,6 +18,7 @@ import { IronicPlan } from "../../core/plan";
 import { readStackConfig } from "../../tools/render";
 import { ImageCacheLab } from "../helpers/image-cache";
 import { ClusterData, PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
+import { onePodHooks } from "../helpers/pod-stacks";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
 import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { canUseNetns, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
@@ -223,16 +224,7 @@ describe("pods as declared: IPv6 single stack with keepalived, the whole Ironic 
         pod = new PodRunner({ name: "ironic-0", namespace: plan.namespace, spec: dep.spec.template.spec, cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "fd00:1:2:3::2", podIP: "fd00:1:2:3::2", hosts: cache.hosts });
     });
 
-    afterEach(function () {
-        if (this.currentTest?.state === "failed") pod?.printLogs();
-    });
-
-    after(async function () {
-        await pod?.stop();
-        await cache?.stop();
-        net.destroy();
-        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
-    });
+    onePodHooks(() => ({ pod, cache, net, work }));
 
     it("every container starts and becomes ready; keepalived brings up the IPv6 VIP and the API answers on https://[provisioning.ip]:6385 over TLS, verified with the stack CA", async function () {
         await cache.serve(nodeNs);

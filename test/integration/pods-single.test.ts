@@ -17,7 +17,7 @@ import { ImageCacheLab } from "../helpers/image-cache";
 import { until } from "../helpers/ironic-lab";
 import { makeCa } from "../helpers/openssl-ca";
 import { PodRunner, publishVirtualMedia, StandinImage } from "../helpers/pod-runner";
-import { dhcpListener, inRange, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
+import { dhcpListener, inRange, onePodHooks, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
 import { dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
 
@@ -207,16 +207,7 @@ describe("pods as declared: virtual-media-only stack with keepalived (pod runner
         pod = new PodRunner({ name: "ironic-0", namespace: s.plan.namespace, spec: dep.spec.template.spec, cluster: s.cluster, images, work, netns: nodeNs, nodeName: "cp-0", hostIP: "172.22.0.2", podIP: "172.22.0.2", hosts: cache.hosts });
     });
 
-    afterEach(function () {
-        if (this.currentTest?.state === "failed") pod?.printLogs();
-    });
-
-    after(async function () {
-        await pod?.stop();
-        await cache?.stop();
-        net.destroy();
-        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
-    });
+    onePodHooks(() => ({ pod, cache, net, work }));
 
     it("has no dnsmasq: nothing answers DHCP on a virtual-media-only network", function () {
         assert.deepEqual(pod.spec.containers.map((c: any) => c.name).sort(), ["ca-bundles-watch", "httpd", "ironic", "keepalived", "ramdisk-logs"]);
@@ -334,16 +325,7 @@ describe("pods as declared: dev stack bound to provisioning.ip, on a node with t
         fs.writeFileSync(ca, s.cluster.secrets[s.plan.names.caSecret]["tls.crt"]);
     });
 
-    afterEach(function () {
-        if (this.currentTest?.state === "failed") pod?.printLogs();
-    });
-
-    after(async function () {
-        await pod?.stop();
-        await cache?.stop();
-        net.destroy();
-        if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
-    });
+    onePodHooks(() => ({ pod, cache, net, work }));
 
     it("every container becomes ready: the kubelet probes httpd at provisioning.ip, as declared (the node's own address has no httpd)", async function () {
         const httpd = pod.spec.containers.find((c: any) => c.name === "httpd");
