@@ -1,6 +1,6 @@
 /**
  * The single-topology Ironic workload: dnsmasq ConfigMap, Deployment and API Service (bound to
- * provisioning.ip: with its EndpointSlice).
+ * provisioning.ip: with its EndpointSlice; apiService, shared with multi's Conductors).
  * A thin shell: every object body comes from the pure functions in manifests.ts.
  */
 import * as k8s from "@pulumi/kubernetes";
@@ -69,8 +69,8 @@ export function rollAnnotations(args: { tlsCertPem?: pulumi.Input<string>; crede
 
 /**
  * The API Service of either topology's component (`opts`: its topology-switch aliases); bound
- * (provisioning.bindInterface), with its EndpointSlice (aliased like the Service), written first, so that what waits on the
- * Service (the readiness check) waits on it too.
+ * (provisioning.bindInterface), with its EndpointSlice (aliased like the Service), written first,
+ * so that what waits on the Service (the readiness check) waits on it too.
  */
 export function apiService(parent: pulumi.Resource, name: string, plan: IronicPlan, namespace: pulumi.Input<string>, opts: Pick<SwitchOptions, "service" | "endpoints">) {
     const slice = ironicEndpointSlice(plan);

@@ -20,8 +20,9 @@ import type { EnvMap, OsloSetting } from "./types";
 export function commonEnv(config: StackConfig): EnvMap {
     const { ports, provisioning } = config;
     const env: EnvMap = {
-        // provisioning.bindInterface (single): the image's httpd templates bind the API and boot-file
-        // ports to IRONIC_IP (provisioning.ip) alone; virtual media stays on every address (its vhost has none).
+        // provisioning.bindInterface: the image's httpd templates bind the API and boot-file ports to
+        // IRONIC_IP alone (single: provisioning.ip; multi: the node's, from its env file); virtual
+        // media stays on every address (its vhost has none).
         [ENV.listenAllInterfaces]: provisioning.bindInterface ? "false" : "true",
         [ENV.httpPort]: String(ports.http),
         [ENV.accessPort]: String(ports.api),
