@@ -49,7 +49,7 @@ describe("pods as declared: dev stack (single), baremetal-operator provisions ho
             readiness: { enabled: false },
             bmo: { enabled: true, goproxy: toolchainGoProxy() },
         }));
-        assert.equal(s.plan.apiBind, s.plan.provisioning.ip, "httpd bound to the provisioning address");
+        assert.deepEqual(s.plan.apiBind, [s.plan.provisioning.ip], "httpd bound to the provisioning address");
         assert.equal(s.plan.database.kind, "sqlite", "the dev example keeps Ironic's database in its pod");
         ipa = await ipaRamdisk(240000);
         requireOrSkip(this, typeof ipa !== "string", typeof ipa === "string" ? ipa : "");
