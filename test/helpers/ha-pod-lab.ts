@@ -280,19 +280,6 @@ export class HaPodLab<N extends LabNode> {
         return r.stdout.match(/-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g) ?? [];
     }
 
-    /** The local addresses listening on TCP `port` in namespace `ns` (`ss`), sorted: `ip:port`, `[ipv6]:port`, or `*:port` for a wildcard. */
-    tcpListeners(ns: string, port: number): string[] {
-        const out = run("ip", ["netns", "exec", ns, "ss", "-ltnH", `sport = :${port}`], { allowFail: true }).stdout;
-        return out.split("\n").filter((l) => l.trim()).map((l) => l.trim().split(/\s+/)[3]).sort();
-    }
-
-    /** Asserts that a TCP connection from inside `ns` to `ip`:`port` is refused (nothing listens on that address). */
-    assertRefused(ns: string, ip: string, port: number, label: string): void {
-        const r = run("ip", ["netns", "exec", ns, "timeout", "10", "bash", "-c", `exec 3<>/dev/tcp/${ip}/${port}`], { allowFail: true });
-        assert.notEqual(r.status, 0, `${label}: ${ip}:${port} accepted a connection`);
-        assert.match(r.stderr, /Connection refused/, `${label}: ${ip}:${port} refused (${r.stderr.trim()})`);
-    }
-
     /** Every conductor pod's ironic, httpd, conductor-certs (their certificate's minter) and ramdisk-logs containers started as declared, each ready. */
     async startIronic(): Promise<void> {
         for (const { pod } of this.pods) pod.startContainers([...IRONIC_CONTAINERS]);

@@ -3,6 +3,7 @@
  * test creates and deletes itself, and prerequisites. In CI (CI set, not "false") a missing prerequisite is
  * a failure, not a skip.
  */
+import { strict as assert } from "assert";
 import { ChildProcess, execFileSync, spawn, spawnSync } from "child_process";
 import * as fs from "fs";
 import * as os from "os";
@@ -364,4 +365,20 @@ export class ApiBridge {
         }
         await this.daemon.stop();
     }
+}
+
+/** The local addresses listening on TCP `port` in namespace `ns` (`ss`), sorted: `ip:port`, `[ipv6]:port`, or `*:port` for a wildcard. */
+export function tcpListeners(ns: string, port: number): string[] {
+    const out = run("ip", ["netns", "exec", ns, "ss", "-ltnH", `sport = :${port}`], { allowFail: true }).stdout;
+    return out.split("\n").filter((l) => l.trim()).map((l) => l.trim().split(/\s+/)[3]).sort();
+}
+
+/** A listener of tcpListeners bound to every address (`*`, `[::]` or `0.0.0.0`). */
+export const onEveryAddress = (listener: string): boolean => /^(\*|\[::\]|0\.0\.0\.0):/.test(listener);
+
+/** Asserts that a TCP connection from inside `ns` to `ip`:`port` is refused (nothing listens on that address). */
+export function assertRefused(ns: string, ip: string, port: number, label: string): void {
+    const r = run("ip", ["netns", "exec", ns, "timeout", "10", "bash", "-c", `exec 3<>/dev/tcp/${ip}/${port}`], { allowFail: true });
+    assert.notEqual(r.status, 0, `${label}: ${ip}:${port} accepted a connection`);
+    assert.match(r.stderr, /Connection refused/, `${label}: ${ip}:${port} refused (${r.stderr.trim()})`);
 }

@@ -19,7 +19,7 @@ import { makeCa } from "../helpers/openssl-ca";
 import { PodRunner, publishVirtualMedia, StandinImage } from "../helpers/pod-runner";
 import { dhcpListener, inRange, onePodHooks, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { debianKeepalivedImage, IMAGE_VENV_NEEDED, imageVenvReady, prepareImages } from "../helpers/standins";
-import { dhcpClient, DhcpRelay, NetnsLab, requireOrSkip, run, tmpDir, which } from "../helpers/sys";
+import { assertRefused, dhcpClient, DhcpRelay, NetnsLab, onEveryAddress, requireOrSkip, run, tcpListeners, tmpDir, which } from "../helpers/sys";
 
 describe("pods as declared: dev stack (pod runner)", function () {
     this.timeout(300000);
@@ -295,10 +295,6 @@ describe("pods as declared: dev stack bound to provisioning.ip, on a node with t
     const NODE_IP = "10.0.0.2";
     const dial = (ns: string, url: string, extra: string[] = []) =>
         run("ip", ["netns", "exec", ns, "curl", "-sS", "-o", "/dev/null", "-w", "%{http_code}", "--max-time", "10", ...extra, url], { allowFail: true, timeout: 20000 });
-    const refused = (ns: string, url: string) => {
-        const r = dial(ns, url, ["-k"]);
-        assert.equal(r.status, 7, `${url} from ${ns}: expected the connection refused (curl 7), got ${r.status} ${r.stdout} ${r.stderr}`);
-    };
 
     before(async function () {
         podRunnerPrerequisites(this);
@@ -340,13 +336,14 @@ describe("pods as declared: dev stack bound to provisioning.ip, on a node with t
 
     it("httpd listens on provisioning.ip alone for the API and the boot files, on every address for virtual media; the node's other NIC and loopback refuse them", function () {
         const { api, http, vmediaTls } = s.plan.ports;
-        const listeners = (port: number) =>
-            run("ip", ["netns", "exec", nodeNs, "ss", "-Hltn", `sport = :${port}`]).stdout.trim().split("\n").filter(Boolean).map((l) => l.trim().split(/\s+/)[3]).sort();
-        assert.deepEqual(listeners(api), [`${s.plan.provisioning.ip}:${api}`]);
-        assert.deepEqual(listeners(http), [`${s.plan.provisioning.ip}:${http}`]);
-        assert.ok(listeners(vmediaTls).length > 0 && listeners(vmediaTls).every((a) => /^(\*|\[::\]|0\.0\.0\.0):/.test(a)), `virtual media on every address: ${listeners(vmediaTls)}`);
-        for (const url of [`https://${NODE_IP}:${api}/v1`, `http://${NODE_IP}:${http}/boot.ipxe`]) refused(clusterNs, url);
-        for (const url of [`https://127.0.0.1:${api}/v1`, `http://127.0.0.1:${http}/boot.ipxe`]) refused(nodeNs, url);
+        assert.deepEqual(tcpListeners(nodeNs, api), [`${s.plan.provisioning.ip}:${api}`]);
+        assert.deepEqual(tcpListeners(nodeNs, http), [`${s.plan.provisioning.ip}:${http}`]);
+        const vmedia = tcpListeners(nodeNs, vmediaTls);
+        assert.ok(vmedia.length > 0 && vmedia.every(onEveryAddress), `virtual media on every address: ${vmedia}`);
+        for (const [what, port] of [["API", api], ["boot files", http]] as const) {
+            assertRefused(clusterNs, NODE_IP, port, `the ${what} on the node's eth0`);
+            assertRefused(nodeNs, "127.0.0.1", port, `the ${what} on loopback`);
+        }
         // Virtual media answers on the node's other address too (TLS; no file asked for is found).
         const vm = dial(clusterNs, `https://${NODE_IP}:${vmediaTls}/redfish/none.iso`, ["-k"]);
         assert.notEqual(vm.status, 7, `virtual media on ${NODE_IP}: ${vm.stderr}`);

@@ -28,7 +28,7 @@ import { DHCP_CONTAINERS, HaPodLab } from "../helpers/ha-pod-lab";
 import { conductorName, fixedNodeUuid, until } from "../helpers/ironic-lab";
 import { tail } from "../helpers/pod-runner";
 import { renderWithRealSecrets } from "../helpers/real-secrets";
-import { canUseNetns, requireOrSkip, which } from "../helpers/sys";
+import { assertRefused, canUseNetns, onEveryAddress, requireOrSkip, tcpListeners, which } from "../helpers/sys";
 import { IMAGE_VENV_NEEDED, imageVenvReady } from "../helpers/standins";
 import { PxeVm, vmPrerequisites } from "../helpers/vm";
 import { requireToolchain } from "../e2e/toolchain";
@@ -150,9 +150,9 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         // (the cluster network) nor loopback; the peers reach it there (the boot test's calls).
         const port = plan.ports.jsonRpc;
         pods.forEach(({ node, ns }, i) => {
-            assert.deepEqual(lab.tcpListeners(ns, port), [`[${node.ip}]:${port}`], `${node.node}'s JSON-RPC listeners`);
-            lab.assertRefused(ns, nodeClusterIp(i), port, `${node.node}'s JSON-RPC on eth0`);
-            lab.assertRefused(ns, "::1", port, `${node.node}'s JSON-RPC on loopback`);
+            assert.deepEqual(tcpListeners(ns, port), [`[${node.ip}]:${port}`], `${node.node}'s JSON-RPC listeners`);
+            assertRefused(ns, nodeClusterIp(i), port, `${node.node}'s JSON-RPC on eth0`);
+            assertRefused(ns, "::1", port, `${node.node}'s JSON-RPC on loopback`);
         });
         // httpd bound (provisioning.bindInterface): the API and the boot files on the node's IPv6
         // provisioning address alone, virtual media on every address (the image's vhost has none);
@@ -161,12 +161,12 @@ describe("pods as declared: IPv6 multi stack, three conductor pods, real UEFI fi
         assert.ok(plan.apiBind, "the v6 example is bound");
         pods.forEach(({ node, ns, pod }, i) => {
             for (const [what, p] of [["API", plan.ports.api], ["boot files", plan.ports.http]] as const) {
-                assert.deepEqual(lab.tcpListeners(ns, p), [`[${node.ip}]:${p}`], `${node.node}'s ${what} listeners`);
-                lab.assertRefused(ns, nodeClusterIp(i), p, `${node.node}'s ${what} on eth0`);
-                lab.assertRefused(ns, "::1", p, `${node.node}'s ${what} on loopback`);
+                assert.deepEqual(tcpListeners(ns, p), [`[${node.ip}]:${p}`], `${node.node}'s ${what} listeners`);
+                assertRefused(ns, nodeClusterIp(i), p, `${node.node}'s ${what} on eth0`);
+                assertRefused(ns, "::1", p, `${node.node}'s ${what} on loopback`);
             }
-            const vmedia = lab.tcpListeners(ns, plan.ports.vmediaTls);
-            assert.ok(vmedia.length > 0 && vmedia.every((a) => /^(\*|\[::\]|0\.0\.0\.0):/.test(a)), `${node.node}'s virtual media on every address: ${vmedia}`);
+            const vmedia = tcpListeners(ns, plan.ports.vmediaTls);
+            assert.ok(vmedia.length > 0 && vmedia.every(onEveryAddress), `${node.node}'s virtual media on every address: ${vmedia}`);
             const httpd = pod.spec.containers.find((c: any) => c.name === "httpd");
             assert.ok(httpd.readinessProbe.exec && pod.runProbe("httpd", httpd.readinessProbe), `${node.node}'s httpd readiness command passes`);
             assert.ok(pod.runProbe("httpd", httpd.livenessProbe), `${node.node}'s httpd liveness command passes`);

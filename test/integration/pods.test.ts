@@ -29,7 +29,7 @@ import { conductorName, fixedNodeUuid, until } from "../helpers/ironic-lab";
 import { PodRunner, publishVirtualMedia, tail } from "../helpers/pod-runner";
 import { dhcpListener, inRange, podRunnerPrerequisites, renderStack, ROOT, Stack } from "../helpers/pod-stacks";
 import { Firmware, LAB_SWITCH_MAC, LAB_SWITCH_NAME, PxeVm, vmPrerequisites } from "../helpers/vm";
-import { Daemon, dhcpClient, DhcpRelay, requireOrSkip, run } from "../helpers/sys";
+import { assertRefused, Daemon, dhcpClient, DhcpRelay, requireOrSkip, run, tcpListeners } from "../helpers/sys";
 import { OwnerProbe } from "../helpers/owner-probe";
 import { requireToolchain, toolchainGoProxy } from "../e2e/toolchain";
 import { SERVICE_ACCOUNT_DIR } from "../../core/scripts";
@@ -460,8 +460,8 @@ describe("pods as declared: ha stack, one pod per conductor node (pod runner)", 
         // on (LISTEN_ALL_INTERFACES=false in the ironic container): not the wildcard, not loopback.
         const port = lab.plan.ports.jsonRpc;
         for (const { node, ns } of pods) {
-            assert.deepEqual(lab.tcpListeners(ns, port), [`${node.ip}:${port}`], `${node.node}'s JSON-RPC listeners`);
-            lab.assertRefused(ns, "127.0.0.1", port, `${node.node}'s JSON-RPC on loopback`);
+            assert.deepEqual(tcpListeners(ns, port), [`${node.ip}:${port}`], `${node.node}'s JSON-RPC listeners`);
+            assertRefused(ns, "127.0.0.1", port, `${node.node}'s JSON-RPC on loopback`);
         }
     });
 
