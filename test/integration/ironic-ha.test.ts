@@ -32,10 +32,13 @@ import { configOf, multiOf } from "../helpers/plan";
 const NODES = 12;
 const macOf = (i: number) => `52:54:00:00:01:${String(i).padStart(2, "0")}`;
 /**
- * Fixed node UUIDs: with fixed conductor hosts the hash ring is deterministic, so the layout is
- * too (random UUIDs sometimes left a conductor without nodes: ironic-on-debian.md §8).
+ * Node i's UUID, try `attempt`: the same node index in the last group, the attempt in the fourth.
+ * Ironic 38 registers a conductor as host:port when [json_rpc]port is not 8089, and this suite's
+ * port is reserved per run, so the ring (and which conductor owns a fixed UUID) changes from run to
+ * run: fixed UUIDs once left a conductor without any of 15 nodes (CI, 6/9/0). Node i is enrolled
+ * under the first UUID the API hashes to conductor (i - 1) mod 3 (`enrollOwnedBy`).
  */
-const uuidOf = (i: number) => `6c7b3a10-5e1d-4f00-8a00-0000000000${String(i).padStart(2, "0")}`;
+const uuidOf = (i: number, attempt: number) => `6c7b3a10-5e1d-4f00-${(0x8000 + attempt).toString(16)}-0000000000${String(i).padStart(2, "0")}`;
 /**
  * Nodes after the first NODES, with an architecture and a boot mode, and the firmware a PXE ROM
  * must be pointed at: a file the TFTP root really holds. Ironic 21.4 looks up cpu_arch in
@@ -217,8 +220,8 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         // Nodes with pxe-enabled ports, deployed with ipxe boot + ramdisk deploy (writes DHCP files).
         const img = (f: string) => `file://${path.join(work, "images", f)}`;
         for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) {
-            const node = await lab.api("POST", "/v1/nodes", {
-                uuid: uuidOf(i),
+            const node = await enrollOwnedBy(members[(i - 1) % members.length].conductor.host, (attempt) => ({
+                uuid: uuidOf(i, attempt),
                 name: `node-${String(i).padStart(2, "0")}`,
                 driver: "fake-hardware",
                 boot_interface: "ipxe",
@@ -226,7 +229,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
                 driver_info: { deploy_kernel: img("kernel"), deploy_ramdisk: img("ramdisk") },
                 instance_info: { kernel: img("kernel"), ramdisk: img("ramdisk") },
                 ...(i > NODES ? { properties: FIRMWARE_NODES[i - NODES - 1].properties } : {}),
-            });
+            }));
             await lab.api("POST", "/v1/ports", { node_uuid: node.uuid, address: macOf(i), pxe_enabled: true });
             nodeUuid[macOf(i)] = node.uuid;
         }
@@ -301,6 +304,22 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         net.destroy();
         if (work && process.env.KEEP_WORK !== "1") fs.rmSync(work, { recursive: true, force: true });
     });
+
+    /**
+     * Enrolls a node under the first UUID the API hashes to `host` (its `conductor` field, the ring
+     * the API routes with); a node created under another UUID is deleted before the next try. Each
+     * try lands on `host` with its share of the ring, so 200 tries leave a miss only to a broken ring.
+     */
+    async function enrollOwnedBy(host: string, body: (attempt: number) => Record<string, unknown>): Promise<any> {
+        const seen: string[] = [];
+        for (let attempt = 0; attempt < 200; attempt++) {
+            const node = await lab.api("POST", "/v1/nodes", body(attempt));
+            if (conductorName(node.conductor) === host) return node;
+            seen.push(conductorName(node.conductor));
+            await lab.api("DELETE", `/v1/nodes/${node.uuid}`);
+        }
+        throw new Error(`no UUID of 200 hashed to ${host}; the API chose ${[...new Set(seen)].join(", ")}`);
+    }
 
     async function moveAll(target: string, state: string) {
         const nodes = await lab.nodes();
@@ -445,7 +464,7 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
             return line!.split(",").slice(3).join(",");
         };
         const seen: Record<string, string> = {};
-        for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) seen[`node-${String(i).padStart(2, "0")}`] = firmwareOf(uuidOf(i));
+        for (let i = 1; i <= NODES + FIRMWARE_NODES.length; i++) seen[`node-${String(i).padStart(2, "0")}`] = firmwareOf(nodeUuid[macOf(i)]);
         assert.deepEqual(
             FIRMWARE_NODES.map((n, k) => `${JSON.stringify(n.properties)} → ${seen[`node-${NODES + k + 1}`]}`),
             FIRMWARE_NODES.map((n) => `${JSON.stringify(n.properties)} → ${n.firmware}`),
