@@ -160,6 +160,12 @@ describe("Pulumi Kubernetes Operator example (examples/pko)", function () {
             for (const v of grants(role.rules, group, resourceOf(kind), ["get"])) missing.push(`${v} ${group || "core"}/${resourceOf(kind)} (read)`);
         }
         assert.deepEqual([...new Set(missing)], []);
+        // With the API bound to the conductors' provisioning addresses the program writes the
+        // Service's EndpointSlice: a user who turns it on needs no other Role.
+        const bound = await renderOffline({ ...config, provisioning: { ...(config.provisioning as Record<string, unknown>), bindInterface: true }, readiness: { mode: "in-cluster" }, conductors: [{ name: "cp-0", ip: "172.22.0.2" }, { name: "cp-1", ip: "172.22.0.3" }] }, "prod");
+        const slices = bound.objects.filter((o) => o.kind === "EndpointSlice");
+        assert.equal(slices.length, 1, bound.objects.map((o) => o.kind).join(", "));
+        assert.deepEqual(grants(role.rules, "discovery.k8s.io", "endpointslices", manage), []);
         assert.equal(config.topology, "multi");
         assert.ok(!r.objects.some((o) => o.kind === "Node"), "multi topology patches no Node: the deployer needs no ClusterRole of its own");
         // The check can fail: a Role without daemonsets does not grant creating the conductors.
