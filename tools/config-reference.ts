@@ -13,6 +13,9 @@ import { REFERENCE, type ReferenceRow } from "../core/config/reference";
 import { DEFAULT_RESOURCES, RESOURCE_ROLE_NOTES, RESOURCE_ROLES } from "../core/config/resources";
 import { TOP_LEVEL_KEYS, sections } from "../core/config/schema";
 import { findUp } from "../core/render/assets";
+import { PRUNER_HEARTBEAT_FILE } from "../core/manifests/containers";
+import { PATHS } from "../core/contract";
+import { PRUNER_TIMINGS } from "../core/timings";
 
 type TopKey = (typeof TOP_LEVEL_KEYS)[number];
 export type JsonSchema = { type?: string; enum?: unknown[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; additionalProperties?: unknown };
@@ -163,8 +166,8 @@ share under contention. Set \`resources.<role>.limits.cpu\` where a quota requir
 
 const RESOURCES_OUTRO = `
 The \`dhcp-pruner\` container's liveness probe checks that the heartbeat file it touches on every
-poll (\`/shared/dhcp-pruner.heartbeat\`, also while the API is unreachable) is younger than 120 s;
-\`ramdisk-logs\` checks that the directory it watches (\`/shared/log/ironic/deploy\`, created by the
+poll (\`${PRUNER_HEARTBEAT_FILE}\`, also while the API is unreachable) is younger than ${PRUNER_TIMINGS.heartbeatMaxAge} s;
+\`ramdisk-logs\` checks that the directory it watches (\`${PATHS.deployLogs}\`, created by the
 ironic container) is there and writable.
 `;
 
