@@ -29,6 +29,10 @@ mkdir -p "$bin" "$out/work"
 # links in 4 s instead of 10). The toolchain is the longest step of CI on a fresh machine.
 export GOMODCACHE=$cache/gomod GOCACHE=$cache/gocache GOTOOLCHAIN=local CGO_ENABLED=0
 export GOFLAGS="-mod=mod -gcflags=all=-dwarf=false"
+# The compiler collects garbage less often (GOGC 400, not 100): the cold k8s build took 468 CPU-s
+# against 534 (wall 241 s against 274; its largest compile 541 MB against 469 MB), etcd 69 against
+# 80; the binaries are byte-identical. Go is a third of CI's CPU on a fresh machine (stop 61).
+export GOGC=400
 strip="-s -w"
 
 log() { printf '[toolchain] %s\n' "$*" >&2; }
