@@ -210,8 +210,9 @@ describe("multi-conductor DHCP with real Ironic: owner-only answers, failover, p
         stamp(`API and conductors alive: ${(await lab.aliveConductors()).join(", ")}`);
         // A conductor registers its hardware types after it is alive, and the API hashes nodes with
         // a ring it caches for hash_ring_reset_interval: enrolled before all three registered
-        // fake-hardware, or while an older ring is in use, every node maps to two of them (seen: one
-        // conductor owning none of 15). Wait for the registrations, then for any older ring to expire.
+        // fake-hardware, or while an older ring is in use, every node maps to two of them, and
+        // enrollOwnedBy below would find no UUID for the third. Wait for the registrations, then for
+        // any older ring to expire.
         let fakeHosts: string[] = [];
         await until(async () => (fakeHosts = (await lab.api("GET", "/v1/drivers")).drivers.find((d: any) => d.name === "fake-hardware")?.hosts ?? []).length === 3, START, "fake-hardware registered by all 3 conductors", 500);
         await new Promise((r) => setTimeout(r, (Number(made.osEnv.OS_DEFAULT__HASH_RING_RESET_INTERVAL) + 1) * 1000));
